@@ -1,0 +1,37 @@
+"""skrank: ranking metrics that understand query ids, for scikit-learn.
+
+Every metric follows scikit-learn's ``metric(y_true, y_score, ...)``
+convention and takes ``query_id`` to evaluate each query (user, session)
+separately and average over queries.
+"""
+
+from ._aggregate import QueryValues
+from ._auc import gauc_score
+from ._fap import fap_curve, fap_score
+from ._gain import dcg_score, ndcg_score
+from ._precision import average_precision_score, reciprocal_rank_score
+from ._topk import (
+    fbeta_at_k_score,
+    hit_rate_score,
+    precision_at_k_score,
+    r_precision_score,
+    recall_at_k_score,
+)
+
+__version__ = "0.1.0.dev0"
+
+__all__ = [
+    "QueryValues",
+    "average_precision_score",
+    "dcg_score",
+    "fap_curve",
+    "fap_score",
+    "fbeta_at_k_score",
+    "gauc_score",
+    "hit_rate_score",
+    "ndcg_score",
+    "precision_at_k_score",
+    "r_precision_score",
+    "recall_at_k_score",
+    "reciprocal_rank_score",
+]

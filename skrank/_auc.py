@@ -1,0 +1,143 @@
+"""Group AUC: the ROC AUC of each query, averaged over queries (gauc_score)."""
+
+import numpy as np
+
+from ._aggregate import aggregate_queries, check_aggregate_options
+from ._layout import rank_queries, segment_sum
+from ._validation import check_option
+
+WEIGHTING = ("samples", "uniform")
+
+
+def _auc_per_query(ranked):
+    """ROC AUC of each query: weighted share of (positive, negative) pairs in order.
+
+    A pair counts 1 when the positive row ranks above the negative one and
+    1/2 when they share a tie block. Returns ``(auc, positive_weight,
+    negative_weight)`` per query; auc is nan for a single-class query.
+    """
+    weight = np.ones(ranked.n_rows) if ranked.row_weight is None else ranked.row_weight
+    positive = weight * ranked.is_relevant
+    negative = weight - positive
+    pos_block = segment_sum(positive, ranked.block_start)
+    neg_block = segment_sum(negative, ranked.block_start)
+    pos_query = segment_sum(positive, ranked.query_start)
+    neg_query = segment_sum(negative, ranked.query_start)
+    # negative weight ranked strictly below each block, within its query
+    running = np.cumsum(neg_block)
+    last_block = np.append(
+        np.searchsorted(ranked.block_start, ranked.query_start[1:]) - 1,
+        ranked.block_start.shape[0] - 1,
+    )
+    below = running[last_block][ranked.block_query] - running
+    pairs_in_order = pos_block * (below + 0.5 * neg_block)
+    numerator = np.bincount(
+        ranked.block_query, weights=pairs_in_order, minlength=ranked.n_queries
+    )
+    with np.errstate(invalid="ignore", divide="ignore"):
+        auc = numerator / (pos_query * neg_query)
+    return auc, pos_query, neg_query
+
+
+def gauc_score(
+    y_true,
+    y_score,
+    *,
+    query_id=None,
+    sample_weight=None,
+    ties="average",
+    weighting="samples",
+    aggregate="mean",
+):
+    """Group AUC: the ROC AUC of each query, weighted mean over queries.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_rows,) or (n_queries, n_items)
+        Binary labels (0/1 or bool): 1 marks a positive (relevant) row.
+    y_score : array-like of the same shape as ``y_true``
+        Score of each row; within a query, higher scores rank first.
+    query_id : array-like of shape (n_rows,)
+        Query (or user) of each row: ints, strings or any hashable ids,
+        rows in any order. Required for 1-D input; 2-D input is one query
+        per row.
+    sample_weight : array-like, default=None
+        One weight per row (1-D input) or per ranking (2-D input). Rows are
+        weighted inside each query's AUC, as in
+        ``sklearn.metrics.roc_auc_score(sample_weight=...)``.
+    ties : {"average", "input"}, default="average"
+        ``"average"``: the exact expected value over all orders of rows with
+        equal scores. ``"input"``: rows with equal scores keep their input
+        order.
+    weighting : {"samples", "uniform"}, default="samples"
+        A query's weight in the mean: its number of rows (its sum of row
+        weights with ``sample_weight``), or 1 for every query.
+    aggregate : {"mean", None}, default="mean"
+        ``"mean"``: the weighted mean over queries, a float. None: a
+        :class:`QueryValues` with one value per query.
+
+    Returns
+    -------
+    score : float or QueryValues
+        The weighted mean AUC over the queries that have both classes
+        (``nan`` with an ``UndefinedMetricWarning`` when there is none), or
+        per-query values (``nan`` for single-class queries) when
+        ``aggregate=None``.
+
+    See Also
+    --------
+    sklearn.metrics.roc_auc_score : the AUC of one ranking.
+
+    Notes
+    -----
+    .. math::
+
+        \\mathrm{GAUC} = \\frac{\\sum_q W_q\\, \\mathrm{AUC}_q}{\\sum_q W_q}
+
+    over the queries with at least one positive and one negative row
+    (single-class queries have no AUC and are left out). A tied
+    (positive, negative) pair counts 1/2, which is the expectation over the
+    orders of tied rows, so ``ties="average"`` equals scikit-learn's
+    ``roc_auc_score`` per query. This is the "GAUC" of click-through-rate
+    models (Zhou et al., 2018), computed in one pass instead of a loop over
+    users.
+
+    References
+    ----------
+    .. [1] G. Zhou et al. Deep Interest Network for Click-Through Rate
+       Prediction. KDD 2018.
+
+    Examples
+    --------
+    >>> from skrank import gauc_score
+    >>> gauc_score([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8], query_id=[7, 7, 7, 7])
+    0.75
+    >>> gauc_score([0, 0, 1, 1, 1], [0.1, 0.4, 0.4, 0.8, 0.3],
+    ...            query_id=["u", "u", "u", "u", "v"])   # v has one class
+    0.875
+    """
+    check_option("weighting", weighting, WEIGHTING)
+    check_aggregate_options("skip", aggregate)
+    if query_id is None and np.ndim(y_true) == 1:
+        raise ValueError(
+            "`query_id` is required by gauc_score for 1-D input (one id per row); "
+            "for a single ranking use sklearn.metrics.roc_auc_score."
+        )
+    ranked = rank_queries(
+        y_true,
+        y_score,
+        query_id=query_id,
+        sample_weight=sample_weight,
+        ties=ties,
+        binary=True,
+    )
+    auc, positive, negative = _auc_per_query(ranked)
+    if weighting == "uniform":
+        weights = np.ones(ranked.n_queries)
+    elif ranked.row_weight is None:
+        weights = ranked.query_size.astype(np.float64)
+    else:
+        weights = positive + negative
+    return aggregate_queries(
+        auc, ranked, aggregate=aggregate, undefined=np.isnan(auc), weights=weights
+    )

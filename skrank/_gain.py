@@ -1,0 +1,255 @@
+"""Discounted cumulative gain: dcg_score and ndcg_score."""
+
+import numpy as np
+
+from ._aggregate import aggregate_queries, check_aggregate_options
+from ._layout import rank_queries, segment_sum
+from ._validation import check_option, check_positive_int
+
+GAINS = ("exponential", "linear")
+
+
+def _gain(relevance, gain):
+    """Gain of each relevance grade: 2**rel - 1 or rel."""
+    if gain == "exponential":
+        return np.exp2(relevance) - 1.0
+    return relevance
+
+
+def _cumulative_discount(n):
+    """``out[i]`` = sum of 1/log2(j + 1) for j = 1..i, for i = 0..n."""
+    out = np.zeros(n + 1)
+    np.cumsum(1.0 / np.log2(np.arange(2, n + 2)), out=out[1:])
+    return out
+
+
+def _dcg_per_query(ranked, *, k, gain):
+    """Expected DCG@k per query: a tie block's mean gain fills each of its positions."""
+    contribution = ranked.block_mean(_gain(ranked.relevance, gain)) / np.log2(
+        ranked.rank + 1.0
+    )
+    if k is not None:
+        contribution = np.where(ranked.rank <= k, contribution, 0.0)
+    return segment_sum(contribution, ranked.query_start)
+
+
+def _ideal_dcg_per_query(ranked, *, k, gain):
+    """DCG@k of each query's rows sorted by relevance (the ideal ranking).
+
+    Integer grades take a counting path (no sort): the ideal ranking is the
+    grades in descending order, so each grade fills a run of positions
+    whose discounts come from one cumulative table. Other grades sort the
+    rows by relevance within their query.
+    """
+    relevance = ranked.relevance
+    sizes = ranked.query_size
+    cap = sizes if k is None else np.minimum(sizes, k)
+    top = relevance.max()
+    n_grades = int(top) + 1
+    integral = n_grades * ranked.n_queries <= max(4 * ranked.n_rows, 1 << 20) and (
+        np.array_equal(relevance, np.floor(relevance))
+    )
+    if integral:
+        cumulative = _cumulative_discount(int(cap.max()))
+        codes = ranked.query * n_grades + (n_grades - 1 - relevance.astype(np.intp))
+        counts = np.bincount(codes, minlength=ranked.n_queries * n_grades)
+        counts = counts.reshape(ranked.n_queries, n_grades)  # descending grades
+        end = np.cumsum(counts, axis=1)
+        start = np.minimum(end - counts, cap[:, None])
+        end = np.minimum(end, cap[:, None])
+        gains = _gain(np.arange(n_grades - 1, -1, -1, dtype=np.float64), gain)
+        return (cumulative[end] - cumulative[start]) @ gains
+    order = np.lexsort((-relevance, ranked.query))
+    contribution = _gain(relevance[order], gain) / np.log2(ranked.rank + 1.0)
+    if k is not None:
+        contribution = np.where(ranked.rank <= k, contribution, 0.0)
+    return segment_sum(contribution, ranked.query_start)
+
+
+def dcg_score(
+    y_true,
+    y_score,
+    *,
+    k=None,
+    gain="exponential",
+    query_id=None,
+    sample_weight=None,
+    ties="average",
+    no_relevant="skip",
+    aggregate="mean",
+):
+    """Discounted cumulative gain (DCG@k), averaged over queries.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_rows,) or (n_queries, n_items)
+        Relevance of each row: binary (0/1) or graded (non-negative). A row
+        is relevant when ``y_true > 0``.
+    y_score : array-like of the same shape as ``y_true``
+        Score of each row; within a query, higher scores rank first.
+    k : int, default=None
+        Cutoff: only the top ``k`` rows of each query count. None means the
+        whole list of each query.
+    gain : {"exponential", "linear"}, default="exponential"
+        Gain of a row of relevance ``rel``: ``2**rel - 1`` (as LightGBM and
+        XGBoost) or ``rel`` (as trec_eval and scikit-learn). Both agree on
+        binary relevance.
+    query_id : array-like of shape (n_rows,), default=None
+        Query of each row: ints, strings or any hashable ids, rows in any
+        order. None means one ranking (1-D input) or one ranking per row
+        (2-D input, as in scikit-learn's ``ndcg_score``).
+    sample_weight : array-like, default=None
+        One weight per row (1-D input) or per ranking (2-D input). A query
+        weighs the mean of its rows' weights in the mean over queries.
+    ties : {"average", "input"}, default="average"
+        ``"average"``: the exact expected value over all orders of rows with
+        equal scores. ``"input"``: rows with equal scores keep their input
+        order.
+    no_relevant : {"skip", "zero", "one", "error"}, default="skip"
+        What a query with no relevant row scores: left out of the mean, 0,
+        1, or a ``ValueError``.
+    aggregate : {"mean", None}, default="mean"
+        ``"mean"``: the weighted mean over queries, a float. None: a
+        :class:`QueryValues` with one value per query.
+
+    Returns
+    -------
+    score : float or QueryValues
+        The weighted mean over queries (``nan`` with an
+        ``UndefinedMetricWarning`` when no query is left), or per-query
+        values when ``aggregate=None``.
+
+    See Also
+    --------
+    ndcg_score : DCG divided by the DCG of the ideal ranking.
+
+    Notes
+    -----
+    .. math::
+
+        \\mathrm{DCG@k} = \\sum_{i=1}^{k} \\frac{\\mathrm{gain}(rel_i)}{\\log_2(i + 1)}
+
+    With ``ties="average"`` each position of a tie block gets the block's
+    mean gain, which is the expected DCG over all orders of the tied rows
+    (McSherry & Najork, 2008) and what scikit-learn's ``dcg_score`` does.
+    With ``gain="linear"`` the result equals ``sklearn.metrics.dcg_score``
+    on 2-D input; scikit-learn counts rankings without a relevant row as 0,
+    so pass ``no_relevant="zero"`` to match it there.
+
+    References
+    ----------
+    .. [1] K. Järvelin and J. Kekäläinen. Cumulated gain-based evaluation of
+       IR techniques. ACM TOIS 20(4), 2002.
+    .. [2] F. McSherry and M. Najork. Computing information retrieval
+       performance measures efficiently in the presence of tied scores.
+       ECIR 2008.
+
+    Examples
+    --------
+    >>> from skrank import dcg_score
+    >>> relevance = [1, 0, 1, 1, 0, 1, 0, 0]          # in score order
+    >>> scores = [8, 7, 6, 5, 4, 3, 2, 1]
+    >>> dcg_score(relevance, scores, k=3)              # 1/log2(2) + 1/log2(4)
+    1.5
+    >>> dcg_score([3, 2, 0, 1], [4, 3, 2, 1], query_id=["a", "a", "b", "b"],
+    ...           gain="linear")         # ((3 + 2/log2(3)) + 1/log2(3)) / 2
+    2.4463...
+    """
+    check_option("gain", gain, GAINS)
+    k = check_positive_int("k", k)
+    check_aggregate_options(no_relevant, aggregate)
+    ranked = rank_queries(
+        y_true, y_score, query_id=query_id, sample_weight=sample_weight, ties=ties
+    )
+    values = _dcg_per_query(ranked, k=k, gain=gain)
+    return aggregate_queries(values, ranked, no_relevant=no_relevant, aggregate=aggregate)
+
+
+def ndcg_score(
+    y_true,
+    y_score,
+    *,
+    k=None,
+    gain="exponential",
+    query_id=None,
+    sample_weight=None,
+    ties="average",
+    no_relevant="skip",
+    aggregate="mean",
+):
+    """Normalised discounted cumulative gain (nDCG@k), averaged over queries.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_rows,) or (n_queries, n_items)
+        Relevance of each row: binary (0/1) or graded (non-negative). A row
+        is relevant when ``y_true > 0``.
+    y_score : array-like of the same shape as ``y_true``
+        Score of each row; within a query, higher scores rank first.
+    k : int, default=None
+        Cutoff: only the top ``k`` rows of each query count. None means the
+        whole list of each query.
+    gain : {"exponential", "linear"}, default="exponential"
+        Gain of a row of relevance ``rel``: ``2**rel - 1`` (as LightGBM and
+        XGBoost) or ``rel`` (as trec_eval and scikit-learn). Both agree on
+        binary relevance.
+    query_id : array-like of shape (n_rows,), default=None
+        Query of each row: ints, strings or any hashable ids, rows in any
+        order. None means one ranking (1-D input) or one ranking per row
+        (2-D input, as in scikit-learn's ``ndcg_score``).
+    sample_weight : array-like, default=None
+        One weight per row (1-D input) or per ranking (2-D input). A query
+        weighs the mean of its rows' weights in the mean over queries.
+    ties : {"average", "input"}, default="average"
+        ``"average"``: the exact expected value over all orders of rows with
+        equal scores. ``"input"``: rows with equal scores keep their input
+        order.
+    no_relevant : {"skip", "zero", "one", "error"}, default="skip"
+        What a query with no relevant row scores: left out of the mean, 0,
+        1, or a ``ValueError``.
+    aggregate : {"mean", None}, default="mean"
+        ``"mean"``: the weighted mean over queries, a float. None: a
+        :class:`QueryValues` with one value per query.
+
+    Returns
+    -------
+    score : float or QueryValues
+        The weighted mean over queries (``nan`` with an
+        ``UndefinedMetricWarning`` when no query is left), or per-query
+        values when ``aggregate=None``.
+
+    See Also
+    --------
+    dcg_score : the unnormalised gain.
+
+    Notes
+    -----
+    nDCG@k = DCG@k / IDCG@k, where IDCG@k is the DCG@k of all the query's
+    rows sorted by relevance. It lies in [0, 1]. A query without a relevant
+    row has IDCG = 0; ``no_relevant`` says what it scores (scikit-learn
+    scores it 0: pass ``no_relevant="zero"`` to match
+    ``sklearn.metrics.ndcg_score`` on 2-D input, with ``gain="linear"``).
+    Ties are averaged as in :func:`dcg_score`.
+
+    Examples
+    --------
+    >>> from skrank import ndcg_score
+    >>> relevance = [1, 0, 1, 1, 0, 1, 0, 0]          # in score order
+    >>> scores = [8, 7, 6, 5, 4, 3, 2, 1]
+    >>> ndcg_score(relevance, scores, k=2)             # 1 / (1 + 1/log2(3))
+    0.6131...
+    >>> # query 1 ties its two rows: expected DCG (1 + 1/log2(3)) / 2, ideal 1;
+    >>> # query 2 ranks its relevant row second: 1/log2(3)
+    >>> ndcg_score([1, 0, 0, 1], [0.5, 0.5, 0.9, 0.1], query_id=[1, 1, 2, 2])
+    0.7231...
+    """
+    check_option("gain", gain, GAINS)
+    k = check_positive_int("k", k)
+    check_aggregate_options(no_relevant, aggregate)
+    ranked = rank_queries(
+        y_true, y_score, query_id=query_id, sample_weight=sample_weight, ties=ties
+    )
+    ideal = _ideal_dcg_per_query(ranked, k=k, gain=gain)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = _dcg_per_query(ranked, k=k, gain=gain) / ideal
+    return aggregate_queries(values, ranked, no_relevant=no_relevant, aggregate=aggregate)

@@ -1,0 +1,310 @@
+"""The one shared model of a ranking: rows ordered by (query, descending score).
+
+:func:`rank_queries` validates the inputs once, turns any ``query_id`` into
+integer codes, sorts once, and returns a :class:`RankedQueries`. Every metric
+kernel is whole-array arithmetic on that layout: segment sums with
+``np.add.reduceat`` over query or tie-block offsets, never a Python loop over
+queries or rows.
+
+Tie policy lives in the data: with ``ties="average"`` rows of equal score in
+a query form one *tie block*; with ``ties="input"`` every row is its own block,
+so no kernel needs to know which policy is in force.
+"""
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from ._validation import (
+    _to_array,
+    check_numeric,
+    check_option,
+    check_relevance,
+    check_sample_weight,
+    check_same_length,
+)
+
+TIES = ("average", "input")
+
+
+def segment_sum(values, starts):
+    """Sum of ``values`` over the segments that begin at ``starts``.
+
+    Segments are never empty in a layout, which is what ``np.add.reduceat``
+    needs to be a plain segment sum.
+    """
+    return np.add.reduceat(values, starts)
+
+
+def segment_cumsum(values, starts, segment):
+    """Running sum of ``values`` restarting at each segment start.
+
+    ``segment`` gives each element's segment index (0-based, non-decreasing).
+    """
+    running = np.cumsum(values)
+    offset = running[starts] - values[starts]
+    return running - offset[segment]
+
+
+@dataclass(frozen=True, eq=False)
+class RankedQueries:
+    """Rows ordered by (query, descending score); made by :func:`rank_queries`.
+
+    Row arrays have one entry per row in ranked order; query arrays one per
+    query (queries in ascending order of id); block arrays one per tie block.
+    """
+
+    relevance: np.ndarray  # (n_rows,) y_true in ranked order
+    query: np.ndarray  # (n_rows,) query code of each row, 0..n_queries-1
+    query_start: np.ndarray  # (n_queries,) index of each query's first row
+    block_start: np.ndarray  # (n_blocks,) index of each tie block's first row
+    query_ids: np.ndarray  # (n_queries,) the user's id of each query
+    order: np.ndarray  # (n_rows,) input row index of each ranked row
+    row_weight: np.ndarray | None  # (n_rows,) sample_weight in ranked order
+
+    @property
+    def n_rows(self):
+        return self.relevance.shape[0]
+
+    @property
+    def n_queries(self):
+        return self.query_start.shape[0]
+
+    @cached_property
+    def query_size(self):
+        """Number of rows of each query."""
+        return np.diff(self.query_start, append=self.n_rows)
+
+    @cached_property
+    def rank(self):
+        """1-based position of each row inside its query."""
+        return np.arange(1, self.n_rows + 1) - self.query_start[self.query]
+
+    @cached_property
+    def is_relevant(self):
+        return (self.relevance > 0).astype(np.float64)
+
+    @cached_property
+    def n_relevant(self):
+        """R: number of relevant rows (``y_true > 0``) of each query."""
+        return segment_sum(self.is_relevant, self.query_start)
+
+    @cached_property
+    def query_weight(self):
+        """Each query's weight: the mean of its rows' weights (1 without weights)."""
+        if self.row_weight is None:
+            return np.ones(self.n_queries)
+        return segment_sum(self.row_weight, self.query_start) / self.query_size
+
+    # -- tie blocks -------------------------------------------------------
+    @cached_property
+    def block(self):
+        """Tie-block index of each row."""
+        starts = np.zeros(self.n_rows, dtype=np.intp)
+        starts[self.block_start] = 1
+        return np.cumsum(starts) - 1
+
+    @cached_property
+    def block_size(self):
+        """Rows of each tie block."""
+        return np.diff(self.block_start, append=self.n_rows)
+
+    @cached_property
+    def block_first_rank(self):
+        """Rank of the first row of each tie block."""
+        return self.rank[self.block_start]
+
+    @cached_property
+    def block_query(self):
+        return self.query[self.block_start]
+
+    @cached_property
+    def block_relevant(self):
+        """Relevant rows of each tie block."""
+        return segment_sum(self.is_relevant, self.block_start)
+
+    @cached_property
+    def tie_share(self):
+        """Relevant fraction of each row's tie block: P(row's position holds a relevant row)."""
+        return (self.block_relevant / self.block_size)[self.block]
+
+    def block_mean(self, values):
+        """Mean of a row array over each row's tie block, spread back to rows.
+
+        This is the expected value found at a position when the tied rows are
+        shuffled uniformly at random.
+        """
+        if self.block_start.shape[0] == self.n_rows:  # no ties: nothing to spread
+            return values
+        return (segment_sum(values, self.block_start) / self.block_size)[self.block]
+
+    def per_row(self, per_query):
+        """Spread a per-query array to the rows of each query."""
+        return per_query[self.query]
+
+    @cached_property
+    def relevant_before_block(self):
+        """Relevant rows ranked above each tie block in its query."""
+        cumulative = np.cumsum(self.block_relevant) - self.block_relevant
+        first_block_of_query = np.searchsorted(self.block_start, self.query_start)
+        return cumulative - cumulative[first_block_of_query][self.block_query]
+
+
+def _factorize(query_id, n_rows):
+    """Sortable integer keys and the id labels they stand for.
+
+    Returns ``(keys, labels_or_None)``: numeric ids are used as keys as they
+    are (sorting them is part of the single lexsort); other ids are factorised
+    to codes with ``labels[code]`` the original id, in ascending id order
+    where ids can be ordered.
+    """
+    categorical = getattr(query_id, "cat", None)
+    if categorical is not None or type(query_id).__name__ == "Categorical":
+        cat = categorical if categorical is not None else query_id
+        codes = np.asarray(cat.codes)
+        if codes.shape[0] != n_rows:
+            return codes, None  # length error reported by the caller
+        if (codes < 0).any():
+            raise ValueError("`query_id` contains missing values.")
+        return codes.astype(np.int64), np.asarray(cat.categories, dtype=object)
+
+    ids = _to_array("query_id", query_id)
+    if ids.ndim != 1:
+        raise ValueError(
+            f"`query_id` must be 1-D (one id per row), got shape {ids.shape}."
+        )
+    kind = ids.dtype.kind
+    if kind in "biu":
+        return ids, None
+    if kind == "f":
+        if np.isnan(ids).any():
+            raise ValueError("`query_id` contains missing values.")
+        return ids, None
+    if kind in "US":
+        labels, codes = np.unique(ids, return_inverse=True)
+        return codes.reshape(-1), labels
+    # object and other dtypes: hashable Python objects
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover - pandas is a test dependency
+        pd = None
+    if pd is not None:
+        if pd.isna(ids).any():
+            raise ValueError("`query_id` contains missing values.")
+        try:
+            codes, labels = pd.factorize(ids, sort=True)
+        except TypeError:  # ids of mixed, unorderable types
+            codes, labels = pd.factorize(ids, sort=False)
+        return codes.astype(np.int64), np.asarray(labels, dtype=object)
+    missing = np.fromiter(
+        (v is None or (isinstance(v, float) and v != v) for v in ids),
+        dtype=bool,
+        count=ids.shape[0],
+    )
+    if missing.any():
+        raise ValueError("`query_id` contains missing values.")
+    try:
+        labels, codes = np.unique(ids, return_inverse=True)
+    except TypeError as exc:
+        raise ValueError(
+            f"`query_id` values could not be ordered ({exc}); use ids of one type."
+        ) from None
+    return codes.reshape(-1), labels
+
+
+def rank_queries(
+    y_true,
+    y_score,
+    *,
+    query_id=None,
+    sample_weight=None,
+    ties="average",
+    binary=False,
+):
+    """Validate inputs and build the query-sorted layout with one sort.
+
+    Parameters
+    ----------
+    y_true, y_score : array-like of shape (n_rows,) or (n_queries, n_items)
+    query_id : array-like of shape (n_rows,), default=None
+    sample_weight : array-like, default=None
+        One weight per row for 1-D input, one per ranking for 2-D input.
+    ties : {"average", "input"}
+    binary : bool
+        Whether ``y_true`` must be 0/1.
+
+    Returns
+    -------
+    RankedQueries
+    """
+    check_option("ties", ties, TIES)
+    relevance = check_relevance(y_true, binary=binary)
+    score = check_numeric("y_score", y_score)
+    if relevance.shape != score.shape:
+        raise ValueError(
+            f"`y_true` and `y_score` have different shapes: {relevance.shape} "
+            f"and {score.shape}."
+        )
+
+    if relevance.ndim == 2:
+        if query_id is not None:
+            raise ValueError(
+                "`query_id` must be None for 2-D input: each row of a 2-D "
+                "`y_true`/`y_score` is already one query."
+            )
+        n_queries, n_items = score.shape
+        weight = check_sample_weight(sample_weight, n_queries, what="queries (rows)")
+        # per-row stable sorts; the flattened result is query-sorted already
+        order = np.argsort(-score, axis=1, kind="stable")
+        order += (np.arange(n_queries) * n_items)[:, None]
+        order = order.reshape(-1)
+        query = np.repeat(np.arange(n_queries), n_items)
+        query_start = np.arange(0, n_queries * n_items, n_items)
+        query_ids = np.arange(n_queries)
+        row_weight = None if weight is None else np.repeat(weight, n_items)
+        sorted_score = score.reshape(-1)[order]
+        relevance = relevance.reshape(-1)[order]
+    else:
+        n_rows = score.shape[0]
+        weight = check_sample_weight(sample_weight, n_rows)
+        if query_id is None:
+            order = np.argsort(-score, kind="stable")
+            query = np.zeros(n_rows, dtype=np.intp)
+            query_start = np.zeros(1, dtype=np.intp)
+            query_ids = np.zeros(1, dtype=np.intp)
+        else:
+            keys, labels = _factorize(query_id, n_rows)
+            check_same_length(y_true=relevance, query_id=keys)
+            order = np.lexsort((-score, keys))
+            sorted_keys = keys[order]
+            new_query = np.empty(n_rows, dtype=bool)
+            new_query[0] = True
+            np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=new_query[1:])
+            query_start = np.flatnonzero(new_query)
+            query = np.cumsum(new_query, dtype=np.intp) - 1
+            first_keys = sorted_keys[query_start]
+            query_ids = first_keys if labels is None else labels[first_keys]
+        row_weight = None if weight is None else weight[order]
+        sorted_score = score[order]
+        relevance = relevance[order]
+
+    n_rows = order.shape[0]
+    if ties == "average":
+        new_block = np.empty(n_rows, dtype=bool)
+        new_block[0] = True
+        np.not_equal(sorted_score[1:], sorted_score[:-1], out=new_block[1:])
+        new_block[query_start] = True
+        block_start = np.flatnonzero(new_block)
+    else:
+        block_start = np.arange(n_rows)
+
+    return RankedQueries(
+        relevance=relevance,
+        query=query,
+        query_start=query_start,
+        block_start=block_start,
+        query_ids=query_ids,
+        order=order,
+        row_weight=row_weight,
+    )

@@ -1,0 +1,357 @@
+"""Average precision and reciprocal rank: average_precision_score, reciprocal_rank_score.
+
+Both are exact expectations over the orders of tied rows, from closed forms
+(McSherry & Najork, 2008) evaluated with whole-array arithmetic.
+"""
+
+import numpy as np
+from scipy.special import gammaln
+
+from ._aggregate import aggregate_queries, check_aggregate_options
+from ._layout import rank_queries, segment_sum
+from ._validation import check_option, check_positive_int
+
+NORMALIZE = ("relevant", "min", "retrieved")
+
+
+def _log_choose(n, k):
+    """log of the binomial coefficient C(n, k), for 0 <= k <= n (arrays)."""
+    return gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
+
+
+def _hypergeometric_none(m, r, t):
+    """P(no relevant row among ``t`` positions of a block of ``m`` rows, ``r`` relevant)."""
+    m, r, t = (np.asarray(a, dtype=np.float64) for a in (m, r, t))
+    possible = t <= m - r
+    safe_t = np.where(possible, t, 0.0)
+    log_p = _log_choose(m - r, safe_t) - _log_choose(m, safe_t)
+    return np.where(possible, np.exp(log_p), 0.0)
+
+
+def _average_precision_terms(ranked):
+    """Expected ``rel_i * P@i`` at each position i of the ranked rows.
+
+    For position i, the t-th of a tie block of m rows holding r relevant
+    rows with H relevant rows ranked above the block::
+
+        E[rel_i * hits@i] / i = ((r/m)(H + 1) + (t - 1) r(r-1) / (m(m-1))) / i
+    """
+    block = ranked.block
+    m = ranked.block_size[block].astype(np.float64)
+    r = ranked.block_relevant[block]
+    above = ranked.relevant_before_block[block]
+    t = ranked.rank - ranked.block_first_rank[block] + 1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pair = np.where(m > 1, r * (r - 1) / (m * (m - 1)), 0.0)
+    return ((r / m) * (above + 1) + (t - 1) * pair) / ranked.rank
+
+
+def _expected_hits_at_k(ranked, k):
+    """Expected number of relevant rows in each query's top k."""
+    if k is None:
+        return ranked.n_relevant
+    return segment_sum(np.where(ranked.rank <= k, ranked.tie_share, 0.0), ranked.query_start)
+
+
+def _average_precision_sum(ranked, k, terms=None):
+    """Expected sum of P@i over the relevant positions i <= k, per query."""
+    if terms is None:
+        terms = _average_precision_terms(ranked)
+    if k is not None:
+        terms = np.where(ranked.rank <= k, terms, 0.0)
+    return segment_sum(terms, ranked.query_start)
+
+
+def _average_precision_per_query(ranked, *, k, normalize="relevant"):
+    """Expected AP@k per query under the chosen normalisation."""
+    terms = _average_precision_terms(ranked)
+    total = _average_precision_sum(ranked, k, terms)
+    relevant = ranked.n_relevant
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if normalize == "relevant":
+            return total / relevant
+        if normalize == "min":
+            return total / (relevant if k is None else np.minimum(relevant, k))
+        return _retrieved_average_precision(ranked, k, terms, total)
+
+
+def _retrieved_average_precision(ranked, k, terms, total):
+    """Expected AP@k normalised by hits@k (0 when nothing relevant is retrieved).
+
+    hits@k is random only through the tie block that straddles position k;
+    conditioning on the number x of its relevant rows that fall inside the
+    top k (hypergeometric) makes every term a closed form.
+    """
+    sizes = ranked.query_size
+    hits = _expected_hits_at_k(ranked, k)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = np.where(hits > 0, total / hits, 0.0)
+    if k is None:
+        return values
+    # the block holding position k, for queries longer than k
+    long = np.flatnonzero(sizes > k)
+    block_k = ranked.block[ranked.query_start[long] + k - 1]
+    first = ranked.block_first_rank[block_k]
+    m = ranked.block_size[block_k]
+    t = k - first + 1
+    r = ranked.block_relevant[block_k].astype(np.intp)
+    straddle = (t < m) & (r > 0)
+    if not straddle.any():
+        return values
+    queries = long[straddle]
+    first, m, t, r = first[straddle], m[straddle], t[straddle], r[straddle]
+    above = ranked.relevant_before_block[block_k[straddle]]
+
+    # expected sum over the full blocks above the straddling block, and the
+    # two position sums of the straddling block's top part
+    lookup = np.full(ranked.n_queries, -1, dtype=np.intp)
+    lookup[queries] = np.arange(queries.shape[0])
+    row_first = lookup[ranked.query]
+    in_set = row_first >= 0
+    start_rank = np.zeros(ranked.n_queries, dtype=np.intp)
+    start_rank[queries] = first
+    rank = ranked.rank
+    before = in_set & (rank < start_rank[ranked.query])
+    inside = in_set & (rank >= start_rank[ranked.query]) & (rank <= k)
+    n_set = queries.shape[0]
+    s_pre = np.bincount(row_first[before], weights=terms[before], minlength=n_set)
+    u = (rank - start_rank[ranked.query] + 1)[inside]
+    a1 = np.bincount(row_first[inside], weights=1.0 / rank[inside], minlength=n_set)
+    a2 = np.bincount(row_first[inside], weights=(u - 1) / rank[inside], minlength=n_set)
+
+    # expand (query, x) pairs, x = 0..min(r, t)
+    n_x = np.minimum(r, t) + 1
+    owner = np.repeat(np.arange(n_set), n_x)
+    x = np.arange(owner.shape[0]) - np.repeat(np.cumsum(n_x) - n_x, n_x)
+    mm, rr, tt = m[owner], r[owner], t[owner]
+    feasible = (t[owner] - x) <= (mm - rr)
+    log_pmf = (
+        _log_choose(rr, x)
+        + _log_choose(mm - rr, np.where(feasible, tt - x, 0))
+        - _log_choose(mm, tt)
+    )
+    pmf = np.where(feasible, np.exp(log_pmf), 0.0)
+    hits_x = above[owner] + x
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pair = np.where(tt > 1, x * (x - 1) / (tt * (tt - 1.0)), 0.0)
+        expected_sum = (
+            s_pre[owner]
+            + (x / tt) * (above[owner] + 1) * a1[owner]
+            + pair * a2[owner]
+        )
+        ratio = np.where(hits_x > 0, expected_sum / hits_x, 0.0)
+    values[queries] = np.bincount(owner, weights=pmf * ratio, minlength=n_set)
+    return values
+
+
+def _first_relevant_block(ranked):
+    """Index of each query's first tie block holding a relevant row (-1 if none)."""
+    blocks = np.flatnonzero(ranked.block_relevant > 0)
+    queries = ranked.block_query[blocks]
+    first = np.ones(blocks.shape[0], dtype=bool)
+    np.not_equal(queries[1:], queries[:-1], out=first[1:])
+    out = np.full(ranked.n_queries, -1, dtype=np.intp)
+    out[queries[first]] = blocks[first]
+    return out
+
+
+def _reciprocal_rank_per_query(ranked, *, k):
+    """Expected 1/(rank of the first relevant row) within k, per query.
+
+    Only the first tie block holding a relevant row matters: with m rows, r
+    of them relevant, starting at rank s, the first relevant row lands at
+    offset j with probability C(m-1-j, r-1) / C(m, r).
+    """
+    values = np.zeros(ranked.n_queries)
+    first_block = _first_relevant_block(ranked)
+    has = np.flatnonzero(first_block >= 0)
+    blocks = first_block[has]
+    m = ranked.block_size[blocks]
+    r = ranked.block_relevant[blocks].astype(np.intp)
+    s = ranked.block_first_rank[blocks]
+    n_offsets = m - r + 1
+    owner = np.repeat(np.arange(blocks.shape[0]), n_offsets)
+    j = np.arange(owner.shape[0]) - np.repeat(np.cumsum(n_offsets) - n_offsets, n_offsets)
+    mm, rr = m[owner], r[owner]
+    probability = np.exp(_log_choose(mm - 1 - j, rr - 1) - _log_choose(mm, rr))
+    position = s[owner] + j
+    contribution = probability / position
+    if k is not None:
+        contribution = np.where(position <= k, contribution, 0.0)
+    values[has] = np.bincount(owner, weights=contribution, minlength=blocks.shape[0])
+    return values
+
+
+def average_precision_score(
+    y_true,
+    y_score,
+    *,
+    k=None,
+    normalize="relevant",
+    query_id=None,
+    sample_weight=None,
+    ties="average",
+    no_relevant="skip",
+    aggregate="mean",
+):
+    """Average precision (AP@k); with ``query_id``, mean average precision (MAP).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_rows,) or (n_queries, n_items)
+        Relevance of each row: binary (0/1) or graded (non-negative). A row
+        is relevant when ``y_true > 0``.
+    y_score : array-like of the same shape as ``y_true``
+        Score of each row; within a query, higher scores rank first.
+    k : int, default=None
+        Cutoff: only the top ``k`` rows of each query count. None means the
+        whole list of each query.
+    normalize : {"relevant", "min", "retrieved"}, default="relevant"
+        What the sum of precisions is divided by: R, the query's number of
+        relevant rows (trec_eval's ``map`` and ``map_cut``); ``min(k, R)``;
+        or hits@k, the relevant rows retrieved in the top k (0 when there is
+        none).
+    query_id : array-like of shape (n_rows,), default=None
+        Query of each row: ints, strings or any hashable ids, rows in any
+        order. None means one ranking (1-D input) or one ranking per row
+        (2-D input, as in scikit-learn's ``ndcg_score``).
+    sample_weight : array-like, default=None
+        One weight per row (1-D input) or per ranking (2-D input). A query
+        weighs the mean of its rows' weights in the mean over queries.
+    ties : {"average", "input"}, default="average"
+        ``"average"``: the exact expected value over all orders of rows with
+        equal scores. ``"input"``: rows with equal scores keep their input
+        order.
+    no_relevant : {"skip", "zero", "one", "error"}, default="skip"
+        What a query with no relevant row scores: left out of the mean, 0,
+        1, or a ``ValueError``.
+    aggregate : {"mean", None}, default="mean"
+        ``"mean"``: the weighted mean over queries, a float. None: a
+        :class:`QueryValues` with one value per query.
+
+    Returns
+    -------
+    score : float or QueryValues
+        The weighted mean over queries (``nan`` with an
+        ``UndefinedMetricWarning`` when no query is left), or per-query
+        values when ``aggregate=None``.
+
+    See Also
+    --------
+    fap_score : AP combined with F@k, which also rewards stopping at k.
+    precision_at_k_score : the precision at one cutoff.
+
+    Notes
+    -----
+    .. math::
+
+        \\mathrm{AP@k} = \\frac{1}{D} \\sum_{i \\le k,\\ rel_i > 0} \\mathrm{P@}i
+
+    With ``ties="average"`` the value is the exact expectation over all
+    orders of tied rows, from the closed form of McSherry & Najork (2008);
+    with ``normalize="retrieved"`` the random denominator is handled exactly
+    too. Without ties and with ``k=None`` it equals scikit-learn's
+    ``average_precision_score`` of the query, and trec_eval's ``map``
+    (``map_cut_k`` with ``k``). Graded relevance counts ``y_true > 0`` as
+    relevant.
+
+    References
+    ----------
+    .. [1] F. McSherry and M. Najork. Computing information retrieval
+       performance measures efficiently in the presence of tied scores.
+       ECIR 2008.
+
+    Examples
+    --------
+    >>> from skrank import average_precision_score
+    >>> relevance = [1, 0, 1, 1, 0, 1, 0, 0]          # in score order
+    >>> scores = [8, 7, 6, 5, 4, 3, 2, 1]
+    >>> average_precision_score(relevance, scores)   # (1/1 + 2/3 + 3/4 + 4/6) / 4
+    0.7708...
+    >>> average_precision_score([1, 0, 0, 1], [2, 1, 1, 2], query_id=[1, 1, 2, 2])
+    1.0
+    """
+    check_option("normalize", normalize, NORMALIZE)
+    k = check_positive_int("k", k)
+    check_aggregate_options(no_relevant, aggregate)
+    ranked = rank_queries(
+        y_true, y_score, query_id=query_id, sample_weight=sample_weight, ties=ties
+    )
+    values = _average_precision_per_query(ranked, k=k, normalize=normalize)
+    return aggregate_queries(values, ranked, no_relevant=no_relevant, aggregate=aggregate)
+
+
+def reciprocal_rank_score(
+    y_true,
+    y_score,
+    *,
+    k=None,
+    query_id=None,
+    sample_weight=None,
+    ties="average",
+    no_relevant="skip",
+    aggregate="mean",
+):
+    """Reciprocal rank of the first relevant row (RR@k); with ``query_id``, MRR.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_rows,) or (n_queries, n_items)
+        Relevance of each row: binary (0/1) or graded (non-negative). A row
+        is relevant when ``y_true > 0``.
+    y_score : array-like of the same shape as ``y_true``
+        Score of each row; within a query, higher scores rank first.
+    k : int, default=None
+        Cutoff: only the top ``k`` rows of each query count. None means the
+        whole list of each query.
+    query_id : array-like of shape (n_rows,), default=None
+        Query of each row: ints, strings or any hashable ids, rows in any
+        order. None means one ranking (1-D input) or one ranking per row
+        (2-D input, as in scikit-learn's ``ndcg_score``).
+    sample_weight : array-like, default=None
+        One weight per row (1-D input) or per ranking (2-D input). A query
+        weighs the mean of its rows' weights in the mean over queries.
+    ties : {"average", "input"}, default="average"
+        ``"average"``: the exact expected value over all orders of rows with
+        equal scores. ``"input"``: rows with equal scores keep their input
+        order.
+    no_relevant : {"skip", "zero", "one", "error"}, default="skip"
+        What a query with no relevant row scores: left out of the mean, 0,
+        1, or a ``ValueError``.
+    aggregate : {"mean", None}, default="mean"
+        ``"mean"``: the weighted mean over queries, a float. None: a
+        :class:`QueryValues` with one value per query.
+
+    Returns
+    -------
+    score : float or QueryValues
+        The weighted mean over queries (``nan`` with an
+        ``UndefinedMetricWarning`` when no query is left), or per-query
+        values when ``aggregate=None``.
+
+    See Also
+    --------
+    hit_rate_score : whether any relevant row is in the top k.
+
+    Notes
+    -----
+    RR@k is 1 / (rank of the first relevant row) when that rank is at most
+    k, else 0 (trec_eval's ``recip_rank`` with ``k=None``). With
+    ``ties="average"`` it is the exact expectation over the orders of tied
+    rows: only the first tie block holding a relevant row matters.
+
+    Examples
+    --------
+    >>> from skrank import reciprocal_rank_score
+    >>> reciprocal_rank_score([0, 0, 1, 0], [4, 3, 2, 1])      # 1/3
+    0.3333...
+    >>> reciprocal_rank_score([0, 1], [1, 1])                   # (1/1 + 1/2) / 2
+    0.75
+    """
+    k = check_positive_int("k", k)
+    check_aggregate_options(no_relevant, aggregate)
+    ranked = rank_queries(
+        y_true, y_score, query_id=query_id, sample_weight=sample_weight, ties=ties
+    )
+    values = _reciprocal_rank_per_query(ranked, k=k)
+    return aggregate_queries(values, ranked, no_relevant=no_relevant, aggregate=aggregate)

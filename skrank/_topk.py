@@ -1,0 +1,431 @@
+"""Set metrics of the top k: precision, recall, F-beta, R-precision and hit rate.
+
+Each is linear in the expected number of relevant rows in the top k (hit
+rate aside), so spreading a tie block's relevant fraction over its positions
+gives the exact expectation over the orders of tied rows.
+"""
+
+import numpy as np
+
+from ._aggregate import aggregate_queries, check_aggregate_options
+from ._layout import rank_queries, segment_sum
+from ._precision import _expected_hits_at_k, _first_relevant_block, _hypergeometric_none
+from ._validation import check_positive_int, check_positive_real
+
+
+def _cutoff_length(ranked, k):
+    """The k each query is divided by: k, or the query's length when k is None."""
+    return ranked.query_size if k is None else np.full(ranked.n_queries, k)
+
+
+def _precision_at_k_per_query(ranked, *, k):
+    return _expected_hits_at_k(ranked, k) / _cutoff_length(ranked, k)
+
+
+def _recall_at_k_per_query(ranked, *, k):
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return _expected_hits_at_k(ranked, k) / ranked.n_relevant
+
+
+def _fbeta_at_k_per_query(ranked, *, k, beta):
+    """Expected F-beta@k = (1 + b^2) hits@k / (b^2 R + k), which is linear in hits@k."""
+    beta2 = beta * beta
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (
+            (1.0 + beta2)
+            * _expected_hits_at_k(ranked, k)
+            / (beta2 * ranked.n_relevant + _cutoff_length(ranked, k))
+        )
+
+
+def _r_precision_per_query(ranked):
+    """Expected P@R with R the query's own number of relevant rows."""
+    inside = ranked.rank <= ranked.per_row(ranked.n_relevant)
+    hits = segment_sum(np.where(inside, ranked.tie_share, 0.0), ranked.query_start)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return hits / ranked.n_relevant
+
+
+def _hit_rate_per_query(ranked, *, k):
+    """P(at least one relevant row in the top k): only the first relevant block matters."""
+    values = np.zeros(ranked.n_queries)
+    first_block = _first_relevant_block(ranked)
+    has = np.flatnonzero(first_block >= 0)
+    if k is None:
+        values[has] = 1.0
+        return values
+    blocks = first_block[has]
+    m = ranked.block_size[blocks]
+    inside = np.clip(k - ranked.block_first_rank[blocks] + 1, 0, m)
+    miss = _hypergeometric_none(m, ranked.block_relevant[blocks], inside)
+    values[has] = 1.0 - miss
+    return values
+
+
+def _topk_score(kernel, y_true, y_score, query_id, sample_weight, ties, no_relevant,
+                aggregate, **options):
+    """Validate, lay out, compute one of this module's kernels, aggregate."""
+    check_aggregate_options(no_relevant, aggregate)
+    ranked = rank_queries(
+        y_true, y_score, query_id=query_id, sample_weight=sample_weight, ties=ties
+    )
+    values = kernel(ranked, **options)
+    return aggregate_queries(values, ranked, no_relevant=no_relevant, aggregate=aggregate)
+
+
+def precision_at_k_score(
+    y_true,
+    y_score,
+    *,
+    k=None,
+    query_id=None,
+    sample_weight=None,
+    ties="average",
+    no_relevant="skip",
+    aggregate="mean",
+):
+    """Precision at k (P@k): the fraction of the top k rows that are relevant.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_rows,) or (n_queries, n_items)
+        Relevance of each row: binary (0/1) or graded (non-negative). A row
+        is relevant when ``y_true > 0``.
+    y_score : array-like of the same shape as ``y_true``
+        Score of each row; within a query, higher scores rank first.
+    k : int, default=None
+        Cutoff: only the top ``k`` rows of each query count. None means the
+        whole list of each query.
+    query_id : array-like of shape (n_rows,), default=None
+        Query of each row: ints, strings or any hashable ids, rows in any
+        order. None means one ranking (1-D input) or one ranking per row
+        (2-D input, as in scikit-learn's ``ndcg_score``).
+    sample_weight : array-like, default=None
+        One weight per row (1-D input) or per ranking (2-D input). A query
+        weighs the mean of its rows' weights in the mean over queries.
+    ties : {"average", "input"}, default="average"
+        ``"average"``: the exact expected value over all orders of rows with
+        equal scores. ``"input"``: rows with equal scores keep their input
+        order.
+    no_relevant : {"skip", "zero", "one", "error"}, default="skip"
+        What a query with no relevant row scores: left out of the mean, 0,
+        1, or a ``ValueError``.
+    aggregate : {"mean", None}, default="mean"
+        ``"mean"``: the weighted mean over queries, a float. None: a
+        :class:`QueryValues` with one value per query.
+
+    Returns
+    -------
+    score : float or QueryValues
+        The weighted mean over queries (``nan`` with an
+        ``UndefinedMetricWarning`` when no query is left), or per-query
+        values when ``aggregate=None``.
+
+    See Also
+    --------
+    recall_at_k_score, fbeta_at_k_score, r_precision_score
+
+    Notes
+    -----
+    P@k = hits@k / k. Like trec_eval's ``P_k``, a query with fewer than k
+    rows is still divided by k (its missing rows count as non-relevant);
+    with ``k=None`` each query is divided by its own length.
+
+    Examples
+    --------
+    >>> from skrank import precision_at_k_score
+    >>> relevance = [1, 0, 1, 1, 0, 1, 0, 0]          # in score order
+    >>> scores = [8, 7, 6, 5, 4, 3, 2, 1]
+    >>> precision_at_k_score(relevance, scores, k=4)   # 3 / 4
+    0.75
+    >>> precision_at_k_score([1, 0], [1, 1], k=1)      # the tie: 1/2 expected
+    0.5
+    """
+    k = check_positive_int("k", k)
+    return _topk_score(_precision_at_k_per_query, y_true, y_score, query_id,
+                       sample_weight, ties, no_relevant, aggregate, k=k)
+
+
+def recall_at_k_score(
+    y_true,
+    y_score,
+    *,
+    k=None,
+    query_id=None,
+    sample_weight=None,
+    ties="average",
+    no_relevant="skip",
+    aggregate="mean",
+):
+    """Recall at k (R@k): the fraction of the relevant rows found in the top k.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_rows,) or (n_queries, n_items)
+        Relevance of each row: binary (0/1) or graded (non-negative). A row
+        is relevant when ``y_true > 0``.
+    y_score : array-like of the same shape as ``y_true``
+        Score of each row; within a query, higher scores rank first.
+    k : int, default=None
+        Cutoff: only the top ``k`` rows of each query count. None means the
+        whole list of each query.
+    query_id : array-like of shape (n_rows,), default=None
+        Query of each row: ints, strings or any hashable ids, rows in any
+        order. None means one ranking (1-D input) or one ranking per row
+        (2-D input, as in scikit-learn's ``ndcg_score``).
+    sample_weight : array-like, default=None
+        One weight per row (1-D input) or per ranking (2-D input). A query
+        weighs the mean of its rows' weights in the mean over queries.
+    ties : {"average", "input"}, default="average"
+        ``"average"``: the exact expected value over all orders of rows with
+        equal scores. ``"input"``: rows with equal scores keep their input
+        order.
+    no_relevant : {"skip", "zero", "one", "error"}, default="skip"
+        What a query with no relevant row scores: left out of the mean, 0,
+        1, or a ``ValueError``.
+    aggregate : {"mean", None}, default="mean"
+        ``"mean"``: the weighted mean over queries, a float. None: a
+        :class:`QueryValues` with one value per query.
+
+    Returns
+    -------
+    score : float or QueryValues
+        The weighted mean over queries (``nan`` with an
+        ``UndefinedMetricWarning`` when no query is left), or per-query
+        values when ``aggregate=None``.
+
+    See Also
+    --------
+    precision_at_k_score, fbeta_at_k_score
+
+    Notes
+    -----
+    R@k = hits@k / R, where R is the query's number of relevant rows
+    (trec_eval's ``recall_k``).
+
+    Examples
+    --------
+    >>> from skrank import recall_at_k_score
+    >>> relevance = [1, 0, 1, 1, 0, 1, 0, 0]          # in score order
+    >>> scores = [8, 7, 6, 5, 4, 3, 2, 1]
+    >>> recall_at_k_score(relevance, scores, k=4)      # 3 / 4
+    0.75
+    """
+    k = check_positive_int("k", k)
+    return _topk_score(_recall_at_k_per_query, y_true, y_score, query_id,
+                       sample_weight, ties, no_relevant, aggregate, k=k)
+
+
+def fbeta_at_k_score(
+    y_true,
+    y_score,
+    *,
+    k=None,
+    beta=1.0,
+    query_id=None,
+    sample_weight=None,
+    ties="average",
+    no_relevant="skip",
+    aggregate="mean",
+):
+    """F-beta at k: the weighted harmonic mean of P@k and R@k.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_rows,) or (n_queries, n_items)
+        Relevance of each row: binary (0/1) or graded (non-negative). A row
+        is relevant when ``y_true > 0``.
+    y_score : array-like of the same shape as ``y_true``
+        Score of each row; within a query, higher scores rank first.
+    k : int, default=None
+        Cutoff: only the top ``k`` rows of each query count. None means the
+        whole list of each query.
+    beta : float, default=1.0
+        Weight of recall relative to precision (``beta=1``: F1).
+    query_id : array-like of shape (n_rows,), default=None
+        Query of each row: ints, strings or any hashable ids, rows in any
+        order. None means one ranking (1-D input) or one ranking per row
+        (2-D input, as in scikit-learn's ``ndcg_score``).
+    sample_weight : array-like, default=None
+        One weight per row (1-D input) or per ranking (2-D input). A query
+        weighs the mean of its rows' weights in the mean over queries.
+    ties : {"average", "input"}, default="average"
+        ``"average"``: the exact expected value over all orders of rows with
+        equal scores. ``"input"``: rows with equal scores keep their input
+        order.
+    no_relevant : {"skip", "zero", "one", "error"}, default="skip"
+        What a query with no relevant row scores: left out of the mean, 0,
+        1, or a ``ValueError``.
+    aggregate : {"mean", None}, default="mean"
+        ``"mean"``: the weighted mean over queries, a float. None: a
+        :class:`QueryValues` with one value per query.
+
+    Returns
+    -------
+    score : float or QueryValues
+        The weighted mean over queries (``nan`` with an
+        ``UndefinedMetricWarning`` when no query is left), or per-query
+        values when ``aggregate=None``.
+
+    See Also
+    --------
+    precision_at_k_score, recall_at_k_score, fap_score
+
+    Notes
+    -----
+    .. math::
+
+        F_\\beta@k = \\frac{(1 + \\beta^2)\\, P@k\\, R@k}{\\beta^2 P@k + R@k}
+                  = \\frac{(1 + \\beta^2)\\, \\mathrm{hits@k}}{\\beta^2 R + k}
+
+    and 0 when hits@k = 0. P@k divides by k as in
+    :func:`precision_at_k_score`. The right-hand form is linear in hits@k,
+    so the tie average is exact.
+
+    Examples
+    --------
+    >>> from skrank import fbeta_at_k_score
+    >>> relevance = [1, 0, 1, 1, 0, 1, 0, 0]          # in score order
+    >>> scores = [8, 7, 6, 5, 4, 3, 2, 1]
+    >>> fbeta_at_k_score(relevance, scores, k=3)       # 2 * 2 / (4 + 3)
+    0.5714...
+    """
+    k = check_positive_int("k", k)
+    beta = check_positive_real("beta", beta)
+    return _topk_score(_fbeta_at_k_per_query, y_true, y_score, query_id,
+                       sample_weight, ties, no_relevant, aggregate, k=k, beta=beta)
+
+
+def r_precision_score(
+    y_true,
+    y_score,
+    *,
+    query_id=None,
+    sample_weight=None,
+    ties="average",
+    no_relevant="skip",
+    aggregate="mean",
+):
+    """R-precision: the precision at R, the query's number of relevant rows.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_rows,) or (n_queries, n_items)
+        Relevance of each row: binary (0/1) or graded (non-negative). A row
+        is relevant when ``y_true > 0``.
+    y_score : array-like of the same shape as ``y_true``
+        Score of each row; within a query, higher scores rank first.
+    query_id : array-like of shape (n_rows,), default=None
+        Query of each row: ints, strings or any hashable ids, rows in any
+        order. None means one ranking (1-D input) or one ranking per row
+        (2-D input, as in scikit-learn's ``ndcg_score``).
+    sample_weight : array-like, default=None
+        One weight per row (1-D input) or per ranking (2-D input). A query
+        weighs the mean of its rows' weights in the mean over queries.
+    ties : {"average", "input"}, default="average"
+        ``"average"``: the exact expected value over all orders of rows with
+        equal scores. ``"input"``: rows with equal scores keep their input
+        order.
+    no_relevant : {"skip", "zero", "one", "error"}, default="skip"
+        What a query with no relevant row scores: left out of the mean, 0,
+        1, or a ``ValueError``.
+    aggregate : {"mean", None}, default="mean"
+        ``"mean"``: the weighted mean over queries, a float. None: a
+        :class:`QueryValues` with one value per query.
+
+    Returns
+    -------
+    score : float or QueryValues
+        The weighted mean over queries (``nan`` with an
+        ``UndefinedMetricWarning`` when no query is left), or per-query
+        values when ``aggregate=None``.
+
+    See Also
+    --------
+    precision_at_k_score
+
+    Notes
+    -----
+    P@R = hits@R / R (trec_eval's ``Rprec``); it equals R@R.
+
+    Examples
+    --------
+    >>> from skrank import r_precision_score
+    >>> relevance = [1, 0, 1, 1, 0, 1, 0, 0]          # in score order
+    >>> scores = [8, 7, 6, 5, 4, 3, 2, 1]
+    >>> r_precision_score(relevance, scores)           # 3 of the top 4
+    0.75
+    """
+    return _topk_score(_r_precision_per_query, y_true, y_score, query_id,
+                       sample_weight, ties, no_relevant, aggregate)
+
+
+def hit_rate_score(
+    y_true,
+    y_score,
+    *,
+    k=None,
+    query_id=None,
+    sample_weight=None,
+    ties="average",
+    no_relevant="skip",
+    aggregate="mean",
+):
+    """Hit rate at k ("success@k"): whether a relevant row is in the top k.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_rows,) or (n_queries, n_items)
+        Relevance of each row: binary (0/1) or graded (non-negative). A row
+        is relevant when ``y_true > 0``.
+    y_score : array-like of the same shape as ``y_true``
+        Score of each row; within a query, higher scores rank first.
+    k : int, default=None
+        Cutoff: only the top ``k`` rows of each query count. None means the
+        whole list of each query.
+    query_id : array-like of shape (n_rows,), default=None
+        Query of each row: ints, strings or any hashable ids, rows in any
+        order. None means one ranking (1-D input) or one ranking per row
+        (2-D input, as in scikit-learn's ``ndcg_score``).
+    sample_weight : array-like, default=None
+        One weight per row (1-D input) or per ranking (2-D input). A query
+        weighs the mean of its rows' weights in the mean over queries.
+    ties : {"average", "input"}, default="average"
+        ``"average"``: the exact expected value over all orders of rows with
+        equal scores. ``"input"``: rows with equal scores keep their input
+        order.
+    no_relevant : {"skip", "zero", "one", "error"}, default="skip"
+        What a query with no relevant row scores: left out of the mean, 0,
+        1, or a ``ValueError``.
+    aggregate : {"mean", None}, default="mean"
+        ``"mean"``: the weighted mean over queries, a float. None: a
+        :class:`QueryValues` with one value per query.
+
+    Returns
+    -------
+    score : float or QueryValues
+        The weighted mean over queries (``nan`` with an
+        ``UndefinedMetricWarning`` when no query is left), or per-query
+        values when ``aggregate=None``.
+
+    See Also
+    --------
+    reciprocal_rank_score
+
+    Notes
+    -----
+    1 if hits@k > 0 else 0 (trec_eval's ``success_k``). With
+    ``ties="average"`` it is the probability of a hit over the orders of
+    tied rows (hypergeometric in the tie block that straddles k).
+
+    Examples
+    --------
+    >>> from skrank import hit_rate_score
+    >>> hit_rate_score([0, 1, 0, 0], [4, 3, 2, 1], k=1)
+    0.0
+    >>> hit_rate_score([0, 1, 1, 0, 0], [1, 1, 1, 1, 0], k=2)  # 1 - C(2,2)/C(4,2)
+    0.8333...
+    """
+    k = check_positive_int("k", k)
+    return _topk_score(_hit_rate_per_query, y_true, y_score, query_id,
+                       sample_weight, ties, no_relevant, aggregate, k=k)

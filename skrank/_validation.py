@@ -1,0 +1,165 @@
+"""Input checks shared by every public function.
+
+Each helper raises ``ValueError`` with one wording, naming the argument, so
+that a message reads the same whichever metric raised it.
+"""
+
+from numbers import Integral, Real
+
+import numpy as np
+
+
+def _describe(value):
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def check_option(name, value, allowed):
+    """Check that ``value`` is one of ``allowed`` (a tuple of options)."""
+    for option in allowed:
+        if value is option or (
+            isinstance(value, str) and isinstance(option, str) and value == option
+        ):
+            return value
+    shown = ", ".join(repr(option) for option in allowed)
+    raise ValueError(f"`{name}` must be one of {shown}; got {_describe(value)}.")
+
+
+def check_positive_int(name, value, *, allow_none=True):
+    """Check that ``value`` is an integer >= 1 (or None when allowed)."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Integral):
+        suffix = " or None" if allow_none else ""
+        raise ValueError(
+            f"`{name}` must be a positive integer{suffix}, got {_describe(value)}."
+        )
+    if value < 1:
+        suffix = " or None" if allow_none else ""
+        raise ValueError(
+            f"`{name}` must be a positive integer{suffix}, got {_describe(value)}."
+        )
+    return int(value)
+
+
+def check_positive_real(name, value):
+    """Check that ``value`` is a finite real number > 0 (e.g. ``beta``)."""
+    if (
+        isinstance(value, (bool, np.bool_))
+        or not isinstance(value, Real)
+        or not np.isfinite(value)
+        or value <= 0
+    ):
+        raise ValueError(
+            f"`{name}` must be a positive finite number, got {_describe(value)}."
+        )
+    return float(value)
+
+
+def check_fraction(name, value, *, closed_low=False, closed_high=False):
+    """Check that ``value`` is a real number inside (0, 1) (ends as asked)."""
+    ok = (
+        isinstance(value, Real)
+        and not isinstance(value, (bool, np.bool_))
+        and np.isfinite(value)
+        and (value >= 0 if closed_low else value > 0)
+        and (value <= 1 if closed_high else value < 1)
+    )
+    if not ok:
+        low = "[" if closed_low else "("
+        high = "]" if closed_high else ")"
+        raise ValueError(
+            f"`{name}` must be a number in {low}0, 1{high}, got {_describe(value)}."
+        )
+    return float(value)
+
+
+def _to_array(name, values):
+    """Turn array-likes (lists, numpy, pandas) into a numpy array, no copy if possible."""
+    if hasattr(values, "to_numpy") and not isinstance(values, np.ndarray):
+        values = values.to_numpy()
+    try:
+        array = np.asarray(values)
+    except Exception as exc:  # ragged lists and the like
+        raise ValueError(f"`{name}` could not be read as an array: {exc}") from exc
+    return array
+
+
+def check_numeric(name, values, *, ndim=(1, 2)):
+    """Return ``values`` as a finite float64 array of 1 or 2 dimensions."""
+    array = _to_array(name, values)
+    if array.dtype == object or array.dtype.kind not in "biuf":
+        try:
+            array = array.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"`{name}` must contain numbers, got an array of dtype {array.dtype}."
+            ) from None
+    if array.ndim not in ndim:
+        wanted = " or ".join(f"{d}-D" for d in ndim)
+        raise ValueError(
+            f"`{name}` must be {wanted}, got an array of shape {array.shape}."
+        )
+    if array.size == 0:
+        raise ValueError(f"`{name}` is empty: at least one row is needed.")
+    array = array.astype(np.float64, copy=False)
+    if not np.isfinite(array).all():
+        raise ValueError(f"`{name}` contains NaN or infinity.")
+    return array
+
+
+def check_relevance(values, *, binary=False):
+    """``y_true``: finite, non-negative; 0/1 only when ``binary``."""
+    array = check_numeric("y_true", values)
+    if (array < 0).any():
+        raise ValueError(
+            "`y_true` must be non-negative (relevance grades), "
+            f"got a minimum of {array.min():g}."
+        )
+    if binary and not np.isin(array, (0.0, 1.0)).all():
+        extra = np.setdiff1d(np.unique(array), (0.0, 1.0))[:5]
+        raise ValueError(
+            "`y_true` must be binary (0/1) for this metric, got values such as "
+            f"{', '.join(f'{v:g}' for v in extra)}."
+        )
+    return array
+
+
+def check_sample_weight(sample_weight, n_expected, *, what="rows"):
+    """Non-negative finite weights of length ``n_expected``, or None."""
+    if sample_weight is None:
+        return None
+    weight = _to_array("sample_weight", sample_weight)
+    if weight.ndim != 1:
+        raise ValueError(
+            f"`sample_weight` must be 1-D, got an array of shape {weight.shape}."
+        )
+    if weight.shape[0] != n_expected:
+        raise ValueError(
+            f"`sample_weight` has {weight.shape[0]} entries but there are "
+            f"{n_expected} {what}."
+        )
+    try:
+        weight = weight.astype(np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("`sample_weight` must contain numbers.") from None
+    if not np.isfinite(weight).all():
+        raise ValueError("`sample_weight` contains NaN or infinity.")
+    if (weight < 0).any():
+        raise ValueError("`sample_weight` must be non-negative.")
+    return weight
+
+
+def check_same_length(**arrays):
+    """All arrays (name=array) have the same first dimension."""
+    lengths = {name: len(array) for name, array in arrays.items() if array is not None}
+    if len(set(lengths.values())) > 1:
+        shown = ", ".join(f"`{name}` has {n}" for name, n in lengths.items())
+        raise ValueError(f"Inputs have different lengths: {shown} rows.")
+
+
+def check_bool(name, value):
+    """A plain boolean option such as ``return_parts``."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"`{name}` must be True or False, got {_describe(value)}.")
+    return bool(value)
