@@ -7,6 +7,8 @@ separately and average over queries.
 
 from ._aggregate import QueryValues
 from ._auc import gauc_score
+from ._datasets import load_digits_retrieval
+from ._evaluate import evaluate
 from ._fap import fap_curve, fap_score
 from ._gain import dcg_score, ndcg_score
 from ._precision import average_precision_score, reciprocal_rank_score
@@ -24,11 +26,13 @@ __all__ = [
     "QueryValues",
     "average_precision_score",
     "dcg_score",
+    "evaluate",
     "fap_curve",
     "fap_score",
     "fbeta_at_k_score",
     "gauc_score",
     "hit_rate_score",
+    "load_digits_retrieval",
     "ndcg_score",
     "precision_at_k_score",
     "r_precision_score",

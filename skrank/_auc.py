@@ -39,6 +39,15 @@ def _auc_per_query(ranked):
     return auc, pos_query, neg_query
 
 
+def _gauc_weights(ranked, weighting="samples"):
+    """Query weights of GAUC: rows (or row-weight sums) per query, or 1 each."""
+    if weighting == "uniform":
+        return np.ones(ranked.n_queries)
+    if ranked.row_weight is None:
+        return ranked.query_size.astype(np.float64)
+    return segment_sum(ranked.row_weight, ranked.query_start)
+
+
 def gauc_score(
     y_true,
     y_score,
@@ -131,13 +140,11 @@ def gauc_score(
         ties=ties,
         binary=True,
     )
-    auc, positive, negative = _auc_per_query(ranked)
-    if weighting == "uniform":
-        weights = np.ones(ranked.n_queries)
-    elif ranked.row_weight is None:
-        weights = ranked.query_size.astype(np.float64)
-    else:
-        weights = positive + negative
+    auc = _auc_per_query(ranked)[0]
     return aggregate_queries(
-        auc, ranked, aggregate=aggregate, undefined=np.isnan(auc), weights=weights
+        auc,
+        ranked,
+        aggregate=aggregate,
+        undefined=np.isnan(auc),
+        weights=_gauc_weights(ranked, weighting),
     )

@@ -1,0 +1,146 @@
+"""One MetricSpec per metric: scorer names, :func:`evaluate` and the common tests read it.
+
+A metric name is a stem with an optional cutoff: ``"ndcg"``, ``"ndcg@10"``.
+"""
+
+import difflib
+import re
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from ._auc import _auc_per_query, _gauc_weights, gauc_score
+from ._fap import _fap_per_query, fap_score
+from ._gain import _dcg_per_query, _ideal_dcg_per_query, dcg_score, ndcg_score
+from ._precision import (
+    _average_precision_per_query,
+    _reciprocal_rank_per_query,
+    average_precision_score,
+    reciprocal_rank_score,
+)
+from ._topk import (
+    _fbeta_at_k_per_query,
+    _hit_rate_per_query,
+    _precision_at_k_per_query,
+    _r_precision_per_query,
+    _recall_at_k_per_query,
+    fbeta_at_k_score,
+    hit_rate_score,
+    precision_at_k_score,
+    r_precision_score,
+    recall_at_k_score,
+)
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """How a metric is named, called and computed.
+
+    Attributes
+    ----------
+    stem : str
+        The name before ``@``: ``"ndcg"`` gives ``"ndcg"`` and ``"ndcg@10"``.
+    func : callable
+        The public function; scorers call nothing else.
+    takes_k : bool
+        Whether ``"stem@k"`` is accepted.
+    kernel : callable
+        ``kernel(ranked, k) -> values`` per query, on a shared layout
+        (used by :func:`evaluate`, which sorts once for many metrics).
+    options : dict
+        Keyword arguments fixed by the name (``"f1"`` is F-beta with beta 1).
+    binary : bool
+        Whether ``y_true`` must be 0/1.
+    group_only : bool
+        Whether the metric is undefined without query ids (GAUC).
+    query_weights : callable or None
+        ``query_weights(ranked)``: the metric's own query weights, whose
+        undefined queries are those with a nan value; None for the usual
+        mean row weight and the ``no_relevant`` policy.
+    """
+
+    stem: str
+    func: Callable
+    takes_k: bool
+    kernel: Callable
+    options: dict = field(default_factory=dict)
+    binary: bool = False
+    group_only: bool = False
+    query_weights: Callable | None = None
+
+
+def _ndcg_kernel(ranked, k):
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return _dcg_per_query(ranked, k=k, gain="exponential") / _ideal_dcg_per_query(
+            ranked, k=k, gain="exponential"
+        )
+
+
+def _gauc_kernel(ranked, k):
+    return _auc_per_query(ranked)[0]
+
+
+METRICS = {
+    spec.stem: spec
+    for spec in (
+        MetricSpec("ndcg", ndcg_score, True, _ndcg_kernel),
+        MetricSpec("dcg", dcg_score, True,
+                   lambda ranked, k: _dcg_per_query(ranked, k=k, gain="exponential")),
+        MetricSpec("map", average_precision_score, True,
+                   lambda ranked, k: _average_precision_per_query(ranked, k=k)),
+        MetricSpec("mrr", reciprocal_rank_score, True,
+                   lambda ranked, k: _reciprocal_rank_per_query(ranked, k=k)),
+        MetricSpec("precision", precision_at_k_score, True,
+                   lambda ranked, k: _precision_at_k_per_query(ranked, k=k)),
+        MetricSpec("recall", recall_at_k_score, True,
+                   lambda ranked, k: _recall_at_k_per_query(ranked, k=k)),
+        MetricSpec("f1", fbeta_at_k_score, True,
+                   lambda ranked, k: _fbeta_at_k_per_query(ranked, k=k, beta=1.0),
+                   options={"beta": 1.0}),
+        MetricSpec("fap", fap_score, True,
+                   lambda ranked, k: _fap_per_query(ranked, k=k, beta=1.0)),
+        MetricSpec("r_precision", r_precision_score, False,
+                   lambda ranked, k: _r_precision_per_query(ranked)),
+        MetricSpec("hit_rate", hit_rate_score, True,
+                   lambda ranked, k: _hit_rate_per_query(ranked, k=k)),
+        MetricSpec("gauc", gauc_score, False, _gauc_kernel, binary=True,
+                   group_only=True, query_weights=_gauc_weights),
+    )
+}
+
+_NAME = re.compile(r"^(?P<stem>[a-z_0-9]+?)(?:@(?P<k>[0-9]+))?$")
+
+
+def metric_names():
+    """Every accepted name, with ``@k`` standing for any positive integer."""
+    return sorted(
+        name
+        for spec in METRICS.values()
+        for name in ((spec.stem, f"{spec.stem}@k") if spec.takes_k else (spec.stem,))
+    )
+
+
+def parse_metric_name(name):
+    """``"ndcg@10"`` -> (MetricSpec of ndcg, 10); ``"map"`` -> (spec, None).
+
+    Raises a ValueError listing close matches for an unknown name.
+    """
+    if not isinstance(name, str):
+        raise ValueError(f"A metric name must be a string, got {name!r}.")
+    match = _NAME.match(name.strip().lower())
+    spec = METRICS.get(match.group("stem")) if match else None
+    if spec is None:
+        known = metric_names()
+        close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
+        hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
+        raise ValueError(
+            f"Unknown metric name {name!r}.{hint} Known names: {', '.join(known)} "
+            "(k is any positive integer)."
+        )
+    k = match.group("k")
+    if k is not None and not spec.takes_k:
+        raise ValueError(f"Metric {spec.stem!r} takes no cutoff; use {spec.stem!r}.")
+    if k is not None and int(k) < 1:
+        raise ValueError(f"The cutoff in {name!r} must be a positive integer.")
+    return spec, None if k is None else int(k)
