@@ -462,7 +462,9 @@ def ref_hit_rate(y_true, y_score, *, k=None, query_id=None, ties="average",
 
 def _fap_of_query(query, k, beta, ties):
     """Harmonic combination of the tie-averaged F_beta@k and AP@k."""
-    return _expected(query, ties, lambda r: _harmonic(_fbeta_of(r, k, beta), _average_precision_of(r, k, "relevant"), beta))
+    f = _expected(query, ties, lambda r: _fbeta_of(r, k, beta))
+    ap = _expected(query, ties, lambda r: _average_precision_of(r, k, "relevant"))
+    return _harmonic(f, ap, beta)
 
 
 def ref_fap(y_true, y_score, *, k=None, beta=1.0, query_id=None,

@@ -251,7 +251,8 @@ def dense_graded(draw, min_items=2):
     cell = st.integers(0, 3)
     score = st.sampled_from([0.0, 0.5, 1.0, 2.0])
     y_true = np.array([[draw(cell) for _ in range(n_items)] for _ in range(n_queries)])
-    y_score = np.array([[draw(score) for _ in range(n_items)] for _ in range(n_queries)])
+    y_score = np.array(
+        [[draw(score) for _ in range(n_items)] for _ in range(n_queries)])
     sample_weight = draw(st.none() | st.lists(
         st.sampled_from([0.5, 1.0, 2.0, 3.0]), min_size=n_queries, max_size=n_queries))
     return y_true, y_score, sample_weight
@@ -294,7 +295,8 @@ def test_skrank_matches_sklearn_ndcg_and_dcg(data):
 )
 def test_reference_auc_matches_sklearn(labels, data):
     n = len(labels)
-    y_score = data.draw(st.lists(st.sampled_from([0.0, 0.5, 1.0]), min_size=n, max_size=n))
+    y_score = data.draw(
+        st.lists(st.sampled_from([0.0, 0.5, 1.0]), min_size=n, max_size=n))
     weight = data.draw(st.none() | st.lists(
         st.sampled_from([0.5, 1.0, 2.0]), min_size=n, max_size=n))
     got = ref.ref_gauc(labels, y_score, query_id=[0] * n, sample_weight=weight)
@@ -344,7 +346,8 @@ def rankings(draw, binary=None, layouts=("ids", "single", "2d")):
             if draw(st.integers(0, 4)) == 0:
                 row[:] = [0] * n_items
         y_score = [[draw(score) for _ in range(n_items)] for _ in range(n_queries)]
-        sample_weight = [draw(weight) for _ in range(n_queries)] if with_weights else None
+        sample_weight = (
+            [draw(weight) for _ in range(n_queries)] if with_weights else None)
         as_array = draw(st.booleans())
         if as_array:
             y_true, y_score = np.array(y_true), np.array(y_score)
