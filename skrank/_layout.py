@@ -99,8 +99,15 @@ class RankedQueries:
 
     # -- tie blocks -------------------------------------------------------
     @cached_property
+    def has_ties(self):
+        """Whether any tie block holds more than one row."""
+        return self.block_start.shape[0] < self.n_rows
+
+    @cached_property
     def block(self):
         """Tie-block index of each row."""
+        if not self.has_ties:
+            return np.arange(self.n_rows)
         starts = np.zeros(self.n_rows, dtype=np.intp)
         starts[self.block_start] = 1
         return np.cumsum(starts) - 1
@@ -127,6 +134,8 @@ class RankedQueries:
     @cached_property
     def tie_share(self):
         """Relevant fraction of each row's tie block: P(row's position holds a relevant row)."""
+        if not self.has_ties:
+            return self.is_relevant
         return (self.block_relevant / self.block_size)[self.block]
 
     def block_mean(self, values):
@@ -135,7 +144,7 @@ class RankedQueries:
         This is the expected value found at a position when the tied rows are
         shuffled uniformly at random.
         """
-        if self.block_start.shape[0] == self.n_rows:  # no ties: nothing to spread
+        if not self.has_ties:  # nothing to spread
             return values
         return (segment_sum(values, self.block_start) / self.block_size)[self.block]
 

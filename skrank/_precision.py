@@ -8,7 +8,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from ._aggregate import aggregate_queries, check_aggregate_options
-from ._layout import rank_queries, segment_sum
+from ._layout import rank_queries, segment_cumsum, segment_sum
 from ._validation import check_option, check_positive_int
 
 NORMALIZE = ("relevant", "min", "retrieved")
@@ -36,6 +36,9 @@ def _average_precision_terms(ranked):
 
         E[rel_i * hits@i] / i = ((r/m)(H + 1) + (t - 1) r(r-1) / (m(m-1))) / i
     """
+    if not ranked.has_ties:  # rel_i * hits@i / i
+        hits = segment_cumsum(ranked.is_relevant, ranked.query_start, ranked.query)
+        return ranked.is_relevant * hits / ranked.rank
     block = ranked.block
     m = ranked.block_size[block].astype(np.float64)
     r = ranked.block_relevant[block]
