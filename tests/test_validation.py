@@ -1,0 +1,116 @@
+"""Every bad input of SPEC §1 gets a ValueError that names the argument."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from skrank._registry import METRICS
+
+SPECS = sorted(METRICS.values(), key=lambda spec: spec.stem)
+IDS = [spec.stem for spec in SPECS]
+Y = np.array([1, 0, 1, 0, 0, 1])
+S = np.array([0.3, 0.2, 0.9, 0.1, 0.5, 0.4])
+Q = np.array([1, 1, 1, 2, 2, 2])
+
+
+def _call(spec, y=Y, s=S, query_id=Q, **kwargs):
+    options = dict(spec.options)
+    options.update(kwargs)
+    return spec.func(y, s, query_id=query_id, **options)
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=IDS)
+@pytest.mark.parametrize(
+    "kwargs, argument",
+    [
+        ({"y": Y[:5]}, "y_true"),
+        ({"s": S[:5]}, "y_score"),
+        ({"query_id": Q[:5]}, "query_id"),
+        ({"s": np.r_[S[:5], np.nan]}, "y_score"),
+        ({"s": np.r_[S[:5], np.inf]}, "y_score"),
+        ({"y": np.r_[Y[:5], np.nan]}, "y_true"),
+        ({"y": np.r_[Y[:5], -np.inf]}, "y_true"),
+        ({"y": np.r_[Y[:5], -1]}, "y_true"),
+        ({"y": [], "s": [], "query_id": []}, "y_true"),
+        ({"y": Y.reshape(2, 3), "s": S.reshape(2, 3)}, "query_id"),
+        ({"query_id": np.array([1, 1, None, 2, 2, 2], dtype=object)}, "query_id"),
+        ({"query_id": np.array([1, 1, np.nan, 2, 2, 2])}, "query_id"),
+        ({"query_id": pd.Series(["a", "a", None, "b", "b", "b"])}, "query_id"),
+        ({"query_id": pd.Categorical(["a", "a", None, "b", "b", "b"])}, "query_id"),
+        ({"ties": "random"}, "ties"),
+        ({"aggregate": "median"}, "aggregate"),
+        ({"sample_weight": np.ones(5)}, "sample_weight"),
+        ({"sample_weight": -np.ones(6)}, "sample_weight"),
+        ({"sample_weight": np.r_[np.ones(5), np.nan]}, "sample_weight"),
+        ({"y": ["a", "b", "c", "d", "e", "f"]}, "y_true"),
+    ],
+)
+def test_bad_input_names_the_argument(spec, kwargs, argument):
+    with pytest.raises(ValueError, match=f"`?{argument}`?"):
+        _call(spec, **kwargs)
+
+
+@pytest.mark.parametrize("spec", [s for s in SPECS if s.takes_k], ids=lambda s: s.stem)
+@pytest.mark.parametrize("k", [0, -3, 2.5, 3.0, "3", True, np.float64(2)])
+def test_bad_k(spec, k):
+    with pytest.raises(ValueError, match="`k` must be a positive integer"):
+        _call(spec, k=k)
+
+
+@pytest.mark.parametrize("spec", [s for s in SPECS if s.takes_k], ids=lambda s: s.stem)
+def test_numpy_integer_k_is_accepted(spec):
+    assert _call(spec, k=np.int32(2)) == _call(spec, k=2)
+
+
+@pytest.mark.parametrize("spec", [s for s in SPECS if not s.binary], ids=lambda s: s.stem)
+def test_bad_no_relevant(spec):
+    with pytest.raises(ValueError, match="`no_relevant` must be one of"):
+        _call(spec, no_relevant="drop")
+
+
+def test_binary_only_metric_rejects_graded_labels():
+    with pytest.raises(ValueError, match="`y_true` must be binary"):
+        METRICS["gauc"].func([2, 0, 1], [1, 2, 3], query_id=[1, 1, 1])
+
+
+def test_gauc_needs_query_id_for_1d_input():
+    with pytest.raises(ValueError, match="`query_id` is required"):
+        METRICS["gauc"].func([1, 0, 1], [1, 2, 3])
+
+
+@pytest.mark.parametrize(
+    "func_name, kwargs, argument",
+    [
+        ("ndcg", {"gain": "quadratic"}, "gain"),
+        ("dcg", {"gain": None}, "gain"),
+        ("map", {"normalize": "all"}, "normalize"),
+        ("f1", {"beta": 0}, "beta"),
+        ("f1", {"beta": -1.0}, "beta"),
+        ("fap", {"beta": float("nan")}, "beta"),
+        ("gauc", {"weighting": "rows"}, "weighting"),
+    ],
+)
+def test_bad_options(func_name, kwargs, argument):
+    with pytest.raises(ValueError, match=f"`{argument}`"):
+        _call(METRICS[func_name], **kwargs)
+
+
+def test_no_relevant_error_lists_the_queries():
+    with pytest.raises(ValueError, match="no relevant row.*query_id 2"):
+        METRICS["map"].func([1, 0, 0, 0], [1, 2, 3, 4], query_id=[1, 1, 2, 2],
+                            no_relevant="error")
+
+
+def test_2d_sample_weight_is_one_per_ranking():
+    with pytest.raises(ValueError, match="`sample_weight` has 6 entries but there are 2"):
+        METRICS["ndcg"].func(Y.reshape(2, 3), S.reshape(2, 3), sample_weight=np.ones(6))
+
+
+def test_shapes_must_match_in_2d():
+    with pytest.raises(ValueError, match="different shapes"):
+        METRICS["ndcg"].func(Y.reshape(2, 3), S.reshape(3, 2))
+
+
+def test_3d_input_is_refused():
+    with pytest.raises(ValueError, match="`y_true` must be 1-D or 2-D"):
+        METRICS["ndcg"].func(np.ones((2, 2, 2)), np.ones((2, 2, 2)))
