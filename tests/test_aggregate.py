@@ -1,0 +1,52 @@
+"""no_relevant policies, per-query output and the empty-mean warning."""
+
+import numpy as np
+import pytest
+from sklearn.exceptions import UndefinedMetricWarning
+
+from skrank import QueryValues, average_precision_score, gauc_score, ndcg_score
+
+# query 1: AP 1 (relevant row first); query 2: no relevant row; query 3: AP 1/2
+Y = [1, 0, 0, 0, 0, 1]
+S = [2, 1, 2, 1, 2, 1]
+Q = [1, 1, 2, 2, 3, 3]
+
+
+@pytest.mark.parametrize(
+    "policy, expected",
+    [("skip", (1 + 1 / 2) / 2), ("zero", (1 + 0 + 1 / 2) / 3), ("one", (1 + 1 + 1 / 2) / 3)],
+)
+def test_no_relevant_policies(policy, expected):
+    assert average_precision_score(Y, S, query_id=Q, no_relevant=policy) == pytest.approx(
+        expected
+    )
+
+
+def test_per_query_output():
+    result = average_precision_score(Y, S, query_id=Q, aggregate=None)
+    assert isinstance(result, QueryValues)
+    np.testing.assert_array_equal(result.query_id, [1, 2, 3])
+    np.testing.assert_allclose(result.value, [1, np.nan, 1 / 2])
+    np.testing.assert_allclose(result.weight, [1, 1, 1])
+
+
+def test_weighted_mean_uses_mean_row_weight_per_query():
+    weight = [1, 3, 5, 5, 1, 1]  # query weights 2, 5, 1
+    expected = (2 * 1 + 1 * 1 / 2) / (2 + 1)
+    assert average_precision_score(
+        Y, S, query_id=Q, sample_weight=weight
+    ) == pytest.approx(expected)
+
+
+def test_nothing_left_warns_and_returns_nan():
+    with pytest.warns(UndefinedMetricWarning, match="No query is left"):
+        value = ndcg_score([0, 0, 0], [1, 2, 3], query_id=[1, 1, 2])
+    assert np.isnan(value)
+    with pytest.warns(UndefinedMetricWarning):
+        assert np.isnan(gauc_score([1, 1, 0], [1, 2, 3], query_id=[1, 1, 2]))
+
+
+def test_zero_weights_everywhere_warn():
+    with pytest.warns(UndefinedMetricWarning):
+        value = ndcg_score([1, 0], [1, 2], sample_weight=[0, 0])
+    assert np.isnan(value)
