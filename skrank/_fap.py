@@ -19,10 +19,6 @@ from ._precision import _average_precision_per_query, _average_precision_terms
 from ._topk import _fbeta_at_k_per_query
 from ._validation import check_bool, check_positive_int, check_positive_real
 
-# elements per block when the curve's tail is evaluated as a (queries, k) table
-_TAIL_BLOCK = 1 << 21
-
-
 def _combine(f, ap, beta):
     """(1 + b^2) F AP / (b^2 F + AP), and 0 where F and AP are both 0."""
     beta2 = beta * beta
@@ -43,7 +39,8 @@ def _fap_curve_parts(ranked, *, max_k, beta, no_relevant):
     Returns ``(f, ap, fap)`` arrays of length ``max_k`` (nan without any query
     to average). Rows at rank k give each query's value at k directly; a
     query shorter than k keeps its final AP while its F@k keeps falling
-    (P@k divides by k), which is summed over a (queries, k) table in blocks.
+    (P@k divides by k): a closed form in k, summed over the short queries
+    for each k (a loop over cutoffs, not over queries).
     """
     beta2 = beta * beta
     relevant = ranked.n_relevant
@@ -91,20 +88,25 @@ def _fap_curve_parts(ranked, *, max_k, beta, no_relevant):
         sums[1] += np.cumsum(
             np.bincount(size[short], weights=w_short * final_ap, minlength=max_k + 1)
         )[:max_k]
+        # Past its end a query's F@k and FAP@k are alpha / (gamma + k):
+        #   F   = c R / (b^2 R + k)
+        #   FAP = c^2 R / (b^2 R (c + A) / A + k)      (c = 1 + b^2, A > 0)
+        # so each k needs one division per query shorter than k.
+        c = 1.0 + beta2
         by_size = np.argsort(size[short], kind="stable")
-        n_sorted, r_sorted = size[short][by_size], relevant[short][by_size]
-        a_sorted, w_sorted = final_ap[by_size], w_short[by_size]
-        k_values = np.arange(1, max_k + 1)
-        step = max(1, _TAIL_BLOCK // max(1, short.shape[0]))
-        for lo in range(int(n_sorted[0]) + 1, max_k + 1, step):
-            ks = k_values[lo - 1 : lo - 1 + step]
-            upto = np.searchsorted(n_sorted, ks[-1], side="left")  # sizes < last k
-            n_, r_, a_, w_ = (x[:upto, None] for x in (n_sorted, r_sorted, a_sorted, w_sorted))
-            past_end = n_ < ks[None, :]
-            f_tail = (1.0 + beta2) * r_ / (beta2 * r_ + ks[None, :])
-            fap_tail = _combine(f_tail, a_, beta)
-            sums[0][ks - 1] += (w_ * f_tail * past_end).sum(axis=0)
-            sums[2][ks - 1] += (w_ * fap_tail * past_end).sum(axis=0)
+        n_sorted = size[short][by_size]
+        r_sorted = relevant[short][by_size]
+        a_sorted = final_ap[by_size]
+        w_sorted = w_short[by_size]
+        f_alpha, f_gamma = w_sorted * c * r_sorted, beta2 * r_sorted
+        fap_alpha = w_sorted * c * c * r_sorted
+        fap_gamma = beta2 * r_sorted * (c + a_sorted) / a_sorted
+        # how many queries are shorter than each k = 1..max_k
+        shorter = np.searchsorted(n_sorted, np.arange(1, max_k + 1), side="left")
+        for k in range(int(n_sorted[0]) + 1, max_k + 1):
+            upto = shorter[k - 1]
+            sums[0][k - 1] += np.dot(f_alpha[:upto], 1.0 / (f_gamma[:upto] + k))
+            sums[2][k - 1] += np.dot(fap_alpha[:upto], 1.0 / (fap_gamma[:upto] + k))
 
     f, ap, fap = ((s + constant) / total_weight for s in sums)
     return f, ap, fap
