@@ -39,14 +39,14 @@ def _average_precision_terms(ranked):
     if not ranked.has_ties:  # rel_i * hits@i / i
         hits = segment_cumsum(ranked.is_relevant, ranked.query_start, ranked.query)
         return ranked.is_relevant * hits / ranked.rank
-    block = ranked.block
-    m = ranked.block_size[block].astype(np.float64)
-    r = ranked.block_relevant[block]
-    above = ranked.relevant_before_block[block]
-    t = ranked.rank - ranked.block_first_rank[block] + 1
+    m = ranked.block_size.astype(np.float64)
+    r = ranked.block_relevant
+    alone = (r / m) * (ranked.relevant_before_block + 1)
     with np.errstate(invalid="ignore", divide="ignore"):
         pair = np.where(m > 1, r * (r - 1) / (m * (m - 1)), 0.0)
-    return ((r / m) * (above + 1) + (t - 1) * pair) / ranked.rank
+    block = ranked.block
+    offset = ranked.rank - ranked.block_first_rank[block]  # t - 1
+    return (alone[block] + offset * pair[block]) / ranked.rank
 
 
 def _expected_hits_at_k(ranked, k):
