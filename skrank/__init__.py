@@ -12,6 +12,12 @@ from ._evaluate import evaluate
 from ._fap import fap_curve, fap_score
 from ._gain import dcg_score, ndcg_score
 from ._precision import average_precision_score, reciprocal_rank_score
+from ._scorer import (
+    RankingScorer,
+    get_scorer,
+    get_scorer_names,
+    make_ranking_scorer,
+)
 from ._topk import (
     fbeta_at_k_score,
     hit_rate_score,
@@ -24,6 +30,7 @@ __version__ = "0.1.0.dev0"
 
 __all__ = [
     "QueryValues",
+    "RankingScorer",
     "average_precision_score",
     "dcg_score",
     "evaluate",
@@ -31,8 +38,11 @@ __all__ = [
     "fap_score",
     "fbeta_at_k_score",
     "gauc_score",
+    "get_scorer",
+    "get_scorer_names",
     "hit_rate_score",
     "load_digits_retrieval",
+    "make_ranking_scorer",
     "ndcg_score",
     "precision_at_k_score",
     "r_precision_score",

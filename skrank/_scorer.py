@@ -1,0 +1,623 @@
+"""Scorers: skrank metrics for GridSearchCV, cross_validate and friends.
+
+A scorer is called as ``scorer(estimator, X, y_true, **metadata)`` by
+scikit-learn's model selection tools. A ranking scorer needs the query id of
+every row of the test fold; it gets them in one of two ways:
+
+* **metadata routing** (``sklearn.set_config(enable_metadata_routing=True)``):
+  the scorer requests ``query_id``, so scikit-learn hands it each fold's
+  slice of ``params={"query_id": qid}``;
+* **a DataFrame column**: with routing off, the scorer reads the ids from a
+  column of ``X`` (``"qid"`` by default) that the estimator's pipeline drops.
+
+Without either it raises a ``ValueError`` saying so: it never scores all rows
+as one query. Only public scikit-learn API is used: a scorer is any callable
+with a ``get_metadata_routing`` method (scikit-learn's ``_BaseScorer`` and
+``_get_response_values`` are private).
+"""
+
+import inspect
+import re
+import warnings
+from numbers import Integral
+
+import numpy as np
+from sklearn import get_config
+from sklearn.pipeline import Pipeline
+from sklearn.utils.metadata_routing import (
+    UNCHANGED,
+    MetadataRequest,
+    get_routing_for_object,
+)
+
+from ._registry import METRICS, metric_names, parse_metric_name
+from ._validation import _describe, check_option
+
+RESPONSE_METHODS = ("auto", "predict_proba", "decision_function", "predict")
+# "auto" takes the first available, in the order of TunedThresholdClassifierCV
+_AUTO_RESPONSE = ("predict_proba", "decision_function", "predict")
+# arguments a scorer fills in itself; they cannot be fixed at construction
+_RESERVED = ("y_true", "y_score", "query_id", "sample_weight")
+_ROUTED = ("query_id", "sample_weight")
+
+
+def _registry_functions():
+    return {spec.func for spec in METRICS.values()}
+
+
+def _func_repr(func):
+    """``ndcg_score`` for a function, the repr for anything else (partials)."""
+    name = getattr(func, "__name__", None)
+    return name if name is not None and inspect.isfunction(func) else repr(func)
+
+
+def _routing_on():
+    return bool(get_config().get("enable_metadata_routing", False))
+
+
+def _check_alias(name, alias):
+    """A metadata request: True, False, None or a valid identifier (an alias)."""
+    if alias is None or isinstance(alias, bool):
+        return alias
+    if isinstance(alias, str) and alias.isidentifier():
+        return True if alias == name else alias
+    raise ValueError(
+        f"`{name}` must be True, False, None or a parameter name to use as an "
+        f"alias (such as \"groups\"), got {_describe(alias)}."
+    )
+
+
+def _method_takes_query_id(estimator, method_name):
+    """Whether ``estimator.<method_name>`` should be given the query ids.
+
+    True when the method has a ``query_id`` parameter (a per-query top-k
+    selector), or, for a Pipeline, when its final step's method has one
+    (routing off: the Pipeline passes keywords to the final step) or some
+    step consumes ``query_id`` for that method (routing on).
+    """
+    method = getattr(estimator, method_name)
+    try:
+        parameters = inspect.signature(method).parameters
+    except (TypeError, ValueError):  # builtins without a signature
+        return False
+    if "query_id" in parameters:
+        return True
+    if not any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
+        return False
+    if _routing_on():
+        try:
+            routing = get_routing_for_object(estimator)
+            return bool(routing.consumes(method_name, ["query_id"]))
+        except Exception:  # an estimator without routing support
+            return False
+    if isinstance(estimator, Pipeline):
+        final = estimator.steps[-1][1]
+        if final is None or final == "passthrough" or not hasattr(final, method_name):
+            return False
+        return _method_takes_query_id(final, method_name)
+    return False
+
+
+def _reduce_output(scores, estimator, method_name):
+    """One score per row from a model's output (higher = more relevant).
+
+    A binary classifier's ``predict_proba`` gives the positive class's
+    column; a multiclass one (graded labels) gives the expected grade
+    ``proba @ classes_``.
+    """
+    scores = np.asarray(scores)
+    if scores.ndim == 2 and scores.shape[1] == 1:
+        scores = scores[:, 0]
+    if scores.ndim == 1:
+        return scores
+    if scores.ndim == 2 and method_name == "predict_proba":
+        if scores.shape[1] == 2:
+            return scores[:, 1]
+        classes = np.asarray(getattr(estimator, "classes_", ()))
+        if classes.shape == (scores.shape[1],) and classes.dtype.kind in "biuf":
+            return scores @ classes.astype(np.float64)
+        raise ValueError(
+            f"{type(estimator).__name__}.predict_proba returned {scores.shape[1]} "
+            "columns, and its `classes_` are not numeric relevance grades, so they "
+            "cannot be reduced to one ranking score per row (the expected grade "
+            "proba @ classes_). Train on numeric grades or pass "
+            "response_method=\"predict\"."
+        )
+    raise ValueError(
+        f"{type(estimator).__name__}.{method_name} returned an array of shape "
+        f"{scores.shape}; a ranking scorer needs one score per row. For a "
+        "multiclass classifier trained on relevance grades, use "
+        "response_method=\"predict_proba\" (scored by the expected grade)."
+    )
+
+
+def _missing_query_id_message(scorer, X):
+    column = scorer.query_id_column
+    if _routing_on():
+        alias = scorer._score_request.get("query_id")
+        if alias is False or alias is None:
+            why = (
+                "metadata routing is on, but this scorer's request for `query_id` "
+                f"is set to {alias}"
+            )
+        elif isinstance(alias, str):
+            why = (
+                f"metadata routing is on, but no `{alias}` (the alias this scorer "
+                "requests `query_id` under) was passed"
+            )
+        else:
+            why = "metadata routing is on, but no `query_id` was passed"
+    else:
+        why = "metadata routing is off (so no `query_id` can reach a scorer)"
+    if column is None:
+        why += ", and reading ids from a column of X is disabled (query_id_column=None)"
+    elif hasattr(X, "columns"):
+        why += f", and X has no column {column!r}"
+    else:
+        why += (
+            f", and X (of type {type(X).__name__}) is not a DataFrame with a "
+            f"{column!r} column"
+        )
+    col = repr("qid" if column is None else column)
+    return (
+        f"{scorer!r} needs the query id of every row to score each query "
+        f"separately, and got none: {why}. Pass them in one of two ways:\n"
+        "  1. metadata routing: call "
+        "sklearn.set_config(enable_metadata_routing=True), then pass the ids "
+        "with the data: cross_validate(model, X, y, cv=GroupKFold(), "
+        "scoring=scorer, params={'query_id': qid, 'groups': qid}) or "
+        "GridSearchCV(model, grid, cv=GroupKFold(), scoring=scorer)"
+        ".fit(X, y, query_id=qid, groups=qid);\n"
+        "  2. a DataFrame column: give X as a pandas DataFrame with a column "
+        f"{col} holding the ids (make_ranking_scorer(..., query_id_column={col}) "
+        "names another) and drop that column in the model's pipeline: "
+        f"make_pipeline(ColumnTransformer([('qid', 'drop', [{col}])], "
+        "remainder='passthrough'), model).\n"
+        "To score all rows as one ranking on purpose, pass the same id for every "
+        "row (query_id=np.zeros(len(y)))."
+    )
+
+
+class RankingScorer:
+    """A scikit-learn scorer computing a skrank metric per query.
+
+    Make one with :func:`make_ranking_scorer` or :func:`get_scorer`; pass it
+    as ``scoring`` to ``GridSearchCV``, ``RandomizedSearchCV``,
+    ``cross_validate``, ``cross_val_score`` or ``validation_curve``, alone or
+    in a dict of scorers.
+
+    Parameters
+    ----------
+    metric : callable
+        A function ``metric(y_true, y_score, *, query_id, sample_weight,
+        **kwargs)`` returning a float, such as :func:`skrank.ndcg_score`.
+    kwargs : dict, default=None
+        Fixed keyword arguments of ``metric`` (``{"k": 10}``).
+    query_id_column : str, int or None, default="qid"
+        Column of a DataFrame ``X`` read for query ids when none are routed.
+        None: never read a column.
+    response_method : {"auto", "predict_proba", "decision_function", \
+"predict"}, default="auto"
+        The estimator's method giving the ranking scores. ``"auto"``: the
+        first of ``predict_proba``, ``decision_function`` and ``predict``
+        that the estimator has.
+
+    See Also
+    --------
+    make_ranking_scorer : Make a scorer from a metric function or name.
+    get_scorer : Make a scorer from a name such as ``"ndcg@10"``.
+
+    Notes
+    -----
+    The scorer requests ``query_id`` for ``score`` by default (metadata
+    routing); change the request with :meth:`set_score_request`, which
+    works whether routing is on or off. ``sample_weight`` is not requested
+    unless set, as with scikit-learn's scorers.
+
+    Examples
+    --------
+    >>> from skrank import RankingScorer, ndcg_score
+    >>> RankingScorer(ndcg_score, {"k": 10})
+    make_ranking_scorer(ndcg_score, k=10)
+    """
+
+    def __init__(self, metric, kwargs=None, *, query_id_column="qid",
+                 response_method="auto"):
+        self._metric, self._kwargs = _check_metric_and_kwargs(metric, kwargs or {})
+        self.query_id_column = _check_query_id_column(query_id_column)
+        self.response_method = check_option(
+            "response_method", response_method, RESPONSE_METHODS
+        )
+        self._score_request = {"query_id": True, "sample_weight": None}
+
+    @property
+    def metric(self):
+        """The metric function the scorer calls."""
+        return self._metric
+
+    @property
+    def kwargs(self):
+        """A copy of the metric's fixed keyword arguments."""
+        return dict(self._kwargs)
+
+    # -- scoring -------------------------------------------------------------
+    def __call__(self, estimator, X, y_true, sample_weight=None, query_id=None,
+                 **kwargs):
+        """Score a fitted estimator on ``X``, one ranking per query.
+
+        Parameters
+        ----------
+        estimator : object
+            A fitted estimator.
+        X : array-like or DataFrame of shape (n_rows, n_features)
+            The test rows, as given to the estimator's ``predict``.
+        y_true : array-like of shape (n_rows,)
+            Relevance of each row.
+        sample_weight : array-like of shape (n_rows,), default=None
+            One weight per row, passed to the metric.
+        query_id : array-like of shape (n_rows,), default=None
+            Query of each row. None: read the ``query_id_column`` of a
+            DataFrame ``X``, else raise a ``ValueError``.
+        **kwargs : dict
+            Not accepted: any other metadata raises a ``TypeError``.
+
+        Returns
+        -------
+        score : float
+            The metric's mean over the queries of ``X``.
+        """
+        if kwargs:
+            raise TypeError(
+                f"{self!r} got unexpected metadata {sorted(kwargs)}; it accepts "
+                "`query_id` and `sample_weight`."
+            )
+        if query_id is None:
+            query_id = self._query_id_from_column(X)
+        y_score = self._model_scores(estimator, X, query_id)
+        params = dict(self._kwargs)
+        if sample_weight is not None:
+            params["sample_weight"] = sample_weight
+        value = self._metric(y_true, y_score, query_id=query_id, **params)
+        if np.ndim(value) != 0:
+            raise ValueError(
+                f"{_func_repr(self._metric)} returned {type(value).__name__}, but a "
+                "scorer needs one number: use a metric returning a float."
+            )
+        return float(value)
+
+    def _query_id_from_column(self, X):
+        column = self.query_id_column
+        if column is not None and hasattr(X, "columns") and column in X.columns:
+            ids = X[column]
+            return ids.to_numpy() if hasattr(ids, "to_numpy") else np.asarray(ids)
+        raise ValueError(_missing_query_id_message(self, X))
+
+    def _model_scores(self, estimator, X, query_id):
+        methods = (
+            _AUTO_RESPONSE if self.response_method == "auto"
+            else (self.response_method,)
+        )
+        for name in methods:
+            # hasattr is False for methods hidden by available_if
+            if hasattr(estimator, name):
+                break
+        else:
+            raise ValueError(
+                f"{type(estimator).__name__} has no {' or '.join(methods)} method "
+                f"to score rows with (response_method={self.response_method!r})."
+            )
+        forward = _method_takes_query_id(estimator, name)
+        params = {"query_id": query_id} if forward else {}
+        return _reduce_output(getattr(estimator, name)(X, **params), estimator, name)
+
+    def _accept_sample_weight(self):
+        # scikit-learn duck-types this on custom scorers in multi-metric
+        # scoring while routing is off (TODO(slep006) there)
+        try:
+            parameters = inspect.signature(self._metric).parameters
+        except (TypeError, ValueError):
+            return False
+        return "sample_weight" in parameters or any(
+            p.kind is p.VAR_KEYWORD for p in parameters.values()
+        )
+
+    # -- metadata routing ----------------------------------------------------
+    def set_score_request(self, *, query_id=UNCHANGED, sample_weight=UNCHANGED):
+        """Set which metadata the scorer requests, for metadata routing.
+
+        Unlike scikit-learn's scorers, this works whether routing is on or
+        off; the requests take effect when routing is on.
+
+        Parameters
+        ----------
+        query_id : bool, None or str, default=UNCHANGED
+            True (the default request): receive ``query_id``; a string: receive
+            the metadata of that name as ``query_id`` (``query_id="groups"``
+            reuses the splitter's ``groups``); False: do not request it;
+            None: error if it is passed.
+        sample_weight : bool, None or str, default=UNCHANGED
+            The same for ``sample_weight`` (None, unset, by default).
+
+        Returns
+        -------
+        self : RankingScorer
+            The scorer, changed in place.
+
+        Examples
+        --------
+        >>> from skrank import get_scorer
+        >>> scorer = get_scorer("map").set_score_request(query_id="groups")
+        >>> scorer.get_metadata_routing().score.requests
+        {'query_id': 'groups', 'sample_weight': None}
+        """
+        for name, alias in (("query_id", query_id), ("sample_weight", sample_weight)):
+            if alias is not UNCHANGED:
+                self._score_request[name] = _check_alias(name, alias)
+        return self
+
+    def get_metadata_routing(self):
+        """The metadata the scorer requests (scikit-learn metadata routing).
+
+        Returns
+        -------
+        request : sklearn.utils.metadata_routing.MetadataRequest
+            ``score`` requests ``query_id`` unless changed with
+            :meth:`set_score_request`.
+
+        Examples
+        --------
+        >>> from skrank import get_scorer
+        >>> get_scorer("ndcg@10").get_metadata_routing().score.requests
+        {'query_id': True, 'sample_weight': None}
+        """
+        request = MetadataRequest(owner=self)
+        for name, alias in self._score_request.items():
+            request.score.add_request(param=name, alias=alias)
+        return request
+
+    def _routing_repr(self):
+        # scikit-learn's routing error messages name the scorer with this
+        return repr(self)
+
+    def __repr__(self):
+        parts = [_func_repr(self._metric)]
+        parts += [f"{key}={value!r}" for key, value in self._kwargs.items()]
+        if self.query_id_column != "qid":
+            parts.append(f"query_id_column={self.query_id_column!r}")
+        if self.response_method != "auto":
+            parts.append(f"response_method={self.response_method!r}")
+        return f"make_ranking_scorer({', '.join(parts)})"
+
+
+def _check_query_id_column(column):
+    if column is None or (
+        isinstance(column, (str, Integral)) and not isinstance(column, bool)
+    ):
+        return column
+    raise ValueError(
+        "`query_id_column` must be a column name (a string or an integer) or "
+        f"None, got {_describe(column)}."
+    )
+
+
+def _check_metric_and_kwargs(metric, kwargs):
+    """(function, kwargs) from a metric function or name and extra options."""
+    if not isinstance(kwargs, dict):
+        raise ValueError(f"`kwargs` must be a dict, got {_describe(kwargs)}.")
+    kwargs = dict(kwargs)
+    if isinstance(metric, str):
+        spec, k = parse_metric_name(metric)
+        fixed = {} if k is None else {"k": k}
+        fixed.update(spec.options)
+        clash = sorted(set(fixed) & set(kwargs))
+        if clash:
+            raise ValueError(
+                f"`metric` {metric!r} already fixes {', '.join(clash)}; do not "
+                "pass it again as a keyword argument."
+            )
+        metric, kwargs = spec.func, {**fixed, **kwargs}
+    if not callable(metric):
+        raise ValueError(
+            "`metric` must be a skrank metric function (such as skrank.ndcg_score) "
+            f"or a metric name (such as \"ndcg@10\"), got {_describe(metric)}."
+        )
+    try:
+        parameters = inspect.signature(metric).parameters
+    except (TypeError, ValueError):
+        parameters = {}
+    takes_any = any(p.kind is p.VAR_KEYWORD for p in parameters.values())
+    if "query_id" not in parameters and not takes_any:
+        raise ValueError(
+            f"`metric` {_func_repr(metric)} has no `query_id` parameter; a ranking "
+            "scorer needs metric(y_true, y_score, *, query_id, ...) such as "
+            "skrank.ndcg_score."
+        )
+    if "aggregate" in kwargs and kwargs["aggregate"] != "mean":
+        raise ValueError(
+            "`aggregate` cannot be set for a scorer: a scorer returns the mean "
+            f"over queries, got aggregate={_describe(kwargs['aggregate'])}."
+        )
+    kwargs.pop("aggregate", None)
+    for name in kwargs:
+        if name in _RESERVED:
+            raise ValueError(
+                f"`{name}` cannot be fixed in a scorer: the scorer fills it in "
+                "for every test fold (query ids and weights arrive as metadata)."
+            )
+        if not takes_any and name not in parameters:
+            known = sorted(set(parameters) - set(_RESERVED) - {"aggregate"})
+            raise ValueError(
+                f"`{name}` is not a parameter of {_func_repr(metric)}; its options "
+                f"are {', '.join(known) or 'none'}."
+            )
+    if metric in _registry_functions():
+        # a dry run on two rows checks every option with the metric's own words
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            metric([1, 0], [1.0, 0.0], query_id=[0, 0], **kwargs)
+    return metric, kwargs
+
+
+def make_ranking_scorer(metric, *, query_id_column="qid", response_method="auto",
+                        **kwargs):
+    """Make a scikit-learn scorer from a skrank metric.
+
+    The scorer scores each query of a test fold separately and averages, as
+    the metric does with ``query_id``. It gets the query ids through
+    scikit-learn's metadata routing (it requests ``query_id``) or, when
+    none are routed, from the ``query_id_column`` of a DataFrame ``X``.
+
+    Parameters
+    ----------
+    metric : callable or str
+        A skrank metric function (:func:`skrank.ndcg_score`, ...) or any
+        function ``metric(y_true, y_score, *, query_id, ...)`` returning a
+        float; or a metric name such as ``"ndcg@10"`` (see
+        :func:`get_scorer_names`).
+    query_id_column : str, int or None, default="qid"
+        Column of a DataFrame ``X`` holding the query ids, read when no
+        ``query_id`` is routed to the scorer. None: never read a column.
+    response_method : {"auto", "predict_proba", "decision_function", \
+"predict"}, default="auto"
+        The estimator's method giving the ranking scores. ``"auto"``: the
+        first the estimator has of ``predict_proba`` (a binary classifier's
+        positive column; for graded classes the expected grade
+        ``proba @ classes_``), ``decision_function`` and ``predict``
+        (regressors and rankers). A method with a ``query_id`` parameter
+        (a per-query selector) is given the query ids.
+    **kwargs : dict
+        Options of the metric, fixed for every call (``k=10``,
+        ``gain="linear"``, ``no_relevant="zero"``, ...).
+
+    Returns
+    -------
+    scorer : RankingScorer
+        A picklable callable ``scorer(estimator, X, y_true, *,
+        sample_weight=None, query_id=None)`` returning a float.
+
+    Raises
+    ------
+    ValueError
+        If ``metric`` is neither a metric function nor a known name, or an
+        option is invalid. When called without query ids, the scorer raises
+        a ``ValueError`` explaining both ways to pass them.
+
+    See Also
+    --------
+    get_scorer : The same, from a name.
+    sklearn.metrics.make_scorer : Also works, with
+        ``.set_score_request(query_id=True)`` and routing on.
+
+    Notes
+    -----
+    Query ids must reach the scorer in one of two ways:
+
+    * metadata routing: ``sklearn.set_config(enable_metadata_routing=True)``,
+      then ``cross_validate(..., params={"query_id": qid, "groups": qid})``
+      or ``GridSearchCV(...).fit(X, y, query_id=qid, groups=qid)``;
+    * a DataFrame column named ``query_id_column`` that the estimator's
+      pipeline drops (e.g. with a ``ColumnTransformer``).
+
+    Use folds that keep each query whole (``GroupKFold``,
+    ``StratifiedGroupKFold``, ``GroupShuffleSplit``, ``LeaveOneGroupOut``):
+    ``KFold`` splits queries, and scores on partial queries are inflated.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LinearRegression
+    >>> from skrank import make_ranking_scorer, ndcg_score
+    >>> scorer = make_ranking_scorer(ndcg_score, k=2)
+    >>> scorer
+    make_ranking_scorer(ndcg_score, k=2)
+    >>> X = np.array([[3.0], [2.0], [1.0], [1.0], [2.0], [3.0]])
+    >>> y = np.array([1, 0, 0, 1, 0, 0])
+    >>> qid = np.array([1, 1, 1, 2, 2, 2])
+    >>> model = LinearRegression().fit(X[:3], y[:3])   # ranks larger x first
+    >>> scorer(model, X, y, query_id=qid)   # query 1: nDCG 1, query 2: nDCG 0
+    0.5
+    """
+    return RankingScorer(
+        metric,
+        kwargs,
+        query_id_column=query_id_column,
+        response_method=response_method,
+    )
+
+
+def get_scorer(name):
+    """Get a ranking scorer from its name, such as ``"ndcg@10"``.
+
+    Parameters
+    ----------
+    name : str
+        A metric name from :func:`get_scorer_names`: a stem (``"ndcg"``,
+        ``"map"``, ``"gauc"``, ...), with ``@k`` for a cutoff where the
+        metric takes one (``"ndcg@10"``, ``"precision@5"``); any positive
+        integer ``k`` works.
+
+    Returns
+    -------
+    scorer : RankingScorer
+        A new scorer (changing its requests leaves other scorers alone),
+        with the metric's defaults otherwise; for other options use
+        :func:`make_ranking_scorer`.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name, listing the close matches.
+
+    See Also
+    --------
+    make_ranking_scorer : Make a scorer with any metric options.
+
+    Notes
+    -----
+    scikit-learn validates string ``scoring`` values against its own names,
+    so pass the scorer object, or a dict of them for several metrics:
+    ``scoring={name: get_scorer(name) for name in ["ndcg@10", "map"]}``.
+
+    Examples
+    --------
+    >>> from skrank import get_scorer
+    >>> get_scorer("ndcg@10")
+    make_ranking_scorer(ndcg_score, k=10)
+    >>> get_scorer("f1@5")
+    make_ranking_scorer(fbeta_at_k_score, k=5, beta=1.0)
+    """
+    if not isinstance(name, str):
+        raise ValueError(
+            f"`name` must be a metric name (a string), got {_describe(name)}."
+        )
+    if re.fullmatch(r"\s*[A-Za-z_0-9]+@k\s*", name):
+        stem = name.strip().rsplit("@", 1)[0]
+        raise ValueError(
+            f"In {name!r}, replace k by a positive integer cutoff, such as "
+            f"{stem + '@10'!r}."
+        )
+    return make_ranking_scorer(name)
+
+
+def get_scorer_names():
+    """Names accepted by :func:`get_scorer`.
+
+    Returns
+    -------
+    names : list of str
+        Sorted metric names. ``"stem@k"`` entries stand for any positive
+        integer cutoff ``k``, e.g. ``"ndcg@k"`` for ``"ndcg@10"``.
+
+    See Also
+    --------
+    get_scorer : Make a scorer from one of these names.
+
+    Examples
+    --------
+    >>> from skrank import get_scorer_names
+    >>> get_scorer_names()[:4]
+    ['dcg', 'dcg@k', 'f1', 'f1@k']
+    >>> "gauc" in get_scorer_names()
+    True
+    """
+    return metric_names()
