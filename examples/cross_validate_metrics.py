@@ -38,7 +38,6 @@ def print_table(rows, headers):
 # Data and scorers
 # ----------------
 # One scorer per metric name; any ``@k`` cutoff works.
-import numpy as np
 import sklearn
 
 import skrank

@@ -8,6 +8,7 @@ separately and average over queries.
 from ._aggregate import QueryValues
 from ._auc import gauc_score
 from ._datasets import load_digits_retrieval
+from ._display import FAPCurveDisplay
 from ._evaluate import evaluate
 from ._fap import fap_curve, fap_score
 from ._gain import dcg_score, ndcg_score
@@ -18,6 +19,7 @@ from ._scorer import (
     get_scorer_names,
     make_ranking_scorer,
 )
+from ._selector import FAPCutoffClassifier
 from ._topk import (
     fbeta_at_k_score,
     hit_rate_score,
@@ -29,6 +31,8 @@ from ._topk import (
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "FAPCurveDisplay",
+    "FAPCutoffClassifier",
     "QueryValues",
     "RankingScorer",
     "average_precision_score",

@@ -33,6 +33,23 @@ def _fap_per_query(ranked, *, k, beta):
     return _combine(f, ap, beta)
 
 
+def _parts_at_each_rank(ranked, beta):
+    """Expected F-beta@k, AP@k and FAP@k of each query at k = each row's rank.
+
+    Running sums per query of the tie-averaged hits and AP terms; nan for
+    the F and AP of a query with no relevant row.
+    """
+    beta2 = beta * beta
+    relevant = ranked.per_row(ranked.n_relevant)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ap = segment_cumsum(
+            _average_precision_terms(ranked), ranked.query_start, ranked.query
+        ) / relevant
+        hits = segment_cumsum(ranked.tie_share, ranked.query_start, ranked.query)
+        f = (1.0 + beta2) * hits / (beta2 * relevant + ranked.rank)
+    return f, ap, _combine(f, ap, beta)
+
+
 def _fap_curve_parts(ranked, *, max_k, beta, no_relevant):
     """Weighted mean F@k, AP@k and FAP@k over queries for k = 1..max_k.
 
@@ -62,13 +79,7 @@ def _fap_curve_parts(ranked, *, max_k, beta, no_relevant):
 
     # values at every position (k = rank) of the scored queries
     rank = ranked.rank
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ap_row = segment_cumsum(
-            _average_precision_terms(ranked), ranked.query_start, ranked.query
-        ) / ranked.per_row(relevant)
-        hits_row = segment_cumsum(ranked.tie_share, ranked.query_start, ranked.query)
-        f_row = (1.0 + beta2) * hits_row / (beta2 * ranked.per_row(relevant) + rank)
-    fap_row = _combine(f_row, ap_row, beta)
+    f_row, ap_row, fap_row = _parts_at_each_rank(ranked, beta)
     keep = ranked.per_row(scored) & (rank <= max_k)
     row_weight = ranked.per_row(weight)[keep]
     index = rank[keep] - 1
