@@ -20,6 +20,7 @@ from ._scorer import (
     make_ranking_scorer,
 )
 from ._selector import FAPCutoffClassifier
+from ._sets import set_fbeta_score
 from ._topk import (
     fbeta_at_k_score,
     hit_rate_score,
@@ -51,5 +52,6 @@ __all__ = [
     "precision_at_k_score",
     "r_precision_score",
     "recall_at_k_score",
+    "set_fbeta_score",
     "reciprocal_rank_score",
 ]

@@ -38,6 +38,7 @@ def evaluate(
         Metric names, as for :func:`get_scorer`: ``"ndcg@10"``, ``"map"``,
         ``"mrr"``, ``"precision@5"``, ``"recall@20"``, ``"f1@5"``,
         ``"fap"``, ``"r_precision"``, ``"hit_rate@10"``, ``"gauc"``, ...
+        ``"set_f1"`` counts the rows of positive ``y_score`` as returned.
     sample_weight : array-like, default=None
         One weight per row (1-D input) or per ranking (2-D input). A query
         weighs the mean of its rows' weights in the mean over queries.

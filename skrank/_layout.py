@@ -62,6 +62,7 @@ class RankedQueries:
     query_ids: np.ndarray  # (n_queries,) the user's id of each query
     order: np.ndarray  # (n_rows,) input row index of each ranked row
     row_weight: np.ndarray | None  # (n_rows,) sample_weight in ranked order
+    score: np.ndarray | None = None  # (n_rows,) y_score in ranked order
 
     @property
     def n_rows(self):
@@ -316,4 +317,5 @@ def rank_queries(
         query_ids=query_ids,
         order=order,
         row_weight=row_weight,
+        score=sorted_score,
     )

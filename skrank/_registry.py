@@ -19,6 +19,7 @@ from ._precision import (
     average_precision_score,
     reciprocal_rank_score,
 )
+from ._sets import _set_fbeta_per_query, set_fbeta_score
 from ._topk import (
     _fbeta_at_k_per_query,
     _hit_rate_per_query,
@@ -54,6 +55,9 @@ class MetricSpec:
         Whether ``y_true`` must be 0/1.
     group_only : bool
         Whether the metric is undefined without query ids (GAUC).
+    response_method : str
+        What a scorer of this metric scores: ``"auto"`` (the model's scores)
+        or ``"predict"`` (its decisions, for set metrics).
     query_weights : callable or None
         ``query_weights(ranked)``: the metric's own query weights, whose
         undefined queries are those with a nan value; None for the usual
@@ -68,6 +72,7 @@ class MetricSpec:
     binary: bool = False
     group_only: bool = False
     query_weights: Callable | None = None
+    response_method: str = "auto"
 
 
 def _ndcg_kernel(ranked, k):
@@ -104,6 +109,9 @@ METRICS = {
                    lambda ranked, k: _r_precision_per_query(ranked)),
         MetricSpec("hit_rate", hit_rate_score, True,
                    lambda ranked, k: _hit_rate_per_query(ranked, k=k)),
+        MetricSpec("set_f1", set_fbeta_score, False,
+                   lambda ranked, k: _set_fbeta_per_query(ranked, beta=1.0),
+                   options={"beta": 1.0}, response_method="predict"),
         MetricSpec("gauc", gauc_score, False, _gauc_kernel, binary=True,
                    group_only=True, query_weights=_gauc_weights),
     )

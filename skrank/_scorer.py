@@ -596,7 +596,8 @@ def get_scorer(name):
             f"In {name!r}, replace k by a positive integer cutoff, such as "
             f"{stem + '@10'!r}."
         )
-    return make_ranking_scorer(name)
+    spec, _ = parse_metric_name(name)
+    return make_ranking_scorer(name, response_method=spec.response_method)
 
 
 def get_scorer_names():

@@ -6,7 +6,7 @@ import pytest
 from skrank import evaluate
 from skrank._registry import METRICS, metric_names, parse_metric_name
 
-NAMES = ["ndcg", "ndcg@3", "dcg@2", "map", "map@2", "mrr", "mrr@1", "precision@2",
+NAMES = ["ndcg", "ndcg@3", "dcg@2", "map", "map@2", "mrr", "mrr@1", "precision@2", "set_f1",
          "recall@3", "f1@2", "fap", "fap@3", "r_precision", "hit_rate@1", "gauc"]
 
 
@@ -23,6 +23,9 @@ def _by_hand(name, y, score, query, **kwargs):
         options["k"] = k
     if spec.stem == "gauc":
         options.pop("no_relevant", None)
+    if spec.stem == "set_f1":  # evaluate() returns the rows scored above 0
+        options.pop("ties", None)
+        score = (np.asarray(score) > 0).astype(int)
     return spec.func(y, score, query_id=query, **options)
 
 

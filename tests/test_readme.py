@@ -14,10 +14,16 @@ BLOCKS = [
 ]
 
 
-@pytest.mark.parametrize("block", BLOCKS, ids=[f"block{i}" for i in range(len(BLOCKS))])
-def test_readme_block_runs(block):
+def test_readme_blocks_run_in_order():
+    # as pasted one after another into one session: later blocks may use
+    # names (``selector``, ``X``) that earlier blocks made
+    namespace = {"__name__": "__readme__"}
     try:
-        exec(compile(block, str(README), "exec"), {"__name__": "__readme__"})
+        for number, block in enumerate(BLOCKS):
+            try:
+                exec(compile(block, f"README.md block {number}", "exec"), namespace)
+            except Exception as exc:
+                pytest.fail(f"README python block {number} failed: {exc!r}\n{block}")
     finally:
         sklearn.set_config(enable_metadata_routing=False)
 

@@ -1,0 +1,103 @@
+"""The F-beta of the set of rows each query returns: set_fbeta_score.
+
+Ranking metrics score an order; this one scores a decision, such as the
+rows a :class:`FAPCutoffClassifier` returns (its ``predict``).
+"""
+
+import numpy as np
+
+from ._aggregate import aggregate_queries, check_aggregate_options
+from ._layout import rank_queries, segment_sum
+from ._validation import check_numeric, check_positive_real
+
+
+def _set_fbeta_per_query(ranked, *, beta):
+    """(1 + b^2) TP / (b^2 R + returned) per query, with returned rows scored > 0."""
+    beta2 = beta * beta
+    returned = (ranked.score > 0).astype(np.float64)
+    true_positive = segment_sum(returned * ranked.is_relevant, ranked.query_start)
+    size = segment_sum(returned, ranked.query_start)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = (1.0 + beta2) * true_positive / (beta2 * ranked.n_relevant + size)
+    return np.where(true_positive > 0, values, 0.0)
+
+
+def set_fbeta_score(
+    y_true,
+    y_pred,
+    *,
+    beta=1.0,
+    query_id=None,
+    sample_weight=None,
+    no_relevant="skip",
+    aggregate="mean",
+):
+    """F-beta of each query's returned set (``y_pred == 1``), averaged over queries.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_rows,) or (n_queries, n_items)
+        Relevance of each row: binary (0/1) or graded (non-negative). A row
+        is relevant when ``y_true > 0``.
+    y_pred : array-like of the same shape as ``y_true``
+        1 for a row the system returns for its query, 0 otherwise (the
+        ``predict`` output of a :class:`FAPCutoffClassifier`).
+    beta : float, default=1.0
+        Weight of recall relative to precision (``beta=1``: F1).
+    query_id : array-like of shape (n_rows,), default=None
+        Query of each row: ints, strings or any hashable ids, rows in any
+        order. None means one ranking (1-D input) or one ranking per row
+        (2-D input, as in scikit-learn's ``ndcg_score``).
+    sample_weight : array-like, default=None
+        One weight per row (1-D input) or per ranking (2-D input). A query
+        weighs the mean of its rows' weights in the mean over queries.
+    no_relevant : {"skip", "zero", "one", "error"}, default="skip"
+        What a query with no relevant row scores: left out of the mean, 0,
+        1, or a ``ValueError``.
+    aggregate : {"mean", None}, default="mean"
+        ``"mean"``: the weighted mean over queries, a float. None: a
+        :class:`QueryValues` with one value per query.
+
+    Returns
+    -------
+    score : float or QueryValues
+        The weighted mean over queries (``nan`` with an
+        ``UndefinedMetricWarning`` when no query is left), or per-query
+        values when ``aggregate=None``.
+
+    See Also
+    --------
+    fbeta_at_k_score : the same for the top k rows of a ranking.
+    FAPCutoffClassifier : learns how many rows each query returns.
+
+    Notes
+    -----
+    With TP the relevant rows returned, R the relevant rows and n the rows
+    returned by the query, F-beta = (1 + beta^2) TP / (beta^2 R + n), and 0
+    when TP = 0 (an empty set included). Unlike scikit-learn's
+    ``fbeta_score`` on all rows at once, every query counts the same.
+    Its scorer, ``get_scorer("set_f1")``, scores a model's ``predict`` and
+    passes the query ids to it when ``predict`` takes them.
+
+    Examples
+    --------
+    >>> from skrank import set_fbeta_score
+    >>> y_true = [1, 1, 0, 0, 1, 0]
+    >>> y_pred = [1, 0, 1, 0, 1, 1]
+    >>> # query a: TP 1, R 2, returned 2 -> 2/4; query b: TP 1, R 1, returned 2 -> 2/3
+    >>> set_fbeta_score(y_true, y_pred, query_id=["a", "a", "a", "b", "b", "b"])
+    0.5833...
+    """
+    beta = check_positive_real("beta", beta)
+    check_aggregate_options(no_relevant, aggregate)
+    predicted = check_numeric("y_pred", y_pred)
+    if not np.isin(predicted, (0.0, 1.0)).all():
+        raise ValueError(
+            "`y_pred` must be 0/1: 1 for a row the query returns, 0 otherwise."
+        )
+    ranked = rank_queries(
+        y_true, predicted, query_id=query_id, sample_weight=sample_weight,
+        ties="input",
+    )
+    values = _set_fbeta_per_query(ranked, beta=beta)
+    return aggregate_queries(values, ranked, no_relevant=no_relevant, aggregate=aggregate)
