@@ -88,7 +88,7 @@ print("out-of-fold mean FAP@k for k = 1..10:",
 #   order (:func:`skrank.fap_score` at the set's size).
 import pandas as pd
 
-from skrank import fap_score
+from skrank import fap_score, set_fbeta_score
 
 X_test, y_test, q_test = X[test], y[test], query_id[test]
 score = by_rank.predict_proba(X_test)[:, 1]
@@ -102,18 +102,16 @@ def top_k_sets(score, query_id, k):
 
 def evaluate_sets(name, y_true, score, returned, query_id):
     """Mean per-query F1 of the set, FAP of the list cut at the set, set size."""
-    f1, fap, size = [], [], []
-    for q in np.unique(query_id):
+    fap = []
+    for q in np.unique(query_id):  # each query is cut at its own set size
         rows = query_id == q
-        relevant, inside = y_true[rows] == 1, returned[rows] == 1
-        size.append(inside.sum())
-        if not relevant.any():
-            continue  # like skrank's no_relevant="skip"
-        f1.append(2 * (relevant & inside).sum() / (relevant.sum() + inside.sum()))
-        k = int(inside.sum())  # FAP of the list cut after the returned set
-        fap.append(fap_score(y_true[rows], score[rows], k=k) if k else 0.0)
-    return {"method": name, "set F1": np.mean(f1), "FAP": np.mean(fap),
-            "mean set size": np.mean(size)}
+        k = int(returned[rows].sum())
+        if y_true[rows].any():  # like skrank's no_relevant="skip"
+            fap.append(fap_score(y_true[rows], score[rows], k=k) if k else 0.0)
+    size = np.bincount(np.unique(query_id, return_inverse=True)[1], weights=returned)
+    return {"method": name,
+            "set F1": set_fbeta_score(y_true, returned, query_id=query_id),
+            "FAP": np.mean(fap), "mean set size": size.mean()}
 
 
 rows = [

@@ -91,14 +91,9 @@ def set_f1(y_true, y_pred, query_id):
     return float(np.mean(values))
 
 
-def set_f1_metric(y_true, y_pred, *, query_id):
-    """The set F1 as a metric, for make_ranking_scorer(response_method="predict")."""
-    return set_f1(y_true, y_pred, query_id)
-
-
 def set_f1_scorer():
-    """Scores the sets ``predict`` returns (skrank's scorer passes it the query ids)."""
-    return skrank.make_ranking_scorer(set_f1_metric, response_method="predict")
+    """skrank's scorer of the sets ``predict`` returns (it passes the query ids)."""
+    return skrank.get_scorer("set_f1")
 
 
 class FirstColumn(ClassifierMixin, BaseEstimator):
