@@ -50,6 +50,32 @@ def _parts_at_each_rank(ranked, beta):
     return f, ap, _combine(f, ap, beta)
 
 
+def _tail_sums(size, alpha, gamma, max_k):
+    """``out[k-1]`` = sum of alpha / (gamma + k) over the queries with size < k.
+
+    One vector operation per cutoff k over the queries shorter than k. When
+    that work dwarfs the number of queries, queries sharing (size, gamma)
+    are merged first (their alphas add up), which shrinks the work to the
+    number of distinct pairs, typically small for short queries.
+    """
+    out = np.zeros(max_k)
+    order = np.argsort(size, kind="stable")
+    size, alpha, gamma = size[order], alpha[order], gamma[order]
+    shorter = np.searchsorted(size, np.arange(1, max_k + 1), side="left")
+    if shorter.sum() > 4 * size.shape[0]:
+        order = np.lexsort((gamma, size))
+        size, alpha, gamma = size[order], alpha[order], gamma[order]
+        new = np.ones(size.shape[0], dtype=bool)
+        new[1:] = (size[1:] != size[:-1]) | (gamma[1:] != gamma[:-1])
+        starts = np.flatnonzero(new)
+        size, gamma, alpha = size[starts], gamma[starts], np.add.reduceat(alpha, starts)
+        shorter = np.searchsorted(size, np.arange(1, max_k + 1), side="left")
+    for k in range(int(size[0]) + 1, max_k + 1):
+        upto = shorter[k - 1]
+        out[k - 1] = np.dot(alpha[:upto], 1.0 / (gamma[:upto] + k))
+    return out
+
+
 def _fap_curve_parts(ranked, *, max_k, beta, no_relevant):
     """Weighted mean F@k, AP@k and FAP@k over queries for k = 1..max_k.
 
@@ -104,20 +130,11 @@ def _fap_curve_parts(ranked, *, max_k, beta, no_relevant):
         #   FAP = c^2 R / (b^2 R (c + A) / A + k)      (c = 1 + b^2, A > 0)
         # so each k needs one division per query shorter than k.
         c = 1.0 + beta2
-        by_size = np.argsort(size[short], kind="stable")
-        n_sorted = size[short][by_size]
-        r_sorted = relevant[short][by_size]
-        a_sorted = final_ap[by_size]
-        w_sorted = w_short[by_size]
-        f_alpha, f_gamma = w_sorted * c * r_sorted, beta2 * r_sorted
-        fap_alpha = w_sorted * c * c * r_sorted
-        fap_gamma = beta2 * r_sorted * (c + a_sorted) / a_sorted
-        # how many queries are shorter than each k = 1..max_k
-        shorter = np.searchsorted(n_sorted, np.arange(1, max_k + 1), side="left")
-        for k in range(int(n_sorted[0]) + 1, max_k + 1):
-            upto = shorter[k - 1]
-            sums[0][k - 1] += np.dot(f_alpha[:upto], 1.0 / (f_gamma[:upto] + k))
-            sums[2][k - 1] += np.dot(fap_alpha[:upto], 1.0 / (fap_gamma[:upto] + k))
+        r_short, w_r = relevant[short], w_short * relevant[short]
+        sums[0] += _tail_sums(size[short], c * w_r, beta2 * r_short, max_k)
+        sums[2] += _tail_sums(
+            size[short], c * c * w_r, beta2 * r_short * (c + final_ap) / final_ap, max_k
+        )
 
     f, ap, fap = ((s + constant) / total_weight for s in sums)
     return f, ap, fap
