@@ -13,6 +13,9 @@ import numpy as np
 from ._auc import _auc_per_query, _gauc_weights, gauc_score
 from ._fap import _fap_per_query, fap_score
 from ._gain import _dcg_per_query, _ideal_dcg_per_query, dcg_score, ndcg_score
+from ._curves import _pr_auc_per_query, pr_auc_score
+from ._graded import _graded_average_precision_per_query, graded_average_precision_score
+from ._incomplete import _bpref_per_query, _rbp_per_query, bpref_score, rbp_score
 from ._precision import (
     _average_precision_per_query,
     _reciprocal_rank_per_query,
@@ -114,6 +117,14 @@ METRICS = {
                    options={"beta": 1.0}, response_method="predict"),
         MetricSpec("gauc", gauc_score, False, _gauc_kernel, binary=True,
                    group_only=True, query_weights=_gauc_weights),
+        MetricSpec("bpref", bpref_score, False,
+                   lambda ranked, k: _bpref_per_query(ranked)[0]),
+        MetricSpec("rbp", rbp_score, True,
+                   lambda ranked, k: _rbp_per_query(ranked, k=k, p=0.8)),
+        MetricSpec("gap", graded_average_precision_score, True,
+                   lambda ranked, k: _graded_average_precision_per_query(ranked, k=k)),
+        MetricSpec("pr_auc", pr_auc_score, False,
+                   lambda ranked, k: _pr_auc_per_query(ranked)),
     )
 }
 

@@ -617,7 +617,7 @@ def get_scorer_names():
     --------
     >>> from skrank import get_scorer_names
     >>> get_scorer_names()[:4]
-    ['dcg', 'dcg@k', 'f1', 'f1@k']
+    ['bpref', 'dcg', 'dcg@k', 'f1']
     >>> "gauc" in get_scorer_names()
     True
     """

@@ -49,7 +49,10 @@ def test_bounds_and_float(spec, seed):
         assert (finite <= 1 + 1e-12).all()
 
 
-PERFECT_AT_WHOLE_LIST = {"ndcg", "map", "mrr", "recall", "r_precision", "hit_rate", "gauc"}
+PERFECT_AT_WHOLE_LIST = {
+    "ndcg", "map", "mrr", "recall", "r_precision", "hit_rate", "gauc", "bpref", "pr_auc",
+    "gap",
+}
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=IDS)
@@ -66,6 +69,8 @@ def test_perfect_ranking_scores_one(spec):
     if spec.stem == "dcg":
         expected = 1 + 1 / np.log2(3)  # two relevant rows at ranks 1 and 2
         assert value == pytest.approx(expected)
+    elif spec.stem == "rbp":  # (1 - p) (1 + p) with p = 0.8: RBP never reaches 1
+        assert value == pytest.approx(1 - 0.8**2)
     else:
         assert value == pytest.approx(1.0)
 

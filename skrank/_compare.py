@@ -1,0 +1,465 @@
+"""compare(): paired statistical comparison of ranking systems on the same queries.
+
+Per-query values come from :func:`evaluate` (one sort per system); the tests
+work on the per-query differences: a sign-flip randomisation test, a paired
+t-test (scipy), bootstrap confidence intervals, and Holm's correction when
+several systems are compared.
+"""
+
+import math
+import warnings
+from collections.abc import Mapping
+from itertools import combinations
+
+import numpy as np
+from scipy import stats
+from sklearn.exceptions import UndefinedMetricWarning
+from sklearn.utils import check_random_state
+
+from ._evaluate import evaluate
+from ._validation import _describe, check_fraction, check_option, check_positive_int
+
+CORRECTIONS = ("holm", "bonferroni", None)
+# largest number of resamples held in memory at once (times n_queries)
+_CHUNK_CELLS = 2_000_000
+
+
+class ComparisonTable:
+    """A small table: named columns, one tuple per row.
+
+    Attributes
+    ----------
+    columns : tuple of str
+        Column names.
+    rows : list of tuple
+        The rows, one value per column.
+    """
+
+    def __init__(self, columns, rows):
+        self.columns = tuple(columns)
+        self.rows = [tuple(row) for row in rows]
+
+    def __len__(self):
+        return len(self.rows)
+
+    def __iter__(self):
+        return iter(self.rows)
+
+    def column(self, name):
+        """The values of one column, as a list."""
+        index = self.columns.index(name)
+        return [row[index] for row in self.rows]
+
+    def to_dict(self):
+        """``{column: list of values}``."""
+        return {name: self.column(name) for name in self.columns}
+
+    def to_frame(self):
+        """The table as a pandas DataFrame (pandas is an optional dependency)."""
+        try:
+            import pandas as pd
+        except ImportError as exc:  # pragma: no cover - pandas is a test dependency
+            raise ImportError(
+                "to_frame() needs pandas, an optional dependency of skrank: "
+                "install it with `pip install skrank[pandas]`."
+            ) from exc
+        return pd.DataFrame(self.rows, columns=list(self.columns))
+
+    def __repr__(self):
+        return _format_table(self.columns, self.rows)
+
+
+def _format_cell(value):
+    if isinstance(value, (float, np.floating)):
+        if math.isnan(value):
+            return "nan"
+        return f"{value:.4f}" if abs(value) >= 1e-4 or value == 0 else f"{value:.1e}"
+    return str(value)
+
+
+def _format_table(columns, rows):
+    """Aligned text: text columns to the left, numbers to the right."""
+    text = [isinstance(rows[0][i], str) if rows else True for i in range(len(columns))]
+    cells = [list(columns)] + [[_format_cell(v) for v in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
+    return "\n".join(
+        "  ".join(
+            cell.ljust(width) if left else cell.rjust(width)
+            for cell, width, left in zip(row, widths, text)
+        ).rstrip()
+        for row in cells
+    )
+
+
+class ComparisonResult:
+    """What :func:`compare` returns: a summary per system and a test per pair.
+
+    Attributes
+    ----------
+    summary : ComparisonTable
+        One row per (metric, system): ``mean``, the bootstrap confidence
+        interval ``ci_low``, ``ci_high`` and ``n_queries``.
+    tests : ComparisonTable
+        One row per (metric, pair of systems): ``difference`` (mean of
+        ``system_a - system_b`` over queries), its bootstrap interval,
+        the randomisation test's ``p_randomization``, the paired t-test's
+        ``t_statistic`` and ``p_t_test``, and both p-values corrected for
+        the number of pairs (``p_randomization_corrected``,
+        ``p_t_test_corrected``).
+    per_query : dict
+        ``{metric: {system: QueryValues}}``, as :func:`evaluate` gives them.
+    """
+
+    def __init__(self, summary, tests, per_query, *, description, level, correction):
+        self.summary = summary
+        self.tests = tests
+        self.per_query = per_query
+        self._description = description
+        self._level = level
+        self._correction = correction
+
+    def to_frame(self, table="tests"):
+        """``"tests"`` or ``"summary"`` as a pandas DataFrame."""
+        check_option("table", table, ("tests", "summary"))
+        return getattr(self, table).to_frame()
+
+    def __repr__(self):
+        ci = f"{round(self._level * 100, 2):g}% CI"
+        summary = _format_table(
+            ("metric", "system", "mean", ci, "queries"),
+            [(m, name, mean, _interval(low, high), n)
+             for m, name, mean, low, high, n in self.summary],
+        )
+        suffix = "" if self._correction is None else f" ({self._correction})"
+        corrected = self._correction is not None
+        rows = []
+        for row in self.tests.rows:
+            values = dict(zip(self.tests.columns, row))
+            rows.append((
+                values["metric"], f"{values['system_a']} - {values['system_b']}",
+                values["difference"], _interval(values["ci_low"], values["ci_high"]),
+                values["p_randomization_corrected" if corrected else "p_randomization"],
+                values["p_t_test_corrected" if corrected else "p_t_test"],
+            ))
+        tests = _format_table(
+            ("metric", "pair", "difference", ci, "p randomization" + suffix,
+             "p t-test" + suffix),
+            rows,
+        )
+        return f"{self._description}\n\n{summary}\n\n{tests}"
+
+
+def _interval(low, high):
+    return f"[{_format_cell(low)}, {_format_cell(high)}]"
+
+
+def _check_systems(systems):
+    if not isinstance(systems, Mapping) or len(systems) < 2:
+        raise ValueError(
+            "`systems` must be a dict {name: y_score} of at least two systems, "
+            f"got {_describe(systems)}."
+        )
+    for name in systems:
+        if not isinstance(name, str):
+            raise ValueError(f"`systems` names must be strings, got {name!r}.")
+    return dict(systems)
+
+
+def _per_query_values(y_true, systems, metrics, query_id, ties, no_relevant):
+    """{metric: {system: QueryValues}} from one evaluate() call per system."""
+    results = {}
+    for name, scores in systems.items():
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UndefinedMetricWarning)
+                results[name] = evaluate(
+                    y_true, scores, query_id=query_id, metrics=metrics, ties=ties,
+                    no_relevant=no_relevant, aggregate=None,
+                )
+        except ValueError as exc:
+            raise ValueError(f"`systems`[{name!r}]: {exc}") from None
+    return {m: {name: results[name][m] for name in systems} for m in metrics}
+
+
+def _holm(p):
+    """Holm's step-down adjusted p-values (nan stays nan, not counted)."""
+    p = np.asarray(p, dtype=float)
+    out = np.full(p.shape, np.nan)
+    finite = np.flatnonzero(~np.isnan(p))
+    m = finite.shape[0]
+    if m == 0:
+        return out
+    order = finite[np.argsort(p[finite], kind="stable")]
+    adjusted = np.maximum.accumulate(np.minimum(1.0, (m - np.arange(m)) * p[order]))
+    out[order] = adjusted
+    return out
+
+
+def _correct(p, correction):
+    p = np.asarray(p, dtype=float)
+    if correction is None:
+        return p.copy()
+    if correction == "bonferroni":
+        m = np.count_nonzero(~np.isnan(p))
+        return np.minimum(1.0, p * m)
+    return _holm(p)
+
+
+def _chunks(total, n_columns):
+    size = max(1, _CHUNK_CELLS // max(n_columns, 1))
+    for start in range(0, total, size):
+        yield min(size, total - start)
+
+
+def _bootstrap_means(values, n_resamples, rng):
+    """(n_resamples, n_systems) means over queries resampled with replacement."""
+    n_systems, n = values.shape
+    out = np.empty((n_resamples, n_systems))
+    done = 0
+    for size in _chunks(n_resamples, n):
+        picks = rng.integers(0, n, size=(size, n))
+        picks += (np.arange(size) * n)[:, None]
+        counts = np.bincount(picks.ravel(), minlength=size * n).reshape(size, n)
+        out[done:done + size] = counts @ values.T / n
+        done += size
+    return out
+
+
+def _randomization_p_values(differences, n_resamples, rng):
+    """Two-sided sign-flip p-value of the mean of each column of ``differences``.
+
+    Exact (every one of the 2**n sign vectors) when 2**n <= n_resamples;
+    otherwise ``(1 + hits) / (1 + n_resamples)`` over random sign vectors.
+    A resample counts when ``|sum(s * d)| >= |sum(d)|`` up to rounding.
+    """
+    n, n_pairs = differences.shape
+    observed = np.abs(differences.sum(axis=0))
+    tolerance = 1e-9 * np.abs(differences).sum(axis=0)
+    hits = np.zeros(n_pairs)
+    exact = n < 63 and 2**n <= n_resamples
+    if exact:
+        total = 2**n
+        done = 0
+        for size in _chunks(total, n):
+            codes = np.arange(done, done + size, dtype=np.int64)
+            bits = (codes[:, None] >> np.arange(n)) & 1
+            sums = np.abs((1 - 2 * bits) @ differences)
+            hits += (sums >= observed - tolerance).sum(axis=0)
+            done += size
+        return hits / total
+    for size in _chunks(n_resamples, n):
+        signs = 1.0 - 2.0 * rng.integers(0, 2, size=(size, n), dtype=np.int8)
+        sums = np.abs(signs @ differences)
+        hits += (sums >= observed - tolerance).sum(axis=0)
+    return (1.0 + hits) / (1.0 + n_resamples)
+
+
+def _t_test(differences):
+    """Paired t-test of each column: (statistic, p-value); p = 1 when all d = 0."""
+    n = differences.shape[0]
+    if n < 2:
+        nan = np.full(differences.shape[1], np.nan)
+        return nan, nan.copy()
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        result = stats.ttest_1samp(differences, 0.0, axis=0)
+    statistic = np.asarray(result.statistic, dtype=float)
+    p = np.asarray(result.pvalue, dtype=float)
+    same = np.all(differences == 0, axis=0)
+    return np.where(same, 0.0, statistic), np.where(same, 1.0, p)
+
+
+def compare(
+    y_true,
+    systems,
+    *,
+    query_id=None,
+    metrics=("ndcg@10", "map"),
+    baseline=None,
+    n_resamples=10_000,
+    confidence_level=0.95,
+    correction="holm",
+    ties="average",
+    no_relevant="skip",
+    random_state=None,
+):
+    """Compare ranking systems on the same queries with paired tests.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_rows,) or (n_queries, n_items)
+        Relevance of each row: binary (0/1) or graded (non-negative). A row
+        is relevant when ``y_true > 0``.
+    systems : dict of str to array-like
+        ``{name: y_score}``: each system's scores for the same rows, at
+        least two systems.
+    query_id : array-like of shape (n_rows,), default=None
+        Query of each row: ints, strings or any hashable ids, rows in any
+        order. None means one ranking (1-D input) or one ranking per row
+        (2-D input, as in scikit-learn's ``ndcg_score``).
+    metrics : str or list of str, default=("ndcg@10", "map")
+        Metric names, as for :func:`evaluate`.
+    baseline : str, default=None
+        Compare every other system with this one; None compares every pair.
+    n_resamples : int, default=10000
+        Resamples of the bootstrap and of the randomisation test.
+    confidence_level : float, default=0.95
+        Of the bootstrap intervals, in (0, 1).
+    correction : {"holm", "bonferroni", None}, default="holm"
+        Multiple-comparison correction of the p-values, over the pairs
+        compared on each metric.
+    ties : {"average", "input"}, default="average"
+        ``"average"``: the exact expected value over all orders of rows with
+        equal scores. ``"input"``: rows with equal scores keep their input
+        order.
+    no_relevant : {"skip", "zero", "one", "error"}, default="skip"
+        What a query with no relevant row scores: left out of the mean, 0,
+        1, or a ``ValueError``.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the bootstrap and the randomisation test; an int makes the
+        result reproducible.
+
+    Returns
+    -------
+    result : ComparisonResult
+        ``result.summary`` (mean and interval per metric and system),
+        ``result.tests`` (one row per metric and pair), both tables with a
+        readable repr and ``to_frame()``; ``result.per_query`` holds the
+        per-query values.
+
+    See Also
+    --------
+    evaluate : the per-query values the tests use.
+
+    Notes
+    -----
+    Every query weighs the same. A query enters a metric's tests when every
+    system has a value for it (queries left out by ``no_relevant="skip"``
+    are left out for all systems alike). For a pair (a, b) the per-query
+    differences d_q = a_q - b_q are tested:
+
+    * **randomisation test** (Fisher's paired permutation test, as Smucker,
+      Allan & Carterette 2007 recommend for IR): under the null hypothesis
+      each d_q is as likely to have the other sign, so the p-value is the
+      share of sign vectors s with ``|sum(s * d)| >= |sum(d)|``. With 2**n
+      <= ``n_resamples`` all 2**n sign vectors are used (exact); otherwise
+      ``n_resamples`` random ones, with p = (1 + hits) / (1 + n_resamples).
+    * **paired t-test**: ``scipy.stats.ttest_rel`` on the same values
+      (p = 1 when every difference is 0).
+    * **bootstrap**: queries resampled with replacement, the same resample
+      for every system (so differences get intervals too); percentile
+      intervals.
+
+    With more than two systems, the p-values of each metric are corrected
+    over its pairs (Holm's step-down method by default, which controls the
+    family-wise error rate and is never less powerful than Bonferroni).
+
+    References
+    ----------
+    .. [1] M. D. Smucker, J. Allan and B. Carterette. A comparison of
+       statistical significance tests for information retrieval evaluation.
+       CIKM 2007.
+    .. [2] S. Holm. A simple sequentially rejective multiple test procedure.
+       Scandinavian Journal of Statistics 6(2), 1979.
+
+    Examples
+    --------
+    >>> from skrank import compare
+    >>> y_true = [1, 0, 0, 1, 0, 0, 0, 1, 0]
+    >>> query_id = [1, 1, 1, 2, 2, 2, 3, 3, 3]
+    >>> good = [3, 2, 1, 3, 2, 1, 1, 3, 2]          # relevant row first everywhere
+    >>> bad = [1, 2, 3, 1, 2, 3, 3, 1, 2]           # relevant row last everywhere
+    >>> result = compare(y_true, {"good": good, "bad": bad}, query_id=query_id,
+    ...                  metrics=["mrr"], random_state=0)
+    >>> result.tests.column("difference")            # 1 - 1/3 on every query
+    [0.6666...]
+    >>> result.tests.column("p_randomization")       # exact: 2 of the 2**3 sign vectors
+    [0.25]
+    """
+    systems = _check_systems(systems)
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    metrics = list(metrics)
+    n_resamples = check_positive_int("n_resamples", n_resamples, allow_none=False)
+    level = check_fraction("confidence_level", confidence_level)
+    check_option("correction", correction, CORRECTIONS)
+    names = list(systems)
+    if baseline is not None and baseline not in systems:
+        raise ValueError(
+            f"`baseline` must be one of the systems {names}, got {_describe(baseline)}."
+        )
+    # sklearn's seeding conventions, numpy's faster Generator for the resamples
+    seed = check_random_state(random_state).randint(0, 2**31 - 1, size=4)
+    rng = np.random.default_rng(seed)
+    per_query = _per_query_values(y_true, systems, metrics, query_id, ties, no_relevant)
+
+    if baseline is None:
+        pairs = list(combinations(range(len(names)), 2))
+    else:
+        b = names.index(baseline)
+        pairs = [(a, b) for a in range(len(names)) if a != b]
+    alpha = 1.0 - level
+    quantiles = [alpha / 2, 1 - alpha / 2]
+
+    summary_rows, test_rows = [], []
+    for metric in metrics:
+        values = np.vstack([per_query[metric][name].value for name in names])
+        keep = ~np.isnan(values).any(axis=0)
+        values = values[:, keep]
+        n = values.shape[1]
+        if n == 0:
+            warnings.warn(
+                f"No query has a value of {metric!r} for every system; its "
+                "results are nan.",
+                UndefinedMetricWarning,
+                stacklevel=2,
+            )
+            boot = np.full((1, len(names)), np.nan)
+        else:
+            boot = _bootstrap_means(values, n_resamples, rng)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            means = values.mean(axis=1) if n else np.full(len(names), np.nan)
+            low, high = np.quantile(boot, quantiles, axis=0)
+        for i, name in enumerate(names):
+            summary_rows.append(
+                (metric, name, float(means[i]), float(low[i]), float(high[i]), n)
+            )
+
+        a_index = np.array([a for a, _ in pairs])
+        b_index = np.array([b for _, b in pairs])
+        differences = (values[a_index] - values[b_index]).T  # (n, n_pairs)
+        boot_diff = boot[:, a_index] - boot[:, b_index]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            diff_low, diff_high = np.quantile(boot_diff, quantiles, axis=0)
+        if n:
+            p_random = _randomization_p_values(differences, n_resamples, rng)
+        else:
+            p_random = np.full(len(pairs), np.nan)
+        t_statistic, p_t = _t_test(differences)
+        p_random_corrected = _correct(p_random, correction)
+        p_t_corrected = _correct(p_t, correction)
+        for j, (a, b) in enumerate(pairs):
+            test_rows.append((
+                metric, names[a], names[b],
+                float(means[a] - means[b]), float(diff_low[j]), float(diff_high[j]),
+                float(p_random[j]), float(t_statistic[j]), float(p_t[j]),
+                float(p_random_corrected[j]), float(p_t_corrected[j]), n,
+            ))
+
+    summary = ComparisonTable(
+        ("metric", "system", "mean", "ci_low", "ci_high", "n_queries"), summary_rows
+    )
+    tests = ComparisonTable(
+        ("metric", "system_a", "system_b", "difference", "ci_low", "ci_high",
+         "p_randomization", "t_statistic", "p_t_test", "p_randomization_corrected",
+         "p_t_test_corrected", "n_queries"),
+        test_rows,
+    )
+    description = (
+        f"ComparisonResult: {len(names)} systems, {len(metrics)} metric(s), "
+        f"{n_resamples} resamples (bootstrap intervals, randomisation test)"
+    )
+    return ComparisonResult(summary, tests, per_query, description=description,
+                            level=level, correction=correction)
