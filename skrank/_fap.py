@@ -22,9 +22,13 @@ from ._validation import check_bool, check_positive_int, check_positive_real
 def _combine(f, ap, beta):
     """(1 + b^2) F AP / (b^2 F + AP), and 0 where F and AP are both 0."""
     beta2 = beta * beta
-    denominator = beta2 * f + ap
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(denominator > 0, (1.0 + beta2) * f * ap / denominator, 0.0)
+    denominator = beta2 * f
+    denominator += ap
+    out = f * ap
+    out *= 1.0 + beta2
+    # F and AP are non-negative, so a zero denominator has a zero numerator
+    np.divide(out, denominator, out=out, where=denominator > 0)
+    return out
 
 
 def _fap_per_query(ranked, *, k, beta):
@@ -44,9 +48,14 @@ def _parts_at_each_rank(ranked, beta):
     with np.errstate(invalid="ignore", divide="ignore"):
         ap = segment_cumsum(
             _average_precision_terms(ranked), ranked.query_start, ranked.query
-        ) / relevant
-        hits = segment_cumsum(ranked.tie_share, ranked.query_start, ranked.query)
-        f = (1.0 + beta2) * hits / (beta2 * relevant + ranked.rank)
+        )
+        ap /= relevant
+        f = segment_cumsum(ranked.tie_share, ranked.query_start, ranked.query)
+        f *= 1.0 + beta2
+        relevant *= beta2
+        relevant += ranked.rank
+        f /= relevant  # (1 + b^2) hits / (b^2 R + k)
+    del relevant
     return f, ap, _combine(f, ap, beta)
 
 
@@ -104,15 +113,18 @@ def _fap_curve_parts(ranked, *, max_k, beta, no_relevant):
         return nan, nan.copy(), nan.copy()
 
     # values at every position (k = rank) of the scored queries
-    rank = ranked.rank
     f_row, ap_row, fap_row = _parts_at_each_rank(ranked, beta)
-    keep = ranked.per_row(scored) & (rank <= max_k)
-    row_weight = ranked.per_row(weight)[keep]
-    index = rank[keep] - 1
-    sums = [
-        np.bincount(index, weights=row_weight * values[keep], minlength=max_k)
-        for values in (f_row, ap_row, fap_row)
-    ]
+    # unscored queries weigh 0 here (their nan values become 0 first);
+    # bincount by rank, whose slot k is the sum of the values at k
+    row_weight = ranked.per_row(np.where(scored, weight, 0.0))
+    sums = []
+    for values in (f_row, ap_row, fap_row):
+        weighted = np.nan_to_num(values, copy=True, nan=0.0)
+        weighted *= row_weight
+        by_rank = np.bincount(ranked.rank, weights=weighted, minlength=max_k + 1)
+        sums.append(by_rank[1 : max_k + 1])
+        del weighted
+    del row_weight
 
     # queries shorter than k: final AP, F@k = (1 + b^2) R / (b^2 R + k)
     size = ranked.query_size
