@@ -6,6 +6,7 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
+from ._layout import rank_queries
 from ._validation import check_option
 
 NO_RELEVANT = ("skip", "zero", "one", "error")
@@ -95,3 +96,20 @@ def aggregate_queries(
     if aggregate is None:
         return QueryValues(ranked.query_ids, np.asarray(values, dtype=float), weights)
     return weighted_mean(values, weights)
+
+
+def score_queries(
+    kernel, y_true, y_score, *, query_id, sample_weight, ties, no_relevant,
+    aggregate, **options,
+):
+    """Validate, lay out, run one per-query kernel, aggregate: a metric's body.
+
+    ``kernel(ranked, **options)`` returns one value per query; queries with
+    no relevant row follow ``no_relevant``.
+    """
+    check_aggregate_options(no_relevant, aggregate)
+    ranked = rank_queries(
+        y_true, y_score, query_id=query_id, sample_weight=sample_weight, ties=ties
+    )
+    values = kernel(ranked, **options)
+    return aggregate_queries(values, ranked, no_relevant=no_relevant, aggregate=aggregate)

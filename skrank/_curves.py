@@ -26,9 +26,9 @@ from sklearn.exceptions import UndefinedMetricWarning
 
 from ._aggregate import (
     QueryValues,
-    aggregate_queries,
     apply_no_relevant,
     check_aggregate_options,
+    score_queries,
 )
 from ._layout import rank_queries, segment_sum
 from ._precision import _average_precision_terms
@@ -442,13 +442,11 @@ def pr_auc_score(
     >>> average_precision_score(y_true, y_score)   # (1 + 2/3) / 2
     0.8333...
     """
-    check_aggregate_options(no_relevant, aggregate)
-    ranked = rank_queries(
-        y_true, y_score, query_id=query_id, sample_weight=sample_weight, ties=ties
+    return score_queries(
+        _pr_auc_per_query,
+        y_true, y_score, query_id=query_id, sample_weight=sample_weight,
+        ties=ties, no_relevant=no_relevant, aggregate=aggregate,
     )
-    values = _pr_auc_per_query(ranked)
-    return aggregate_queries(values, ranked, no_relevant=no_relevant,
-                             aggregate=aggregate)
 
 
 # -------------------------------------------------------------- display ----

@@ -9,9 +9,9 @@ the kernels of :mod:`skrank._precision` and :mod:`skrank._topk`.
 import numpy as np
 
 from ._aggregate import (
-    aggregate_queries,
     apply_no_relevant,
     check_aggregate_options,
+    score_queries,
     weighted_mean,
 )
 from ._layout import rank_queries, segment_cumsum
@@ -234,12 +234,11 @@ def fap_score(
     """
     k = check_positive_int("k", k)
     beta = check_positive_real("beta", beta)
-    check_aggregate_options(no_relevant, aggregate)
-    ranked = rank_queries(
-        y_true, y_score, query_id=query_id, sample_weight=sample_weight, ties=ties
+    return score_queries(
+        _fap_per_query,
+        y_true, y_score, query_id=query_id, sample_weight=sample_weight,
+        ties=ties, no_relevant=no_relevant, aggregate=aggregate, k=k, beta=beta,
     )
-    values = _fap_per_query(ranked, k=k, beta=beta)
-    return aggregate_queries(values, ranked, no_relevant=no_relevant, aggregate=aggregate)
 
 
 def fap_curve(

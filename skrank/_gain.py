@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from ._aggregate import aggregate_queries, check_aggregate_options
-from ._layout import rank_queries, segment_sum
+from ._aggregate import score_queries
+from ._layout import segment_sum
 from ._validation import check_option, check_positive_int
 
 GAINS = ("exponential", "linear")
@@ -64,6 +64,14 @@ def _ideal_dcg_per_query(ranked, *, k, gain):
     if k is not None:
         contribution = np.where(ranked.rank <= k, contribution, 0.0)
     return segment_sum(contribution, ranked.query_start)
+
+
+def _ndcg_per_query(ranked, *, k, gain):
+    """DCG@k over the ideal DCG@k, per query (nan without a relevant row)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return _dcg_per_query(ranked, k=k, gain=gain) / _ideal_dcg_per_query(
+            ranked, k=k, gain=gain
+        )
 
 
 def dcg_score(
@@ -157,12 +165,11 @@ def dcg_score(
     """
     check_option("gain", gain, GAINS)
     k = check_positive_int("k", k)
-    check_aggregate_options(no_relevant, aggregate)
-    ranked = rank_queries(
-        y_true, y_score, query_id=query_id, sample_weight=sample_weight, ties=ties
+    return score_queries(
+        _dcg_per_query,
+        y_true, y_score, query_id=query_id, sample_weight=sample_weight,
+        ties=ties, no_relevant=no_relevant, aggregate=aggregate, k=k, gain=gain,
     )
-    values = _dcg_per_query(ranked, k=k, gain=gain)
-    return aggregate_queries(values, ranked, no_relevant=no_relevant, aggregate=aggregate)
 
 
 def ndcg_score(
@@ -245,11 +252,8 @@ def ndcg_score(
     """
     check_option("gain", gain, GAINS)
     k = check_positive_int("k", k)
-    check_aggregate_options(no_relevant, aggregate)
-    ranked = rank_queries(
-        y_true, y_score, query_id=query_id, sample_weight=sample_weight, ties=ties
+    return score_queries(
+        _ndcg_per_query,
+        y_true, y_score, query_id=query_id, sample_weight=sample_weight,
+        ties=ties, no_relevant=no_relevant, aggregate=aggregate, k=k, gain=gain,
     )
-    ideal = _ideal_dcg_per_query(ranked, k=k, gain=gain)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        values = _dcg_per_query(ranked, k=k, gain=gain) / ideal
-    return aggregate_queries(values, ranked, no_relevant=no_relevant, aggregate=aggregate)

@@ -7,8 +7,8 @@ Both are exact expectations over the orders of tied rows, from closed forms
 import numpy as np
 from scipy.special import gammaln
 
-from ._aggregate import aggregate_queries, check_aggregate_options
-from ._layout import rank_queries, segment_cumsum, segment_sum
+from ._aggregate import score_queries
+from ._layout import segment_cumsum, segment_sum
 from ._validation import check_option, check_positive_int
 
 NORMALIZE = ("relevant", "min", "retrieved")
@@ -276,12 +276,11 @@ def average_precision_score(
     """
     check_option("normalize", normalize, NORMALIZE)
     k = check_positive_int("k", k)
-    check_aggregate_options(no_relevant, aggregate)
-    ranked = rank_queries(
-        y_true, y_score, query_id=query_id, sample_weight=sample_weight, ties=ties
+    return score_queries(
+        _average_precision_per_query,
+        y_true, y_score, query_id=query_id, sample_weight=sample_weight,
+        ties=ties, no_relevant=no_relevant, aggregate=aggregate, k=k, normalize=normalize,
     )
-    values = _average_precision_per_query(ranked, k=k, normalize=normalize)
-    return aggregate_queries(values, ranked, no_relevant=no_relevant, aggregate=aggregate)
 
 
 def reciprocal_rank_score(
@@ -352,9 +351,8 @@ def reciprocal_rank_score(
     0.75
     """
     k = check_positive_int("k", k)
-    check_aggregate_options(no_relevant, aggregate)
-    ranked = rank_queries(
-        y_true, y_score, query_id=query_id, sample_weight=sample_weight, ties=ties
+    return score_queries(
+        _reciprocal_rank_per_query,
+        y_true, y_score, query_id=query_id, sample_weight=sample_weight,
+        ties=ties, no_relevant=no_relevant, aggregate=aggregate, k=k,
     )
-    values = _reciprocal_rank_per_query(ranked, k=k)
-    return aggregate_queries(values, ranked, no_relevant=no_relevant, aggregate=aggregate)

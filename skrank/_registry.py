@@ -8,11 +8,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
-import numpy as np
-
 from ._auc import _auc_per_query, _gauc_weights, gauc_score
 from ._fap import _fap_per_query, fap_score
-from ._gain import _dcg_per_query, _ideal_dcg_per_query, dcg_score, ndcg_score
+from ._gain import _dcg_per_query, _ndcg_per_query, dcg_score, ndcg_score
 from ._curves import _pr_auc_per_query, pr_auc_score
 from ._graded import _graded_average_precision_per_query, graded_average_precision_score
 from ._incomplete import _bpref_per_query, _rbp_per_query, bpref_score, rbp_score
@@ -78,13 +76,6 @@ class MetricSpec:
     response_method: str = "auto"
 
 
-def _ndcg_kernel(ranked, k):
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return _dcg_per_query(ranked, k=k, gain="exponential") / _ideal_dcg_per_query(
-            ranked, k=k, gain="exponential"
-        )
-
-
 def _gauc_kernel(ranked, k):
     return _auc_per_query(ranked)[0]
 
@@ -92,7 +83,8 @@ def _gauc_kernel(ranked, k):
 METRICS = {
     spec.stem: spec
     for spec in (
-        MetricSpec("ndcg", ndcg_score, True, _ndcg_kernel),
+        MetricSpec("ndcg", ndcg_score, True,
+                   lambda ranked, k: _ndcg_per_query(ranked, k=k, gain="exponential")),
         MetricSpec("dcg", dcg_score, True,
                    lambda ranked, k: _dcg_per_query(ranked, k=k, gain="exponential")),
         MetricSpec("map", average_precision_score, True,

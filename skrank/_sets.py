@@ -6,8 +6,8 @@ rows a :class:`FAPCutoffClassifier` returns (its ``predict``).
 
 import numpy as np
 
-from ._aggregate import aggregate_queries, check_aggregate_options
-from ._layout import rank_queries, segment_sum
+from ._aggregate import score_queries
+from ._layout import segment_sum
 from ._validation import check_numeric, check_positive_real
 
 
@@ -89,15 +89,13 @@ def set_fbeta_score(
     0.5833...
     """
     beta = check_positive_real("beta", beta)
-    check_aggregate_options(no_relevant, aggregate)
     predicted = check_numeric("y_pred", y_pred)
     if not np.isin(predicted, (0.0, 1.0)).all():
         raise ValueError(
             "`y_pred` must be 0/1: 1 for a row the query returns, 0 otherwise."
         )
-    ranked = rank_queries(
+    return score_queries(
+        _set_fbeta_per_query,
         y_true, predicted, query_id=query_id, sample_weight=sample_weight,
-        ties="input",
+        ties="input", no_relevant=no_relevant, aggregate=aggregate, beta=beta,
     )
-    values = _set_fbeta_per_query(ranked, beta=beta)
-    return aggregate_queries(values, ranked, no_relevant=no_relevant, aggregate=aggregate)

@@ -7,8 +7,8 @@ gives the exact expectation over the orders of tied rows.
 
 import numpy as np
 
-from ._aggregate import aggregate_queries, check_aggregate_options
-from ._layout import rank_queries, segment_sum
+from ._aggregate import score_queries
+from ._layout import segment_sum
 from ._precision import _expected_hits_at_k, _first_relevant_block, _hypergeometric_none
 from ._validation import check_positive_int, check_positive_real
 
@@ -60,17 +60,6 @@ def _hit_rate_per_query(ranked, *, k):
     miss = _hypergeometric_none(m, ranked.block_relevant[blocks], inside)
     values[has] = 1.0 - miss
     return values
-
-
-def _topk_score(kernel, y_true, y_score, query_id, sample_weight, ties, no_relevant,
-                aggregate, **options):
-    """Validate, lay out, compute one of this module's kernels, aggregate."""
-    check_aggregate_options(no_relevant, aggregate)
-    ranked = rank_queries(
-        y_true, y_score, query_id=query_id, sample_weight=sample_weight, ties=ties
-    )
-    values = kernel(ranked, **options)
-    return aggregate_queries(values, ranked, no_relevant=no_relevant, aggregate=aggregate)
 
 
 def precision_at_k_score(
@@ -142,8 +131,11 @@ def precision_at_k_score(
     0.5
     """
     k = check_positive_int("k", k)
-    return _topk_score(_precision_at_k_per_query, y_true, y_score, query_id,
-                       sample_weight, ties, no_relevant, aggregate, k=k)
+    return score_queries(
+        _precision_at_k_per_query,
+        y_true, y_score, query_id=query_id, sample_weight=sample_weight,
+        ties=ties, no_relevant=no_relevant, aggregate=aggregate, k=k,
+    )
 
 
 def recall_at_k_score(
@@ -212,8 +204,11 @@ def recall_at_k_score(
     0.75
     """
     k = check_positive_int("k", k)
-    return _topk_score(_recall_at_k_per_query, y_true, y_score, query_id,
-                       sample_weight, ties, no_relevant, aggregate, k=k)
+    return score_queries(
+        _recall_at_k_per_query,
+        y_true, y_score, query_id=query_id, sample_weight=sample_weight,
+        ties=ties, no_relevant=no_relevant, aggregate=aggregate, k=k,
+    )
 
 
 def fbeta_at_k_score(
@@ -292,8 +287,11 @@ def fbeta_at_k_score(
     """
     k = check_positive_int("k", k)
     beta = check_positive_real("beta", beta)
-    return _topk_score(_fbeta_at_k_per_query, y_true, y_score, query_id,
-                       sample_weight, ties, no_relevant, aggregate, k=k, beta=beta)
+    return score_queries(
+        _fbeta_at_k_per_query,
+        y_true, y_score, query_id=query_id, sample_weight=sample_weight,
+        ties=ties, no_relevant=no_relevant, aggregate=aggregate, k=k, beta=beta,
+    )
 
 
 def r_precision_score(
@@ -356,8 +354,11 @@ def r_precision_score(
     >>> r_precision_score(relevance, scores)           # 3 of the top 4
     0.75
     """
-    return _topk_score(_r_precision_per_query, y_true, y_score, query_id,
-                       sample_weight, ties, no_relevant, aggregate)
+    return score_queries(
+        _r_precision_per_query,
+        y_true, y_score, query_id=query_id, sample_weight=sample_weight,
+        ties=ties, no_relevant=no_relevant, aggregate=aggregate,
+    )
 
 
 def hit_rate_score(
@@ -427,5 +428,8 @@ def hit_rate_score(
     0.8333...
     """
     k = check_positive_int("k", k)
-    return _topk_score(_hit_rate_per_query, y_true, y_score, query_id,
-                       sample_weight, ties, no_relevant, aggregate, k=k)
+    return score_queries(
+        _hit_rate_per_query,
+        y_true, y_score, query_id=query_id, sample_weight=sample_weight,
+        ties=ties, no_relevant=no_relevant, aggregate=aggregate, k=k,
+    )
