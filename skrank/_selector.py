@@ -171,7 +171,7 @@ def _threshold_curve(relevance, score, query_id, beta):
     not_first = ranked.block_start != ranked.query_start[ranked.block_query]
     before[1:] = at_end[:-1]
     gain = at_end - np.where(not_first, before, 0.0)
-    block_score = np.asarray(score, dtype=np.float64)[ranked.order][ranked.block_start]
+    block_score = ranked.score[ranked.block_start]
 
     by_score = np.argsort(-block_score, kind="stable")
     sorted_score = block_score[by_score]
@@ -197,7 +197,7 @@ def _threshold_sets_fap(relevance, score, query_id, beta, threshold):
     """Mean FAP of the sets ``{score >= threshold}`` (queries with a relevant row)."""
     ranked = rank_queries(relevance, score, query_id=query_id, ties="average")
     value = _fap_at_each_rank(ranked, beta)
-    inside = np.asarray(score, dtype=np.float64)[ranked.order] >= threshold
+    inside = ranked.score >= threshold
     size = np.add.reduceat(inside.astype(np.intp), ranked.query_start)
     last = ranked.query_start + np.maximum(size, 1) - 1
     per_query = np.where(size > 0, value[last], 0.0)
