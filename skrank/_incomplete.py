@@ -12,11 +12,11 @@ import numpy as np
 from ._aggregate import aggregate_queries, apply_no_relevant, check_aggregate_options
 from ._layout import rank_queries, segment_cumsum, segment_sum
 from ._validation import (
-    _to_array,
     check_bool,
     check_fraction,
     check_option,
     check_positive_int,
+    check_same_shape_as_y_true,
 )
 
 RBP_GAINS = ("binary", "linear")
@@ -26,12 +26,7 @@ def check_row_mask(name, mask, shape):
     """A boolean row mask of the same shape as ``y_true`` (bool or 0/1 values)."""
     if mask is None:
         return None
-    array = _to_array(name, mask)
-    if array.shape != tuple(shape):
-        raise ValueError(
-            f"`{name}` must have the shape of `y_true` {tuple(shape)}, got "
-            f"{array.shape}."
-        )
+    array = check_same_shape_as_y_true(name, mask, shape)
     if array.dtype != bool:
         if array.dtype.kind not in "biuf" or not np.isin(array, (0, 1)).all():
             raise ValueError(

@@ -139,15 +139,31 @@ def check_sample_weight(sample_weight, n_expected, *, what="rows"):
             f"`sample_weight` has {weight.shape[0]} entries but there are "
             f"{n_expected} {what}."
         )
+    return check_nonnegative("sample_weight", weight)
+
+
+def check_nonnegative(name, array):
+    """``array`` as finite, non-negative float64 numbers (weights)."""
     try:
-        weight = weight.astype(np.float64)
+        array = array.astype(np.float64)
     except (TypeError, ValueError):
-        raise ValueError("`sample_weight` must contain numbers.") from None
-    if not np.isfinite(weight).all():
-        raise ValueError("`sample_weight` contains NaN or infinity.")
-    if (weight < 0).any():
-        raise ValueError("`sample_weight` must be non-negative.")
-    return weight
+        raise ValueError(f"`{name}` must contain numbers.") from None
+    if not np.isfinite(array).all():
+        raise ValueError(f"`{name}` contains NaN or infinity.")
+    if (array < 0).any():
+        raise ValueError(f"`{name}` must be non-negative.")
+    return array
+
+
+def check_same_shape_as_y_true(name, values, shape):
+    """``values`` as an array with the shape of ``y_true``."""
+    array = _to_array(name, values)
+    if array.shape != tuple(shape):
+        raise ValueError(
+            f"`{name}` must have the shape of `y_true` {tuple(shape)}, got "
+            f"{array.shape}."
+        )
+    return array
 
 
 def check_same_length(**arrays):

@@ -12,7 +12,13 @@ import numpy as np
 from ._aggregate import aggregate_queries, check_aggregate_options
 from ._layout import rank_queries, segment_sum
 from ._precision import _average_precision_terms
-from ._validation import _to_array, check_fraction, check_numeric, check_positive_int
+from ._validation import (
+    check_fraction,
+    check_nonnegative,
+    check_numeric,
+    check_positive_int,
+    check_same_shape_as_y_true,
+)
 
 
 def rank_decay_weights(y_score, *, decay=0.8, query_id=None, ties="average"):
@@ -82,21 +88,8 @@ def rank_decay_weights(y_score, *, decay=0.8, query_id=None, ties="average"):
 
 def check_rank_weights(rank_weights, shape):
     """Non-negative finite weights with the shape of ``y_true``."""
-    weights = _to_array("rank_weights", rank_weights)
-    if weights.shape != tuple(shape):
-        raise ValueError(
-            f"`rank_weights` must have the shape of `y_true` {tuple(shape)}, got "
-            f"{weights.shape}."
-        )
-    try:
-        weights = weights.astype(np.float64)
-    except (TypeError, ValueError):
-        raise ValueError("`rank_weights` must contain numbers.") from None
-    if not np.isfinite(weights).all():
-        raise ValueError("`rank_weights` contains NaN or infinity.")
-    if (weights < 0).any():
-        raise ValueError("`rank_weights` must be non-negative.")
-    return weights
+    weights = check_same_shape_as_y_true("rank_weights", rank_weights, shape)
+    return check_nonnegative("rank_weights", weights)
 
 
 def _expected_precision_of_relevant_rows(ranked, k):
