@@ -13,10 +13,7 @@ import math
 
 import numpy as np
 
-try:  # tests/ as a package or as a plain directory on sys.path
-    from ._reference import orderings
-except ImportError:
-    from _reference import orderings
+from ._reference import orderings
 
 
 def split_queries(query_id, n_rows):

@@ -4,7 +4,7 @@ import numpy as np
 from sklearn.datasets import load_digits
 from sklearn.utils import Bunch, check_random_state
 
-from ._validation import check_bool, check_positive_int
+from .._core._validation import check_bool, check_positive_int
 
 
 def _pool(images, size):

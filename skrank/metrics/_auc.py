@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from ._aggregate import aggregate_queries, check_aggregate_options
-from ._layout import rank_queries, segment_sum
-from ._validation import check_option
+from .._core._aggregate import aggregate_queries, check_aggregate_options
+from .._core._layout import rank_queries, segment_sum
+from .._core._validation import check_option
 
 WEIGHTING = ("samples", "uniform")
 

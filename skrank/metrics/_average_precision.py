@@ -1,31 +1,17 @@
-"""Average precision and reciprocal rank: average_precision_score, reciprocal_rank_score.
+"""Average precision (MAP): average_precision_score and the AP kernels others reuse.
 
-Both are exact expectations over the orders of tied rows, from closed forms
+It is an exact expectations over the orders of tied rows, from closed forms
 (McSherry & Najork, 2008) evaluated with whole-array arithmetic.
 """
 
 import numpy as np
-from scipy.special import gammaln
 
-from ._aggregate import score_queries
-from ._layout import segment_cumsum, segment_sum
-from ._validation import check_option, check_positive_int
+from .._core._aggregate import score_queries
+from .._core._layout import segment_cumsum, segment_sum
+from .._core._ties import _expected_hits_at_k, _log_choose
+from .._core._validation import check_option, check_positive_int
 
 NORMALIZE = ("relevant", "min", "retrieved")
-
-
-def _log_choose(n, k):
-    """log of the binomial coefficient C(n, k), for 0 <= k <= n (arrays)."""
-    return gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
-
-
-def _hypergeometric_none(m, r, t):
-    """P(no relevant row among ``t`` positions of a block of ``m`` rows, ``r`` relevant)."""
-    m, r, t = (np.asarray(a, dtype=np.float64) for a in (m, r, t))
-    possible = t <= m - r
-    safe_t = np.where(possible, t, 0.0)
-    log_p = _log_choose(m - r, safe_t) - _log_choose(m, safe_t)
-    return np.where(possible, np.exp(log_p), 0.0)
 
 
 def _average_precision_terms(ranked):
@@ -47,13 +33,6 @@ def _average_precision_terms(ranked):
     block = ranked.block
     offset = ranked.rank - ranked.block_first_rank[block]  # t - 1
     return (alone[block] + offset * pair[block]) / ranked.rank
-
-
-def _expected_hits_at_k(ranked, k):
-    """Expected number of relevant rows in each query's top k."""
-    if k is None:
-        return ranked.n_relevant
-    return segment_sum(np.where(ranked.rank <= k, ranked.tie_share, 0.0), ranked.query_start)
 
 
 def _average_precision_sum(ranked, k, terms=None):
@@ -144,44 +123,6 @@ def _retrieved_average_precision(ranked, k, terms, total):
         )
         ratio = np.where(hits_x > 0, expected_sum / hits_x, 0.0)
     values[queries] = np.bincount(owner, weights=pmf * ratio, minlength=n_set)
-    return values
-
-
-def _first_relevant_block(ranked):
-    """Index of each query's first tie block holding a relevant row (-1 if none)."""
-    blocks = np.flatnonzero(ranked.block_relevant > 0)
-    queries = ranked.block_query[blocks]
-    first = np.ones(blocks.shape[0], dtype=bool)
-    np.not_equal(queries[1:], queries[:-1], out=first[1:])
-    out = np.full(ranked.n_queries, -1, dtype=np.intp)
-    out[queries[first]] = blocks[first]
-    return out
-
-
-def _reciprocal_rank_per_query(ranked, *, k):
-    """Expected 1/(rank of the first relevant row) within k, per query.
-
-    Only the first tie block holding a relevant row matters: with m rows, r
-    of them relevant, starting at rank s, the first relevant row lands at
-    offset j with probability C(m-1-j, r-1) / C(m, r).
-    """
-    values = np.zeros(ranked.n_queries)
-    first_block = _first_relevant_block(ranked)
-    has = np.flatnonzero(first_block >= 0)
-    blocks = first_block[has]
-    m = ranked.block_size[blocks]
-    r = ranked.block_relevant[blocks].astype(np.intp)
-    s = ranked.block_first_rank[blocks]
-    n_offsets = m - r + 1
-    owner = np.repeat(np.arange(blocks.shape[0]), n_offsets)
-    j = np.arange(owner.shape[0]) - np.repeat(np.cumsum(n_offsets) - n_offsets, n_offsets)
-    mm, rr = m[owner], r[owner]
-    probability = np.exp(_log_choose(mm - 1 - j, rr - 1) - _log_choose(mm, rr))
-    position = s[owner] + j
-    contribution = probability / position
-    if k is not None:
-        contribution = np.where(position <= k, contribution, 0.0)
-    values[has] = np.bincount(owner, weights=contribution, minlength=blocks.shape[0])
     return values
 
 
@@ -283,76 +224,3 @@ def average_precision_score(
     )
 
 
-def reciprocal_rank_score(
-    y_true,
-    y_score,
-    *,
-    k=None,
-    query_id=None,
-    sample_weight=None,
-    ties="average",
-    no_relevant="skip",
-    aggregate="mean",
-):
-    """Reciprocal rank of the first relevant row (RR@k); with ``query_id``, MRR.
-
-    Parameters
-    ----------
-    y_true : array-like of shape (n_rows,) or (n_queries, n_items)
-        Relevance of each row: binary (0/1) or graded (non-negative). A row
-        is relevant when ``y_true > 0``.
-    y_score : array-like of the same shape as ``y_true``
-        Score of each row; within a query, higher scores rank first.
-    k : int, default=None
-        Cutoff: only the top ``k`` rows of each query count. None means the
-        whole list of each query.
-    query_id : array-like of shape (n_rows,), default=None
-        Query of each row: ints, strings or any hashable ids, rows in any
-        order. None means one ranking (1-D input) or one ranking per row
-        (2-D input, as in scikit-learn's ``ndcg_score``).
-    sample_weight : array-like, default=None
-        One weight per row (1-D input) or per ranking (2-D input). A query
-        weighs the mean of its rows' weights in the mean over queries.
-    ties : {"average", "input"}, default="average"
-        ``"average"``: the exact expected value over all orders of rows with
-        equal scores. ``"input"``: rows with equal scores keep their input
-        order.
-    no_relevant : {"skip", "zero", "one", "error"}, default="skip"
-        What a query with no relevant row scores: left out of the mean, 0,
-        1, or a ``ValueError``.
-    aggregate : {"mean", None}, default="mean"
-        ``"mean"``: the weighted mean over queries, a float. None: a
-        :class:`QueryValues` with one value per query.
-
-    Returns
-    -------
-    score : float or QueryValues
-        The weighted mean over queries (``nan`` with an
-        ``UndefinedMetricWarning`` when no query is left), or per-query
-        values when ``aggregate=None``.
-
-    See Also
-    --------
-    hit_rate_score : whether any relevant row is in the top k.
-
-    Notes
-    -----
-    RR@k is 1 / (rank of the first relevant row) when that rank is at most
-    k, else 0 (trec_eval's ``recip_rank`` with ``k=None``). With
-    ``ties="average"`` it is the exact expectation over the orders of tied
-    rows: only the first tie block holding a relevant row matters.
-
-    Examples
-    --------
-    >>> from skrank import reciprocal_rank_score
-    >>> reciprocal_rank_score([0, 0, 1, 0], [4, 3, 2, 1])      # 1/3
-    0.3333...
-    >>> reciprocal_rank_score([0, 1], [1, 1])                   # (1/1 + 1/2) / 2
-    0.75
-    """
-    k = check_positive_int("k", k)
-    return score_queries(
-        _reciprocal_rank_per_query,
-        y_true, y_score, query_id=query_id, sample_weight=sample_weight,
-        ties=ties, no_relevant=no_relevant, aggregate=aggregate, k=k,
-    )

@@ -7,9 +7,9 @@ without a loop over queries.
 
 import numpy as np
 
-from ._aggregate import aggregate_queries, check_aggregate_options
-from ._layout import rank_queries, segment_sum
-from ._validation import check_option
+from .._core._aggregate import aggregate_queries, check_aggregate_options
+from .._core._layout import rank_queries, segment_sum
+from .._core._validation import check_option
 
 METHODS = ("spearman", "kendall", "pearson")
 

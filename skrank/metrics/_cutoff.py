@@ -1,16 +1,16 @@
-"""Set metrics of the top k: precision, recall, F-beta, R-precision and hit rate.
+"""Set metrics at a cutoff: P@k, R@k, F-beta@k and R-precision (the cutoff R).
 
-Each is linear in the expected number of relevant rows in the top k (hit
-rate aside), so spreading a tie block's relevant fraction over its positions
+Each is linear in the expected number of relevant rows above the cutoff, so
+spreading a tie block's relevant fraction over its positions
 gives the exact expectation over the orders of tied rows.
 """
 
 import numpy as np
 
-from ._aggregate import score_queries
-from ._layout import segment_sum
-from ._precision import _expected_hits_at_k, _first_relevant_block, _hypergeometric_none
-from ._validation import check_positive_int, check_positive_real
+from .._core._aggregate import score_queries
+from .._core._layout import segment_sum
+from .._core._ties import _expected_hits_at_k
+from .._core._validation import check_positive_int, check_positive_real
 
 
 def _cutoff_length(ranked, k):
@@ -44,22 +44,6 @@ def _r_precision_per_query(ranked):
     hits = segment_sum(np.where(inside, ranked.tie_share, 0.0), ranked.query_start)
     with np.errstate(invalid="ignore", divide="ignore"):
         return hits / ranked.n_relevant
-
-
-def _hit_rate_per_query(ranked, *, k):
-    """P(at least one relevant row in the top k): only the first relevant block matters."""
-    values = np.zeros(ranked.n_queries)
-    first_block = _first_relevant_block(ranked)
-    has = np.flatnonzero(first_block >= 0)
-    if k is None:
-        values[has] = 1.0
-        return values
-    blocks = first_block[has]
-    m = ranked.block_size[blocks]
-    inside = np.clip(k - ranked.block_first_rank[blocks] + 1, 0, m)
-    miss = _hypergeometric_none(m, ranked.block_relevant[blocks], inside)
-    values[has] = 1.0 - miss
-    return values
 
 
 def precision_at_k_score(
@@ -361,75 +345,3 @@ def r_precision_score(
     )
 
 
-def hit_rate_score(
-    y_true,
-    y_score,
-    *,
-    k=None,
-    query_id=None,
-    sample_weight=None,
-    ties="average",
-    no_relevant="skip",
-    aggregate="mean",
-):
-    """Hit rate at k ("success@k"): whether a relevant row is in the top k.
-
-    Parameters
-    ----------
-    y_true : array-like of shape (n_rows,) or (n_queries, n_items)
-        Relevance of each row: binary (0/1) or graded (non-negative). A row
-        is relevant when ``y_true > 0``.
-    y_score : array-like of the same shape as ``y_true``
-        Score of each row; within a query, higher scores rank first.
-    k : int, default=None
-        Cutoff: only the top ``k`` rows of each query count. None means the
-        whole list of each query.
-    query_id : array-like of shape (n_rows,), default=None
-        Query of each row: ints, strings or any hashable ids, rows in any
-        order. None means one ranking (1-D input) or one ranking per row
-        (2-D input, as in scikit-learn's ``ndcg_score``).
-    sample_weight : array-like, default=None
-        One weight per row (1-D input) or per ranking (2-D input). A query
-        weighs the mean of its rows' weights in the mean over queries.
-    ties : {"average", "input"}, default="average"
-        ``"average"``: the exact expected value over all orders of rows with
-        equal scores. ``"input"``: rows with equal scores keep their input
-        order.
-    no_relevant : {"skip", "zero", "one", "error"}, default="skip"
-        What a query with no relevant row scores: left out of the mean, 0,
-        1, or a ``ValueError``.
-    aggregate : {"mean", None}, default="mean"
-        ``"mean"``: the weighted mean over queries, a float. None: a
-        :class:`QueryValues` with one value per query.
-
-    Returns
-    -------
-    score : float or QueryValues
-        The weighted mean over queries (``nan`` with an
-        ``UndefinedMetricWarning`` when no query is left), or per-query
-        values when ``aggregate=None``.
-
-    See Also
-    --------
-    reciprocal_rank_score
-
-    Notes
-    -----
-    1 if hits@k > 0 else 0 (trec_eval's ``success_k``). With
-    ``ties="average"`` it is the probability of a hit over the orders of
-    tied rows (hypergeometric in the tie block that straddles k).
-
-    Examples
-    --------
-    >>> from skrank import hit_rate_score
-    >>> hit_rate_score([0, 1, 0, 0], [4, 3, 2, 1], k=1)
-    0.0
-    >>> hit_rate_score([0, 1, 1, 0, 0], [1, 1, 1, 1, 0], k=2)  # 1 - C(2,2)/C(4,2)
-    0.8333...
-    """
-    k = check_positive_int("k", k)
-    return score_queries(
-        _hit_rate_per_query,
-        y_true, y_score, query_id=query_id, sample_weight=sample_weight,
-        ties=ties, no_relevant=no_relevant, aggregate=aggregate, k=k,
-    )

@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from ._aggregate import aggregate_queries, check_aggregate_options
-from ._layout import rank_queries
+from .._core._aggregate import aggregate_queries, check_aggregate_options
+from .._core._layout import rank_queries
 from ._registry import parse_metric_name
 
 DEFAULT_METRICS = ("ndcg@10", "map", "mrr", "precision@10", "recall@10")

@@ -8,16 +8,16 @@ the kernels of :mod:`skrank._precision` and :mod:`skrank._topk`.
 
 import numpy as np
 
-from ._aggregate import (
+from .._core._aggregate import (
     apply_no_relevant,
     check_aggregate_options,
     score_queries,
     weighted_mean,
 )
-from ._layout import rank_queries, segment_cumsum
-from ._precision import _average_precision_per_query, _average_precision_terms
-from ._topk import _fbeta_at_k_per_query
-from ._validation import check_bool, check_positive_int, check_positive_real
+from .._core._layout import rank_queries, segment_cumsum
+from .._core._validation import check_bool, check_positive_int, check_positive_real
+from ._average_precision import _average_precision_per_query, _average_precision_terms
+from ._cutoff import _fbeta_at_k_per_query
 
 def _combine(f, ap, beta):
     """(1 + b^2) F AP / (b^2 F + AP), and 0 where F and AP are both 0."""

@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from ._aggregate import score_queries
-from ._layout import segment_sum
-from ._validation import check_option, check_positive_int
+from .._core._aggregate import score_queries
+from .._core._layout import segment_sum
+from .._core._validation import check_option, check_positive_int
 
 GAINS = ("exponential", "linear")
 

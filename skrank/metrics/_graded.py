@@ -12,10 +12,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from ._aggregate import aggregate_queries, check_aggregate_options
-from ._layout import rank_queries
-from ._precision import _average_precision_sum
-from ._validation import _to_array, check_positive_int
+from .._core._aggregate import aggregate_queries, check_aggregate_options
+from .._core._layout import rank_queries
+from .._core._validation import check_positive_int, _to_array
+from ._average_precision import _average_precision_sum
 
 
 def check_integer_grades(relevance):

@@ -9,9 +9,13 @@ rows, from closed forms on the shared layout.
 
 import numpy as np
 
-from ._aggregate import aggregate_queries, apply_no_relevant, check_aggregate_options
-from ._layout import rank_queries, segment_cumsum, segment_sum
-from ._validation import (
+from .._core._aggregate import (
+    aggregate_queries,
+    apply_no_relevant,
+    check_aggregate_options,
+)
+from .._core._layout import rank_queries, segment_cumsum, segment_sum
+from .._core._validation import (
     check_bool,
     check_fraction,
     check_option,

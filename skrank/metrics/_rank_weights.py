@@ -9,16 +9,16 @@ relevant rows.
 
 import numpy as np
 
-from ._aggregate import aggregate_queries, check_aggregate_options
-from ._layout import rank_queries, segment_sum
-from ._precision import _average_precision_terms
-from ._validation import (
+from .._core._aggregate import aggregate_queries, check_aggregate_options
+from .._core._layout import rank_queries, segment_sum
+from .._core._validation import (
     check_fraction,
     check_nonnegative,
     check_numeric,
     check_positive_int,
     check_same_shape_as_y_true,
 )
+from ._average_precision import _average_precision_terms
 
 
 def rank_decay_weights(y_score, *, decay=0.8, query_id=None, ties="average"):

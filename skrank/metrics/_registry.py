@@ -8,31 +8,30 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ._auc import _auc_per_query, _gauc_weights, gauc_score
-from ._fap import _fap_per_query, fap_score
-from ._gain import _dcg_per_query, _ndcg_per_query, dcg_score, ndcg_score
+from ._auc import _auc_per_query, gauc_score, _gauc_weights
+from ._average_precision import _average_precision_per_query, average_precision_score
 from ._curves import _pr_auc_per_query, pr_auc_score
-from ._graded import _graded_average_precision_per_query, graded_average_precision_score
-from ._incomplete import _bpref_per_query, _rbp_per_query, bpref_score, rbp_score
-from ._precision import (
-    _average_precision_per_query,
-    _reciprocal_rank_per_query,
-    average_precision_score,
-    reciprocal_rank_score,
-)
-from ._sets import _set_fbeta_per_query, set_fbeta_score
-from ._topk import (
+from ._cutoff import (
     _fbeta_at_k_per_query,
-    _hit_rate_per_query,
-    _precision_at_k_per_query,
-    _r_precision_per_query,
-    _recall_at_k_per_query,
     fbeta_at_k_score,
-    hit_rate_score,
+    _precision_at_k_per_query,
     precision_at_k_score,
+    _r_precision_per_query,
     r_precision_score,
+    _recall_at_k_per_query,
     recall_at_k_score,
 )
+from ._fap import _fap_per_query, fap_score
+from ._first_relevant import (
+    _hit_rate_per_query,
+    hit_rate_score,
+    _reciprocal_rank_per_query,
+    reciprocal_rank_score,
+)
+from ._gain import _dcg_per_query, dcg_score, _ndcg_per_query, ndcg_score
+from ._graded import _graded_average_precision_per_query, graded_average_precision_score
+from ._incomplete import _bpref_per_query, bpref_score, _rbp_per_query, rbp_score
+from ._sets import _set_fbeta_per_query, set_fbeta_score
 
 
 @dataclass(frozen=True)

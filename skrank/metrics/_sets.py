@@ -6,9 +6,9 @@ rows a :class:`FAPCutoffClassifier` returns (its ``predict``).
 
 import numpy as np
 
-from ._aggregate import score_queries
-from ._layout import segment_sum
-from ._validation import check_numeric, check_positive_real
+from .._core._aggregate import score_queries
+from .._core._layout import segment_sum
+from .._core._validation import check_numeric, check_positive_real
 
 
 def _set_fbeta_per_query(ranked, *, beta):

@@ -9,18 +9,12 @@ inner model on all the data. Modelled on scikit-learn's
 """
 
 import warnings
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 from sklearn import get_config
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.exceptions import NotFittedError
-from sklearn.model_selection import (
-    GroupKFold,
-    GroupShuffleSplit,
-    StratifiedKFold,
-    StratifiedShuffleSplit,
-)
 from sklearn.utils import get_tags, indexable
 from sklearn.utils.metadata_routing import (
     MetadataRouter,
@@ -32,45 +26,26 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from ._fap import _parts_at_each_rank, fap_curve
-from ._layout import _factorize, rank_queries
-from ._validation import (
+from .._core._factorize import _factorize
+from .._core._validation import (
     _describe,
     check_bool,
     check_option,
     check_positive_int,
     check_positive_real,
 )
+from ._cutoff_search import _top_k_mask, search_cutoff
+from ._oof import (
+    _AUTO_RESPONSE,
+    RESPONSE_METHODS,
+    _check_cv,
+    _fit_and_score_fold,
+    _n_rows,
+    _positive_score,
+    query_folds,
+)
 
 CUTOFFS = ("rank", "score")
-RESPONSE_METHODS = ("auto", "predict_proba", "decision_function", "predict")
-# the order of TunedThresholdClassifierCV's "auto", then predict for regressors
-_AUTO_RESPONSE = ("predict_proba", "decision_function", "predict")
-
-
-# -- small helpers (module level, so tests can reach them) -------------------
-def _n_rows(X):
-    return X.shape[0] if hasattr(X, "shape") else len(X)
-
-
-def _take_rows(X, indices):
-    """Rows ``indices`` of a numpy array, sparse matrix, DataFrame or list."""
-    if hasattr(X, "iloc"):
-        return X.iloc[indices]
-    if hasattr(X, "shape"):
-        return X[indices]
-    return [X[i] for i in indices]
-
-
-def _slice_params(params, indices, n_rows):
-    """Slice every per-row fit parameter (length ``n_rows``) to ``indices``."""
-    sliced = {}
-    for name, value in params.items():
-        per_row = (hasattr(value, "shape") or isinstance(value, (list, tuple))) and (
-            np.ndim(value) > 0 and _n_rows(value) == n_rows
-        )
-        sliced[name] = _take_rows(value, indices) if per_row else value
-    return sliced
 
 
 def _estimator_has(attr):
@@ -81,167 +56,6 @@ def _estimator_has(attr):
         return True
 
     return check
-
-
-def _positive_score(estimator, X, response_method, pos_label):
-    """One score per row, higher meaning more likely ``pos_label``.
-
-    ``predict_proba``: the column of ``pos_label``; ``decision_function``:
-    negated if ``pos_label`` is the first class; ``predict``: the output of
-    a regressor or ranker, or ``predict == pos_label`` for a classifier.
-    """
-    names = _AUTO_RESPONSE if response_method == "auto" else (response_method,)
-    for name in names:
-        method = getattr(estimator, name, None)
-        if method is not None:
-            break
-    else:
-        raise ValueError(
-            f"`estimator` ({type(estimator).__name__}) has no "
-            f"{' or '.join(names)} method to score rows with "
-            f"(response_method={response_method!r})."
-        )
-    output = np.asarray(method(X))
-    classes = getattr(estimator, "classes_", None)
-    if name == "predict_proba":
-        column = np.flatnonzero(np.asarray(classes) == pos_label)
-        if column.shape[0] != 1:
-            raise ValueError(
-                f"`pos_label` {pos_label!r} is not one of the estimator's classes "
-                f"{list(classes)}."
-            )
-        return output[:, column[0]].astype(np.float64)
-    if name == "decision_function":
-        if output.ndim != 1:
-            raise ValueError(
-                "`estimator.decision_function` must return one value per row "
-                f"(a binary classifier), got shape {output.shape}."
-            )
-        output = output.astype(np.float64)
-        if classes is not None and len(classes) == 2 and classes[0] == pos_label:
-            return -output
-        return output
-    if classes is not None:  # a classifier's predicted labels
-        return (output == pos_label).astype(np.float64)
-    return output.astype(np.float64).reshape(-1)
-
-
-def _fit_and_score_fold(estimator, X, y, train, test, fit_params, response_method,
-                        pos_label):
-    """Fit a clone on the training rows, score the test rows; returns (model, score)."""
-    n = _n_rows(X)
-    model = estimator.fit(
-        _take_rows(X, train),
-        _take_rows(y, train),
-        **_slice_params(fit_params, train, n),
-    )
-    score = _positive_score(model, _take_rows(X, test), response_method, pos_label)
-    return model, score
-
-
-def _fap_at_each_rank(ranked, beta):
-    """FAP of each query's top ``rank`` rows, at every row; nan without a relevant row."""
-    fap = _parts_at_each_rank(ranked, beta)[2]
-    return np.where(ranked.per_row(ranked.n_relevant) > 0, fap, np.nan)
-
-
-def _threshold_curve(relevance, score, query_id, beta):
-    """Mean FAP of the sets ``{score >= t}`` of every query, for every threshold t.
-
-    The candidate thresholds are the distinct values of ``score``, highest
-    first. For a threshold t, each query returns its rows scoring at least
-    t: whole tie blocks, so its FAP is FAP@k_q(t) with k_q(t) the size of
-    that set, an exact (tie-averaged) value, and 0 when the set is empty.
-    Queries with no relevant row are left out, as in :func:`skrank.fap_curve`.
-    The rank curve fixes one k for all queries; this curve lets k differ.
-
-    Returns
-    -------
-    thresholds, mean_fap, mean_set_size : ndarray of shape (n_thresholds,)
-    """
-    ranked = rank_queries(relevance, score, query_id=query_id, ties="average")
-    value = _fap_at_each_rank(ranked, beta)
-    n_rows = ranked.n_rows
-    block_end = np.append(ranked.block_start[1:], n_rows) - 1
-    scored = ranked.n_relevant[ranked.block_query] > 0
-    at_end = np.where(scored, value[block_end], 0.0)
-    # what a block adds to its query's FAP: the value at its end minus the
-    # value at the end of the block before it (0 for a query's first block)
-    before = np.zeros_like(at_end)
-    not_first = ranked.block_start != ranked.query_start[ranked.block_query]
-    before[1:] = at_end[:-1]
-    gain = at_end - np.where(not_first, before, 0.0)
-    block_score = ranked.score[ranked.block_start]
-
-    by_score = np.argsort(-block_score, kind="stable")
-    sorted_score = block_score[by_score]
-    running_fap = np.cumsum(gain[by_score])
-    running_size = np.cumsum(ranked.block_size[by_score])
-    new_value_next = np.append(sorted_score[1:] != sorted_score[:-1], True)
-    last_of_value = np.flatnonzero(new_value_next)
-    n_scored = int((ranked.n_relevant > 0).sum())
-    return (
-        sorted_score[last_of_value],
-        running_fap[last_of_value] / n_scored,
-        running_size[last_of_value] / ranked.n_queries,
-    )
-
-
-def _first_max(values, tolerance=1e-12):
-    """Index of the first value within ``tolerance`` of the maximum (nan ignored)."""
-    values = np.asarray(values, dtype=np.float64)
-    return int(np.flatnonzero(values >= np.nanmax(values) - tolerance)[0])
-
-
-def _threshold_sets_fap(relevance, score, query_id, beta, threshold):
-    """Mean FAP of the sets ``{score >= threshold}`` (queries with a relevant row)."""
-    ranked = rank_queries(relevance, score, query_id=query_id, ties="average")
-    value = _fap_at_each_rank(ranked, beta)
-    inside = ranked.score >= threshold
-    size = np.add.reduceat(inside.astype(np.intp), ranked.query_start)
-    last = ranked.query_start + np.maximum(size, 1) - 1
-    per_query = np.where(size > 0, value[last], 0.0)
-    return float(per_query[ranked.n_relevant > 0].mean())
-
-
-def _top_k_mask(score, query_id, k):
-    """Rows whose tie block starts within the top ``k`` of their query.
-
-    Rows tied with the k-th row of a query are all inside, so a set can be
-    longer than k only when scores tie at the cutoff; a query with fewer
-    than k rows returns all of them.
-    """
-    ranked = rank_queries(
-        np.zeros_like(score), score, query_id=query_id, ties="average"
-    )
-    inside_ranked = ranked.block_first_rank[ranked.block] <= k
-    inside = np.empty(ranked.n_rows, dtype=bool)
-    inside[ranked.order] = inside_ranked
-    return inside
-
-
-def _check_cv(cv):
-    if isinstance(cv, str):
-        check_option("cv", cv, ("prefit",))
-        return cv
-    if isinstance(cv, (bool, np.bool_)):
-        raise ValueError(f"`cv` must be an int >= 2, a float in (0, 1), a splitter, "
-                         f"an iterable of splits or 'prefit', got {_describe(cv)}.")
-    if isinstance(cv, Integral):
-        if cv < 2:
-            raise ValueError(f"`cv` must be an int >= 2 (number of folds), got {cv}.")
-        return int(cv)
-    if isinstance(cv, Real):
-        if not 0 < cv < 1:
-            raise ValueError(
-                f"`cv` as a float is the validation fraction and must be in (0, 1), "
-                f"got {cv}."
-            )
-        return float(cv)
-    if hasattr(cv, "split") or hasattr(cv, "__iter__"):
-        return cv
-    raise ValueError(f"`cv` must be an int >= 2, a float in (0, 1), a splitter, "
-                     f"an iterable of splits or 'prefit', got {_describe(cv)}.")
 
 
 class FAPCutoffClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
@@ -493,62 +307,6 @@ class FAPCutoffClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             pos_label = classes[matches[0]]
         return y, classes, pos_label
 
-    def _splits(self, cv, X, y, groups):
-        """(train, test) index pairs, query-grouped when there are query ids."""
-        n_rows = y.shape[0]
-        if isinstance(cv, (int, float)):
-            if groups is None:
-                splitter = (
-                    StratifiedKFold(n_splits=cv)
-                    if isinstance(cv, int)
-                    else StratifiedShuffleSplit(
-                        n_splits=1, test_size=cv, random_state=self.random_state
-                    )
-                )
-            else:
-                n_queries = np.unique(groups).shape[0]
-                if isinstance(cv, int) and n_queries < cv:
-                    raise ValueError(
-                        f"`cv`={cv} folds need at least {cv} queries, but `query_id` "
-                        f"has {n_queries}."
-                    )
-                splitter = (
-                    GroupKFold(n_splits=cv)
-                    if isinstance(cv, int)
-                    else GroupShuffleSplit(
-                        n_splits=1, test_size=cv, random_state=self.random_state
-                    )
-                )
-            splits = list(splitter.split(X, y, groups=groups))
-        elif hasattr(cv, "split"):
-            splits = list(cv.split(X, y, groups=groups))
-        else:
-            splits = list(cv)
-        if not splits:
-            raise ValueError("`cv` produced no split.")
-        checked = []
-        for train, test in splits:
-            train, test = np.asarray(train), np.asarray(test)
-            if train.dtype == bool:
-                train = np.flatnonzero(train)
-            if test.dtype == bool:
-                test = np.flatnonzero(test)
-            if groups is not None and np.isin(groups[test], groups[train]).any():
-                raise ValueError(
-                    "`cv` put rows of the same query in the training and the test "
-                    "part of a fold; use a splitter that keeps queries whole, such "
-                    "as GroupKFold or StratifiedGroupKFold (it receives "
-                    "groups=query_id)."
-                )
-            if test.shape[0] == 0 or train.shape[0] == 0:
-                raise ValueError(
-                    "`cv` produced a fold with no training or no test row."
-                )
-            if test.max(initial=0) >= n_rows or train.max(initial=0) >= n_rows:
-                raise ValueError("`cv` produced row indices beyond the length of y.")
-            checked.append((train, test))
-        return checked
-
     def fit(self, X, y, *, query_id=None, **fit_params):
         """Find the cutoff on out-of-fold scores, then refit the estimator.
 
@@ -640,7 +398,7 @@ class FAPCutoffClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             folds = [(None, np.arange(n_rows))]
             fold_scores = [_positive_score(self.estimator_, X, response, pos_label)]
         else:
-            folds = self._splits(cv, X, y, groups)
+            folds = query_folds(cv, X, y, groups, random_state=self.random_state)
             if not refit and len(folds) > 1:
                 raise ValueError("When cv has several folds, refit cannot be False.")
             fitted = Parallel(n_jobs=self.n_jobs)(
@@ -656,47 +414,12 @@ class FAPCutoffClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             else:
                 self.estimator_ = fitted[0][0]
 
-        # pool the folds; a query of one fold is one query of the curve
-        test_rows = np.concatenate([test for _, test in folds])
-        pooled_score = np.concatenate(fold_scores)
-        pooled_relevance = relevance[test_rows]
-        fold_of_row = np.repeat(np.arange(len(folds)), [len(t) for _, t in folds])
-        if groups is None:
-            pooled_query = fold_of_row
-        else:
-            query_code = np.unique(groups, return_inverse=True)[1].reshape(-1)
-            pooled_query = fold_of_row * (query_code.max() + 1) + query_code[test_rows]
-        if not np.isfinite(pooled_score).all():
-            raise ValueError("`estimator` returned NaN or infinite scores.")
-        if not pooled_relevance.any():
-            raise ValueError(
-                "No out-of-fold query has a relevant row, so FAP is undefined; "
-                "use more data or other folds (`cv`)."
-            )
-
-        k, fap, f, ap = fap_curve(
-            pooled_relevance, pooled_score, max_k=max_k, beta=beta,
-            query_id=pooled_query, return_parts=True,
+        self.cv_results_, self.best_k_, self.best_score_, threshold = search_cutoff(
+            folds, fold_scores, relevance, groups, beta=beta, max_k=max_k,
+            cutoff=self.cutoff,
         )
-        best = _first_max(fap)
-        self.best_k_ = int(k[best])
-        self.cv_results_ = {"k": k, "fap": fap, "f": f, "ap": ap}
-        if self.cutoff == "rank":
-            self.best_score_ = float(fap[best])
-        else:
-            thresholds, threshold_fap, set_size = _threshold_curve(
-                pooled_relevance, pooled_score, pooled_query, beta
-            )
-            best_t = _first_max(threshold_fap)
-            self.best_threshold_ = float(thresholds[best_t])
-            # recomputed at the chosen sets, free of the running sums' rounding
-            self.best_score_ = _threshold_sets_fap(
-                pooled_relevance, pooled_score, pooled_query, beta, self.best_threshold_
-            )
-            self.cv_results_.update(
-                thresholds=thresholds, threshold_fap=threshold_fap,
-                mean_set_size=set_size,
-            )
+        if threshold is not None:
+            self.best_threshold_ = threshold
 
         self.classes_ = classes
         self._pos_index = int(np.flatnonzero(classes == pos_label)[0])
@@ -764,6 +487,11 @@ class FAPCutoffClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         pos, neg = self.classes_[self._pos_index], self.classes_[1 - self._pos_index]
         return np.where(inside, pos, neg)
 
+    def _delegate(self, method, X):
+        """``estimator_.<method>(X)``: the response methods the cutoff leaves alone."""
+        check_is_fitted(self, "estimator_")
+        return getattr(self.estimator_, method)(X)
+
     @available_if(_estimator_has("predict_proba"))
     def predict_proba(self, X):
         """Class probabilities of ``estimator_`` (unchanged by the cutoff).
@@ -787,8 +515,7 @@ class FAPCutoffClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         >>> selector.fit(X, y, query_id=[1, 1, 2, 2, 3, 3]).predict_proba(X).shape
         (6, 2)
         """
-        check_is_fitted(self, "estimator_")
-        return self.estimator_.predict_proba(X)
+        return self._delegate("predict_proba", X)
 
     @available_if(_estimator_has("predict_log_proba"))
     def predict_log_proba(self, X):
@@ -813,8 +540,7 @@ class FAPCutoffClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         >>> selector.fit(X, y, query_id=[1, 1, 2, 2, 3, 3]).predict_log_proba(X).shape
         (6, 2)
         """
-        check_is_fitted(self, "estimator_")
-        return self.estimator_.predict_log_proba(X)
+        return self._delegate("predict_log_proba", X)
 
     @available_if(_estimator_has("decision_function"))
     def decision_function(self, X):
@@ -840,8 +566,7 @@ class FAPCutoffClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         >>> int(selector.decision_function([[0.1], [0.9]]).argmax())   # 0.9 is higher
         1
         """
-        check_is_fitted(self, "estimator_")
-        return self.estimator_.decision_function(X)
+        return self._delegate("decision_function", X)
 
     # -- routing and tags ---------------------------------------------------
     def get_metadata_routing(self):

@@ -30,8 +30,8 @@ from sklearn.utils.metadata_routing import (
     get_routing_for_object,
 )
 
-from ._registry import METRICS, metric_names, parse_metric_name
-from ._validation import _describe, check_option
+from .._core._validation import check_option, _describe
+from ..metrics._registry import metric_names, METRICS, parse_metric_name
 
 RESPONSE_METHODS = ("auto", "predict_proba", "decision_function", "predict")
 # "auto" takes the first available, in the order of TunedThresholdClassifierCV

@@ -10,21 +10,16 @@ from numbers import Real
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from ._fap import fap_curve
-from ._selector import FAPCutoffClassifier, _first_max
-from ._validation import _describe, check_bool, check_positive_int, check_positive_real
-
-
-def _import_pyplot():
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError as exc:
-        raise ImportError(
-            "FAPCurveDisplay.plot needs matplotlib, an optional dependency of "
-            "skrank: install it with `pip install skrank[plot]` (or `pip install "
-            "matplotlib`)."
-        ) from exc
-    return plt
+from ._base import import_pyplot
+from .._core._validation import (
+    check_bool,
+    check_positive_int,
+    check_positive_real,
+    _describe,
+)
+from ..metrics._fap import fap_curve
+from ..model_selection._cutoff_search import _first_max
+from ..model_selection._fap_cutoff import FAPCutoffClassifier
 
 
 def _check_cutoff(cutoff):
@@ -154,7 +149,7 @@ class FAPCurveDisplay:
                 raise ValueError(
                     f"`{key}` has shape {values.shape} but `k` has shape {k.shape}."
                 )
-        plt = _import_pyplot()
+        plt = import_pyplot(f"{type(self).__name__}.plot")
         if ax is None:
             _, ax = plt.subplots()
         name = self.name if name is None else name

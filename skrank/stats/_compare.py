@@ -16,8 +16,13 @@ from scipy import stats
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils import check_random_state
 
-from ._evaluate import evaluate
-from ._validation import _describe, check_fraction, check_option, check_positive_int
+from .._core._validation import (
+    check_fraction,
+    check_option,
+    check_positive_int,
+    _describe,
+)
+from ..metrics._evaluate import evaluate
 
 CORRECTIONS = ("holm", "bonferroni", None)
 # largest number of resamples held in memory at once (times n_queries)

@@ -27,10 +27,7 @@ from sklearn.metrics import roc_auc_score
 
 import skrank
 
-try:  # tests/ as a package or as a plain directory on sys.path
-    from . import _reference as ref
-except ImportError:
-    import _reference as ref
+from .. import _reference as ref
 
 SETTINGS = settings(
     max_examples=60,

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skrank._registry import METRICS
+from skrank.metrics._registry import METRICS
 
 # ranking metrics; set metrics (scored on decisions) have tests of their own
 SPECS = sorted(

@@ -26,10 +26,7 @@ from skrank import (
     recall_at_k_score,
 )
 
-try:
-    from . import _toolbox_reference as ref
-except ImportError:
-    import _toolbox_reference as ref
+from .. import _toolbox_reference as ref
 
 SETTINGS = settings(
     max_examples=60, deadline=None, derandomize=True, database=None,

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from skrank import average_precision_score, ndcg_score
-from skrank._layout import rank_queries, segment_cumsum
+from skrank._core._layout import rank_queries, segment_cumsum
 
 Y = np.array([1, 0, 1, 0, 1, 1, 0])
 S = np.array([0.2, 0.9, 0.2, 0.5, 0.1, 0.3, 0.3])
@@ -109,7 +109,7 @@ def test_the_packed_sort_falls_back_for_wide_or_float_ids():
 
 
 def test_the_packed_sort_resorts_truncation_collisions():
-    from skrank._layout import _packed_order
+    from skrank._core._layout import _packed_order
 
     rng = np.random.default_rng(7)
     n = 20000

@@ -12,10 +12,7 @@ from sklearn.exceptions import UndefinedMetricWarning
 
 from skrank import bpref_score, evaluate, get_scorer, rbp_score
 
-try:
-    from . import _toolbox_reference as ref
-except ImportError:
-    import _toolbox_reference as ref
+from .. import _toolbox_reference as ref
 
 SETTINGS = settings(
     max_examples=60, deadline=None, derandomize=True, database=None,

@@ -9,10 +9,7 @@ from hypothesis import strategies as st
 
 from skrank import average_precision_score, evaluate, graded_average_precision_score
 
-try:
-    from . import _toolbox_reference as ref
-except ImportError:
-    import _toolbox_reference as ref
+from .. import _toolbox_reference as ref
 
 SETTINGS = settings(
     max_examples=60, deadline=None, derandomize=True, database=None,

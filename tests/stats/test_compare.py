@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 
 from skrank import average_precision_score, compare, reciprocal_rank_score
-from skrank._compare import _holm
+from skrank.stats._compare import _holm
 
 
 def _systems(seed, n_queries=12, n_items=6, n_systems=2):

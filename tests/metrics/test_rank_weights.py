@@ -13,12 +13,8 @@ from skrank import (
     weighted_average_precision_score,
 )
 
-try:
-    from . import _reference
-    from . import _toolbox_reference as ref
-except ImportError:
-    import _reference
-    import _toolbox_reference as ref
+from .. import _reference
+from .. import _toolbox_reference as ref
 
 SETTINGS = settings(
     max_examples=60, deadline=None, derandomize=True, database=None,

@@ -39,7 +39,7 @@ from skrank import (
     make_ranking_scorer,
     ndcg_score,
 )
-from skrank._registry import METRICS
+from skrank.metrics._registry import METRICS
 
 N_SPLITS = 3
 # the metric function behind each name, with the options the name fixes

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from skrank import evaluate
-from skrank._registry import METRICS, metric_names, parse_metric_name
+from skrank.metrics._registry import METRICS, metric_names, parse_metric_name
 
 NAMES = ["ndcg", "ndcg@3", "dcg@2", "map", "map@2", "mrr", "mrr@1", "precision@2", "set_f1",
          "recall@3", "f1@2", "fap", "fap@3", "r_precision", "hit_rate@1", "gauc"]

@@ -12,10 +12,7 @@ from scipy import stats
 
 from skrank import rank_correlation_score
 
-try:
-    from . import _toolbox_reference as ref
-except ImportError:
-    import _toolbox_reference as ref
+from .. import _toolbox_reference as ref
 
 SETTINGS = settings(
     max_examples=80, deadline=None, derandomize=True, database=None,

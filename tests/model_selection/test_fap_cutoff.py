@@ -26,7 +26,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import skrank
 from skrank import FAPCutoffClassifier, fap_score, load_digits_retrieval
-from skrank._selector import _threshold_curve, _top_k_mask
+from skrank.model_selection._cutoff_search import _threshold_curve, _top_k_mask
 
 
 # -- helpers written to be obvious, not fast ---------------------------------

@@ -1,0 +1,8 @@
+"""skrank's engine: validation, the one sorted layout, tie expectations, aggregation.
+
+Everything else in skrank is built on this flow::
+
+    inputs -> _validation -> _layout.rank_queries (one sort) -> kernel -> _aggregate
+
+It uses numpy and scipy only and imports nothing from the rest of skrank.
+"""

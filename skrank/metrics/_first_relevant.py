@@ -1,0 +1,203 @@
+"""Metrics of the first relevant row: reciprocal rank (MRR) and hit rate (success@k).
+
+Under ties both are exact expectations over the orders of the first tie
+block that holds a relevant row.
+"""
+
+import numpy as np
+
+from .._core._aggregate import score_queries
+from .._core._ties import _first_relevant_block, _hypergeometric_none, _log_choose
+from .._core._validation import check_positive_int
+
+
+def _reciprocal_rank_per_query(ranked, *, k):
+    """Expected 1/(rank of the first relevant row) within k, per query.
+
+    Only the first tie block holding a relevant row matters: with m rows, r
+    of them relevant, starting at rank s, the first relevant row lands at
+    offset j with probability C(m-1-j, r-1) / C(m, r).
+    """
+    values = np.zeros(ranked.n_queries)
+    first_block = _first_relevant_block(ranked)
+    has = np.flatnonzero(first_block >= 0)
+    blocks = first_block[has]
+    m = ranked.block_size[blocks]
+    r = ranked.block_relevant[blocks].astype(np.intp)
+    s = ranked.block_first_rank[blocks]
+    n_offsets = m - r + 1
+    owner = np.repeat(np.arange(blocks.shape[0]), n_offsets)
+    j = np.arange(owner.shape[0]) - np.repeat(np.cumsum(n_offsets) - n_offsets, n_offsets)
+    mm, rr = m[owner], r[owner]
+    probability = np.exp(_log_choose(mm - 1 - j, rr - 1) - _log_choose(mm, rr))
+    position = s[owner] + j
+    contribution = probability / position
+    if k is not None:
+        contribution = np.where(position <= k, contribution, 0.0)
+    values[has] = np.bincount(owner, weights=contribution, minlength=blocks.shape[0])
+    return values
+
+
+def reciprocal_rank_score(
+    y_true,
+    y_score,
+    *,
+    k=None,
+    query_id=None,
+    sample_weight=None,
+    ties="average",
+    no_relevant="skip",
+    aggregate="mean",
+):
+    """Reciprocal rank of the first relevant row (RR@k); with ``query_id``, MRR.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_rows,) or (n_queries, n_items)
+        Relevance of each row: binary (0/1) or graded (non-negative). A row
+        is relevant when ``y_true > 0``.
+    y_score : array-like of the same shape as ``y_true``
+        Score of each row; within a query, higher scores rank first.
+    k : int, default=None
+        Cutoff: only the top ``k`` rows of each query count. None means the
+        whole list of each query.
+    query_id : array-like of shape (n_rows,), default=None
+        Query of each row: ints, strings or any hashable ids, rows in any
+        order. None means one ranking (1-D input) or one ranking per row
+        (2-D input, as in scikit-learn's ``ndcg_score``).
+    sample_weight : array-like, default=None
+        One weight per row (1-D input) or per ranking (2-D input). A query
+        weighs the mean of its rows' weights in the mean over queries.
+    ties : {"average", "input"}, default="average"
+        ``"average"``: the exact expected value over all orders of rows with
+        equal scores. ``"input"``: rows with equal scores keep their input
+        order.
+    no_relevant : {"skip", "zero", "one", "error"}, default="skip"
+        What a query with no relevant row scores: left out of the mean, 0,
+        1, or a ``ValueError``.
+    aggregate : {"mean", None}, default="mean"
+        ``"mean"``: the weighted mean over queries, a float. None: a
+        :class:`QueryValues` with one value per query.
+
+    Returns
+    -------
+    score : float or QueryValues
+        The weighted mean over queries (``nan`` with an
+        ``UndefinedMetricWarning`` when no query is left), or per-query
+        values when ``aggregate=None``.
+
+    See Also
+    --------
+    hit_rate_score : whether any relevant row is in the top k.
+
+    Notes
+    -----
+    RR@k is 1 / (rank of the first relevant row) when that rank is at most
+    k, else 0 (trec_eval's ``recip_rank`` with ``k=None``). With
+    ``ties="average"`` it is the exact expectation over the orders of tied
+    rows: only the first tie block holding a relevant row matters.
+
+    Examples
+    --------
+    >>> from skrank import reciprocal_rank_score
+    >>> reciprocal_rank_score([0, 0, 1, 0], [4, 3, 2, 1])      # 1/3
+    0.3333...
+    >>> reciprocal_rank_score([0, 1], [1, 1])                   # (1/1 + 1/2) / 2
+    0.75
+    """
+    k = check_positive_int("k", k)
+    return score_queries(
+        _reciprocal_rank_per_query,
+        y_true, y_score, query_id=query_id, sample_weight=sample_weight,
+        ties=ties, no_relevant=no_relevant, aggregate=aggregate, k=k,
+    )
+
+
+def _hit_rate_per_query(ranked, *, k):
+    """P(at least one relevant row in the top k): only the first relevant block matters."""
+    values = np.zeros(ranked.n_queries)
+    first_block = _first_relevant_block(ranked)
+    has = np.flatnonzero(first_block >= 0)
+    if k is None:
+        values[has] = 1.0
+        return values
+    blocks = first_block[has]
+    m = ranked.block_size[blocks]
+    inside = np.clip(k - ranked.block_first_rank[blocks] + 1, 0, m)
+    miss = _hypergeometric_none(m, ranked.block_relevant[blocks], inside)
+    values[has] = 1.0 - miss
+    return values
+
+
+def hit_rate_score(
+    y_true,
+    y_score,
+    *,
+    k=None,
+    query_id=None,
+    sample_weight=None,
+    ties="average",
+    no_relevant="skip",
+    aggregate="mean",
+):
+    """Hit rate at k ("success@k"): whether a relevant row is in the top k.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_rows,) or (n_queries, n_items)
+        Relevance of each row: binary (0/1) or graded (non-negative). A row
+        is relevant when ``y_true > 0``.
+    y_score : array-like of the same shape as ``y_true``
+        Score of each row; within a query, higher scores rank first.
+    k : int, default=None
+        Cutoff: only the top ``k`` rows of each query count. None means the
+        whole list of each query.
+    query_id : array-like of shape (n_rows,), default=None
+        Query of each row: ints, strings or any hashable ids, rows in any
+        order. None means one ranking (1-D input) or one ranking per row
+        (2-D input, as in scikit-learn's ``ndcg_score``).
+    sample_weight : array-like, default=None
+        One weight per row (1-D input) or per ranking (2-D input). A query
+        weighs the mean of its rows' weights in the mean over queries.
+    ties : {"average", "input"}, default="average"
+        ``"average"``: the exact expected value over all orders of rows with
+        equal scores. ``"input"``: rows with equal scores keep their input
+        order.
+    no_relevant : {"skip", "zero", "one", "error"}, default="skip"
+        What a query with no relevant row scores: left out of the mean, 0,
+        1, or a ``ValueError``.
+    aggregate : {"mean", None}, default="mean"
+        ``"mean"``: the weighted mean over queries, a float. None: a
+        :class:`QueryValues` with one value per query.
+
+    Returns
+    -------
+    score : float or QueryValues
+        The weighted mean over queries (``nan`` with an
+        ``UndefinedMetricWarning`` when no query is left), or per-query
+        values when ``aggregate=None``.
+
+    See Also
+    --------
+    reciprocal_rank_score
+
+    Notes
+    -----
+    1 if hits@k > 0 else 0 (trec_eval's ``success_k``). With
+    ``ties="average"`` it is the probability of a hit over the orders of
+    tied rows (hypergeometric in the tie block that straddles k).
+
+    Examples
+    --------
+    >>> from skrank import hit_rate_score
+    >>> hit_rate_score([0, 1, 0, 0], [4, 3, 2, 1], k=1)
+    0.0
+    >>> hit_rate_score([0, 1, 1, 0, 0], [1, 1, 1, 1, 0], k=2)  # 1 - C(2,2)/C(4,2)
+    0.8333...
+    """
+    k = check_positive_int("k", k)
+    return score_queries(
+        _hit_rate_per_query,
+        y_true, y_score, query_id=query_id, sample_weight=sample_weight,
+        ties=ties, no_relevant=no_relevant, aggregate=aggregate, k=k,
+    )
