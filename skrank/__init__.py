@@ -8,7 +8,7 @@ The public names live in subpackages by concern and are all re-exported
 here: ``skrank.metrics`` (metric functions, :func:`evaluate`),
 ``skrank.model_selection`` (scorers, :class:`FAPCutoffClassifier`),
 ``skrank.plot`` (displays), ``skrank.stats`` (:func:`compare`) and
-``skrank.datasets``. The engine they share is the private ``skrank._core``.
+``skrank.datasets``; ``skrank.dask.evaluate`` runs on Dask DataFrames. The engine they share is the private ``skrank._core``.
 """
 
 from .datasets import load_digits_retrieval
@@ -47,6 +47,7 @@ from .model_selection import (
 )
 from .plot import FAPCurveDisplay, PrecisionRecallAtKDisplay
 from .stats import compare
+from . import dask  # skrank.dask.evaluate; Dask itself is imported only when called
 
 __version__ = "0.1.0.dev0"
 

@@ -42,17 +42,128 @@ def check_aggregate_options(no_relevant="skip", aggregate="mean"):
 
 def weighted_mean(values, weights):
     """Weighted mean of the non-nan ``values``; nan and a warning if none is left."""
+    return finish_mean(partial_mean(values, weights), stacklevel=4)
+
+
+class PartialMean(NamedTuple):
+    """A mergeable part of a weighted mean over queries.
+
+    :func:`partial_mean` makes one from some queries' values,
+    :func:`merge_partial_means` adds up the parts of disjoint sets of queries
+    (partitions of a Dask DataFrame), :func:`finish_mean` turns the total
+    into the mean, as the in-memory metrics do with their single part.
+
+    Attributes
+    ----------
+    scale : float
+        The largest weight of a query with a value (0 if there is none); the
+        sums hold weights divided by it, so they neither overflow nor
+        underflow.
+    weighted_sum : float
+        Sum of ``value * weight / scale`` over the queries with a value.
+    weight_sum : float
+        Sum of ``weight / scale`` over the same queries.
+    n_values : int
+        Queries with a value (not nan).
+    n_undefined : int
+        Queries with no relevant row under ``no_relevant="error"``.
+    undefined_ids : tuple
+        Up to five ids of those queries, for the error message.
+    """
+
+    scale: float
+    weighted_sum: float
+    weight_sum: float
+    n_values: int
+    n_undefined: int = 0
+    undefined_ids: tuple = ()
+
+
+def partial_mean(
+    values, weights, *, undefined=None, query_ids=None, no_relevant="skip"
+):
+    """The :class:`PartialMean` of some queries' values and weights.
+
+    ``undefined`` marks the queries with no relevant row; they follow
+    ``no_relevant`` (with ``"error"`` they are counted, and
+    :func:`finish_mean` raises). Other nan values are left out.
+    """
+    n_undefined, undefined_ids = 0, ()
+    if undefined is not None and undefined.any():
+        if no_relevant == "error":
+            n_undefined = int(undefined.sum())
+            undefined_ids = tuple(np.asarray(query_ids)[undefined][:5].tolist())
+            values = np.where(undefined, np.nan, values)
+        else:
+            values = _fill_undefined(values, undefined, no_relevant)
     keep = ~np.isnan(values)
-    total = weights[keep].sum()
-    if not keep.any() or total <= 0:
+    values, weights = values[keep], weights[keep]
+    scale = float(weights.max()) if weights.shape[0] else 0.0
+    if scale > 0:
+        weights = weights / scale
+    return PartialMean(
+        scale, float(np.dot(values, weights)), float(weights.sum()),
+        int(keep.sum()), n_undefined, undefined_ids,
+    )
+
+
+def merge_partial_means(partials):
+    """One :class:`PartialMean` from the parts of disjoint sets of queries."""
+    partials = list(partials)
+    scale = max((part.scale for part in partials), default=0.0)
+    weighted_sum = weight_sum = 0.0
+    for part in partials:
+        if part.scale > 0:  # parts without a weight add nothing
+            ratio = part.scale / scale
+            weighted_sum += part.weighted_sum * ratio
+            weight_sum += part.weight_sum * ratio
+    ids = [i for part in partials for i in part.undefined_ids]
+    try:
+        ids = sorted(ids)
+    except TypeError:  # ids of unorderable types: any five will do
+        pass
+    return PartialMean(
+        scale, weighted_sum, weight_sum,
+        sum(part.n_values for part in partials),
+        sum(part.n_undefined for part in partials), tuple(ids[:5]),
+    )
+
+
+def finish_mean(partial, *, stacklevel=2):
+    """The weighted mean of a :class:`PartialMean`: the one finishing step.
+
+    ``stacklevel`` is passed to :func:`warnings.warn` (2: the caller).
+
+    Raises the ``no_relevant="error"`` ValueError when a query had no
+    relevant row; warns (``UndefinedMetricWarning``) and returns nan when no
+    query (or no weight) is left.
+    """
+    if partial.n_undefined:
+        raise _no_relevant_error(partial.n_undefined, partial.undefined_ids)
+    if not partial.n_values or partial.weight_sum <= 0:
         warnings.warn(
             "No query is left to average (every query has no relevant row, "
             "a single class, or zero weight); returning nan.",
             UndefinedMetricWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
         return float("nan")
-    return float(np.dot(values[keep], weights[keep]) / total)
+    return float(partial.weighted_sum / partial.weight_sum)
+
+
+def _no_relevant_error(count, ids):
+    shown = ", ".join(repr(v) for v in ids)
+    return ValueError(
+        f"{count} quer{'y has' if count == 1 else 'ies have'}"
+        f" no relevant row (y_true > 0), e.g. query_id {shown}; pass "
+        "`no_relevant='skip'`, 'zero' or 'one' to score them."
+    )
+
+
+def _fill_undefined(values, undefined, no_relevant):
+    values = np.array(values, dtype=np.float64, copy=True)
+    values[undefined] = {"skip": np.nan, "zero": 0.0, "one": 1.0}[no_relevant]
+    return values
 
 
 def apply_no_relevant(values, undefined, ranked, no_relevant):
@@ -60,16 +171,9 @@ def apply_no_relevant(values, undefined, ranked, no_relevant):
     if not undefined.any():
         return values
     if no_relevant == "error":
-        ids = ranked.query_ids[undefined][:5]
-        shown = ", ".join(repr(v) for v in ids.tolist())
-        raise ValueError(
-            f"{int(undefined.sum())} quer{'y has' if undefined.sum() == 1 else 'ies have'}"
-            f" no relevant row (y_true > 0), e.g. query_id {shown}; pass "
-            "`no_relevant='skip'`, 'zero' or 'one' to score them."
-        )
-    values = np.array(values, dtype=np.float64, copy=True)
-    values[undefined] = {"skip": np.nan, "zero": 0.0, "one": 1.0}[no_relevant]
-    return values
+        ids = ranked.query_ids[undefined][:5].tolist()
+        raise _no_relevant_error(int(undefined.sum()), ids)
+    return _fill_undefined(values, undefined, no_relevant)
 
 
 def aggregate_queries(
@@ -90,12 +194,16 @@ def aggregate_queries(
     """
     if undefined is None:
         undefined = ranked.n_relevant == 0
-    values = apply_no_relevant(values, undefined, ranked, no_relevant)
     if weights is None:
         weights = ranked.query_weight
     if aggregate is None:
+        values = apply_no_relevant(values, undefined, ranked, no_relevant)
         return QueryValues(ranked.query_ids, np.asarray(values, dtype=float), weights)
-    return weighted_mean(values, weights)
+    partial = partial_mean(
+        values, weights, undefined=undefined, query_ids=ranked.query_ids,
+        no_relevant=no_relevant,
+    )
+    return finish_mean(partial, stacklevel=3)
 
 
 def score_queries(

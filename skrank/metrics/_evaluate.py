@@ -92,18 +92,27 @@ def evaluate(
     )
     results = {}
     for name, (spec, k) in zip(metrics, parsed):
-        values = spec.kernel(ranked, k)
-        if spec.query_weights is None:
-            results[name] = aggregate_queries(
-                values, ranked, no_relevant=no_relevant, aggregate=aggregate
-            )
-        else:
-            results[name] = aggregate_queries(
-                values,
-                ranked,
-                aggregate=aggregate,
-                undefined=np.isnan(values),
-                weights=spec.query_weights(ranked),
-            )
+        values, undefined, weights, policy = metric_query_values(
+            ranked, spec, k, no_relevant
+        )
+        results[name] = aggregate_queries(
+            values, ranked, no_relevant=policy, aggregate=aggregate,
+            undefined=undefined, weights=weights,
+        )
     return results
+
+
+def metric_query_values(ranked, spec, k, no_relevant):
+    """One registry metric on a shared layout, before the ``no_relevant`` policy.
+
+    Returns ``(values, undefined, weights, no_relevant)`` per query: the
+    kernel's values, the queries the policy applies to, the query weights,
+    and the policy itself (``"skip"`` for metrics with their own query
+    weights, such as GAUC, whose undefined queries are always left out).
+    :func:`evaluate` and :func:`skrank.dask.evaluate` (per partition) share it.
+    """
+    values = spec.kernel(ranked, k)
+    if spec.query_weights is None:
+        return values, ranked.n_relevant == 0, ranked.query_weight, no_relevant
+    return values, np.isnan(values), spec.query_weights(ranked), "skip"
 

@@ -7,6 +7,7 @@ several systems are compared.
 """
 
 import math
+import sys
 import warnings
 from collections.abc import Mapping
 from itertools import combinations
@@ -22,6 +23,7 @@ from .._core._validation import (
     check_positive_int,
     _describe,
 )
+from .._core._aggregate import QueryValues
 from ..metrics._evaluate import evaluate
 
 CORRECTIONS = ("holm", "bonferroni", None)
@@ -186,6 +188,67 @@ def _per_query_values(y_true, systems, metrics, query_id, ties, no_relevant):
     return {m: {name: results[name][m] for name in systems} for m in metrics}
 
 
+def _is_dask_frame(value):
+    """Whether ``value`` is a Dask DataFrame (without importing Dask)."""
+    dd = sys.modules.get("dask.dataframe")
+    return dd is not None and isinstance(value, dd.DataFrame)
+
+
+def _frames_per_query_values(systems, metrics):
+    """{metric: {system: QueryValues}} from per-query Dask DataFrames, paired on query.
+
+    The frames are those of ``skrank.dask.evaluate(..., aggregate=None)``:
+    indexed by query id, one column per metric and the query weights. Only
+    their per-query values are computed to the client, in one pass.
+    """
+    import dask
+
+    for name, frame in systems.items():
+        missing = [m for m in metrics if m not in frame.columns]
+        if missing:
+            raise ValueError(
+                f"`systems`[{name!r}] has no column {', '.join(map(repr, missing))}; "
+                f"its columns are {list(frame.columns)}. Pass `metrics` naming "
+                "metrics computed by skrank.dask.evaluate(..., aggregate=None)."
+            )
+    weights = {
+        name: [f"{m}_weight" if f"{m}_weight" in frame.columns else "weight"
+               for m in metrics]
+        for name, frame in systems.items()
+    }
+    computed = dask.compute(*[
+        frame[list(dict.fromkeys(metrics + weights[name]))]
+        for name, frame in systems.items()
+    ])
+    names = list(systems)
+    first = computed[0].index
+    for name, table in zip(names, computed):
+        if not table.index.is_unique:
+            raise ValueError(
+                f"`systems`[{name!r}] has repeated query ids: pass the frames "
+                "of skrank.dask.evaluate(..., aggregate=None), one row per query."
+            )
+        if len(table.index) != len(first) or not table.index.isin(first).all():
+            raise ValueError(
+                f"`systems`[{name!r}] and `systems`[{names[0]!r}] hold different "
+                f"queries ({len(table.index)} and {len(first)} rows): the frames "
+                "must come from the same queries to be paired."
+            )
+    try:
+        order = first.sort_values()
+    except TypeError:  # ids of unorderable types: the first frame's order
+        order = first
+    ids = order.to_numpy()
+    per_query = {m: {} for m in metrics}
+    for name, table in zip(names, computed):
+        table = table.reindex(order)
+        for m, w in zip(metrics, weights[name]):
+            per_query[m][name] = QueryValues(
+                ids, table[m].to_numpy(dtype=float), table[w].to_numpy(dtype=float)
+            )
+    return per_query
+
+
 def _holm(p):
     """Holm's step-down adjusted p-values (nan stays nan, not counted)."""
     p = np.asarray(p, dtype=float)
@@ -292,12 +355,17 @@ def compare(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_rows,) or (n_queries, n_items)
+    y_true : array-like of shape (n_rows,) or (n_queries, n_items), or None
         Relevance of each row: binary (0/1) or graded (non-negative). A row
-        is relevant when ``y_true > 0``.
-    systems : dict of str to array-like
+        is relevant when ``y_true > 0``. None when ``systems`` holds
+        per-query Dask DataFrames.
+    systems : dict of str to array-like or to Dask DataFrame
         ``{name: y_score}``: each system's scores for the same rows, at
-        least two systems.
+        least two systems. Or ``{name: per_query}``: the per-query frames
+        of :func:`skrank.dask.evaluate` with ``aggregate=None``, paired on
+        their query-id index (every frame must hold the same queries; the
+        metrics, ``ties`` and ``no_relevant`` are those the frames were
+        computed with, and only their per-query values reach the client).
     query_id : array-like of shape (n_rows,), default=None
         Query of each row: ints, strings or any hashable ids, rows in any
         order. None means one ranking (1-D input) or one ranking per row
@@ -396,7 +464,19 @@ def compare(
     # sklearn's seeding conventions, numpy's faster Generator for the resamples
     seed = check_random_state(random_state).randint(0, 2**31 - 1, size=4)
     rng = np.random.default_rng(seed)
-    per_query = _per_query_values(y_true, systems, metrics, query_id, ties, no_relevant)
+    frames = [_is_dask_frame(scores) for scores in systems.values()]
+    if any(frames):
+        if not all(frames) or y_true is not None or query_id is not None:
+            raise ValueError(
+                "To compare per-query Dask DataFrames (skrank.dask.evaluate(..., "
+                "aggregate=None)), pass y_true=None, no query_id, and a frame for "
+                "every system."
+            )
+        per_query = _frames_per_query_values(systems, metrics)
+    else:
+        per_query = _per_query_values(
+            y_true, systems, metrics, query_id, ties, no_relevant
+        )
 
     if baseline is None:
         pairs = list(combinations(range(len(names)), 2))

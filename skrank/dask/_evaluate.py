@@ -1,0 +1,348 @@
+"""evaluate() on a Dask DataFrame: shuffle by query, in-memory kernels, mergeable means.
+
+The plan has three steps, all run by Dask's scheduler:
+
+1. **Shuffle once by query id** with Dask's own shuffle, so that every
+   query's rows sit in one partition (skipped when the frame is already
+   partitioned by query: known divisions on a query-id index, or
+   ``partitioned_by_query=True``).
+2. **Per partition**, skrank's in-memory layout and kernels, the same
+   :func:`skrank.metrics._evaluate.metric_query_values` the in-memory
+   :func:`skrank.evaluate` uses.
+3. **A tree reduction of mergeable partial sums**
+   (:class:`skrank._core._aggregate.PartialMean`), finished on the client by
+   the very step that finishes the in-memory mean.
+"""
+
+import numpy as np
+
+from .._core._aggregate import (
+    apply_no_relevant,
+    check_aggregate_options,
+    finish_mean,
+    merge_partial_means,
+    partial_mean,
+    PartialMean,
+)
+from .._core._layout import TIES, rank_queries
+from .._core._validation import check_option, _describe
+from ..metrics._evaluate import DEFAULT_METRICS, metric_query_values
+from ..metrics._registry import parse_metric_name
+
+_INSTALL = (
+    'install the extra with `pip install "skrank[dask]"` (from a source '
+    'checkout: `pip install -e ".[dask]"`), which brings dask[dataframe] and '
+    "distributed."
+)
+_ROW = "__skrank_row__"  # input position, kept through the shuffle for ties="input"
+_PARTIAL_COLUMNS = list(PartialMean._fields)
+
+
+def _import_dask_dataframe():
+    try:
+        import dask.dataframe as dd
+    except ImportError as exc:
+        raise ImportError(f"skrank.dask needs Dask and pandas: {_INSTALL}") from exc
+    return dd
+
+
+class _Plan:
+    """What every partition computes: the parsed metrics and the column roles."""
+
+    def __init__(self, metrics, y_true, y_score, query_id, sample_weight, ties,
+                 no_relevant, query_on_index, restore_order):
+        self.metrics = metrics
+        self.parsed = [parse_metric_name(name) for name in metrics]
+        self.binary = any(spec.binary for spec, _ in self.parsed)
+        self.y_true = y_true
+        self.y_score = y_score
+        self.query_id = query_id
+        self.sample_weight = sample_weight
+        self.ties = ties
+        self.no_relevant = no_relevant
+        self.query_on_index = query_on_index
+        self.restore_order = restore_order
+
+    def rank(self, frame):
+        """The partition's RankedQueries, or None for an empty partition."""
+        if frame.shape[0] == 0:
+            return None
+        if self.restore_order:  # the input order, which ties="input" follows
+            frame = frame.sort_values(_ROW, kind="stable")
+        query_id = frame.index if self.query_on_index else frame[self.query_id]
+        weight = None if self.sample_weight is None else frame[self.sample_weight]
+        return rank_queries(
+            frame[self.y_true], frame[self.y_score], query_id=query_id,
+            sample_weight=weight, ties=self.ties, binary=self.binary,
+        )
+
+    def weight_columns(self):
+        """Column name of each metric's query weight."""
+        return {
+            name: "weight" if spec.query_weights is None else f"{name}_weight"
+            for name, (spec, _) in zip(self.metrics, self.parsed)
+        }
+
+
+def _partials(frame, plan):
+    """Chunk of the reduction: one row of partial sums per metric."""
+    import pandas as pd
+
+    ranked = plan.rank(frame)
+    rows = []
+    for spec, k in plan.parsed:
+        if ranked is None:
+            rows.append(PartialMean(0.0, 0.0, 0.0, 0))
+            continue
+        values, undefined, weights, policy = metric_query_values(
+            ranked, spec, k, plan.no_relevant
+        )
+        rows.append(partial_mean(
+            values, weights, undefined=undefined, query_ids=ranked.query_ids,
+            no_relevant=policy,
+        ))
+    return _partials_frame(rows, frame.shape[0], pd)
+
+
+def _partials_frame(rows, n_rows, pd):
+    """Partial sums as a small frame: row i for metric i, plus the rows seen."""
+    frame = pd.DataFrame(
+        [tuple(row[:-1]) for row in rows], columns=_PARTIAL_COLUMNS[:-1]
+    )
+    ids = np.empty(len(rows), dtype=object)
+    ids[:] = [row.undefined_ids for row in rows]
+    frame["undefined_ids"] = ids
+    frame["n_rows"] = n_rows
+    return frame
+
+
+def _merge(frame):
+    """Combine/aggregate of the reduction: the partial sums of many partitions."""
+    import pandas as pd
+
+    index = frame.index.to_numpy()
+    n_metrics = int(index.max()) + 1 if index.shape[0] else 0
+    partials = frame[_PARTIAL_COLUMNS]
+    merged = [
+        merge_partial_means(
+            PartialMean(*row)
+            for row in partials[index == i].itertuples(index=False)
+        )
+        for i in range(n_metrics)
+    ]
+    n_rows = int(frame.loc[index == 0, "n_rows"].sum()) if n_metrics else 0
+    return _partials_frame(merged, n_rows, pd)
+
+
+def _query_frame(frame, plan, meta):
+    """Per partition: one row per query, one column per metric, and the weights."""
+    import pandas as pd
+
+    ranked = plan.rank(frame)
+    if ranked is None:
+        return meta
+    columns = {}
+    for name, (spec, k) in zip(plan.metrics, plan.parsed):
+        values, undefined, weights, policy = metric_query_values(
+            ranked, spec, k, plan.no_relevant
+        )
+        columns[name] = np.asarray(
+            apply_no_relevant(values, undefined, ranked, policy), dtype=np.float64
+        )
+        columns[plan.weight_columns()[name]] = np.asarray(weights, dtype=np.float64)
+    index = pd.Index(ranked.query_ids, dtype=meta.index.dtype, name=meta.index.name)
+    return pd.DataFrame(columns, index=index)[list(meta.columns)]
+
+
+def _check_column(df, argument, name, allow_index=False):
+    if name in df.columns:
+        return False
+    if allow_index and name is not None and df.index.name == name:
+        return True
+    where = " or the index name" if allow_index else ""
+    raise ValueError(
+        f"`{argument}` must name a column of `df`{where}, got {_describe(name)}; "
+        f"the columns are {list(df.columns)}."
+    )
+
+
+def evaluate(
+    df,
+    metrics=DEFAULT_METRICS,
+    *,
+    y_true="label",
+    y_score="score",
+    query_id="qid",
+    sample_weight=None,
+    ties="average",
+    no_relevant="skip",
+    aggregate="mean",
+    partitioned_by_query="auto",
+):
+    """Compute ranking metrics over a Dask DataFrame, query by query.
+
+    The same numbers as :func:`skrank.evaluate` on the same rows (to
+    rounding), computed by Dask's scheduler: one shuffle by query id, skrank's
+    in-memory kernels on each partition, and a tree reduction of partial
+    sums. No row is collected on the client; the rows of a query may start
+    in any partitions.
+
+    Parameters
+    ----------
+    df : dask.dataframe.DataFrame
+        One row per (query, item): relevance, score, query id and optionally
+        a weight, in the columns named below.
+    metrics : str or list of str, default=("ndcg@10", "map", "mrr", \
+"precision@10", "recall@10")
+        Metric names, as for :func:`skrank.evaluate` (``"ndcg@10"``,
+        ``"map"``, ``"fap@5"``, ``"gauc"``, ...).
+    y_true : str, default="label"
+        Column of relevance: binary (0/1) or graded (non-negative).
+    y_score : str, default="score"
+        Column of scores; within a query, higher scores rank first.
+    query_id : str, default="qid"
+        Column (or the name of the index) holding each row's query id: ints,
+        strings or any hashable ids.
+    sample_weight : str, default=None
+        Column of row weights; a query weighs the mean of its rows' weights
+        (GAUC: their sum), as in :func:`skrank.evaluate`.
+    ties : {"average", "input"}, default="average"
+        ``"average"``: the exact expected value over all orders of rows with
+        equal scores. ``"input"``: rows with equal scores keep the frame's
+        row order (partition by partition), which the shuffle preserves.
+    no_relevant : {"skip", "zero", "one", "error"}, default="skip"
+        What a query with no relevant row scores: left out of the mean, 0,
+        1, or a ``ValueError``.
+    aggregate : {"mean", None}, default="mean"
+        ``"mean"``: the weighted means, computed now. None: a lazy Dask
+        DataFrame with one row per query (see Returns).
+    partitioned_by_query : {"auto", True, False}, default="auto"
+        Whether every query's rows already sit in one partition, so that the
+        shuffle can be skipped. ``"auto"``: only when ``query_id`` names an
+        index with known divisions (as after ``df.set_index("qid")``).
+        True: trust it (the caller's promise; a query split over partitions
+        would then be scored as several queries). False: always shuffle.
+
+    Returns
+    -------
+    results : dict or dask.dataframe.DataFrame
+        With ``aggregate="mean"``: metric name -> float, in the order of
+        ``metrics``, as :func:`skrank.evaluate` returns. With
+        ``aggregate=None``: a Dask DataFrame indexed by query id (not
+        sorted across partitions; sorted within each) with one float column
+        per metric (nan for a query left out under ``no_relevant="skip"``),
+        a ``"weight"`` column (each query's weight in the mean) and, for
+        metrics with weights of their own such as GAUC, a ``"<metric>_weight"``
+        column. :func:`skrank.compare` accepts two or more of these frames.
+
+    See Also
+    --------
+    skrank.evaluate : the same on in-memory arrays.
+
+    Notes
+    -----
+    With ``aggregate=None`` and ``no_relevant="error"``, the error is raised
+    when the frame is computed, naming the queries of the partition that
+    met them first.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import dask.dataframe as dd
+    >>> import skrank.dask
+    >>> rows = pd.DataFrame({
+    ...     "qid": ["a", "a", "a", "b", "b", "b"],
+    ...     "label": [1, 0, 0, 0, 1, 1],
+    ...     "score": [0.9, 0.5, 0.1, 0.8, 0.7, 0.7],
+    ... })
+    >>> df = dd.from_pandas(rows, npartitions=2)       # query "b" spans both
+    >>> skrank.dask.evaluate(df, ["mrr", "precision@1"])
+    {'mrr': 0.75, 'precision@1': 0.5}
+    >>> per_query = skrank.dask.evaluate(df, ["mrr"], aggregate=None)
+    >>> per_query.compute().sort_index()
+         mrr  weight
+    qid
+    a    1.0     1.0
+    b    0.5     1.0
+    """
+    dd = _import_dask_dataframe()
+    if not isinstance(df, dd.DataFrame):
+        raise ValueError(
+            f"`df` must be a dask.dataframe.DataFrame, got {_describe(df)}; for "
+            "in-memory data use skrank.evaluate."
+        )
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    metrics = list(dict.fromkeys(metrics))
+    if not metrics:
+        raise ValueError("`metrics` is empty: name at least one metric.")
+    for name in metrics:
+        parse_metric_name(name)
+    check_option("ties", ties, TIES)
+    check_aggregate_options(no_relevant, aggregate)
+    check_option("partitioned_by_query", partitioned_by_query, ("auto", True, False))
+    _check_column(df, "y_true", y_true)
+    _check_column(df, "y_score", y_score)
+    if sample_weight is not None:
+        _check_column(df, "sample_weight", sample_weight)
+    on_index = _check_column(df, "query_id", query_id, allow_index=True)
+
+    columns = [y_true, y_score] + ([] if sample_weight is None else [sample_weight])
+    frame = df[list(dict.fromkeys(columns + ([] if on_index else [query_id])))]
+    if partitioned_by_query == "auto":
+        partitioned = on_index and df.known_divisions
+    else:
+        partitioned = partitioned_by_query
+    restore_order = ties == "input" and not partitioned
+    if restore_order:
+        frame = frame.map_partitions(_number_rows, meta=_number_rows(frame._meta))
+    if not partitioned:
+        if on_index:
+            frame = frame.reset_index()
+            on_index = False
+        frame = frame.shuffle(on=query_id)
+    plan = _Plan(metrics, y_true, y_score, query_id, sample_weight, ties,
+                 no_relevant, on_index, restore_order)
+
+    if aggregate is None:
+        meta = _query_meta(frame._meta, plan)
+        return frame.map_partitions(
+            _query_frame, plan, meta, meta=meta,
+            clear_divisions=not (on_index and frame.known_divisions),
+        )
+
+    import pandas as pd
+
+    empty = _partials_frame([PartialMean(0.0, 0.0, 0.0, 0)], 0, pd)
+    merged = frame.reduction(
+        _partials, aggregate=_merge, meta=empty, chunk_kwargs={"plan": plan},
+    ).compute()
+    if int(merged["n_rows"].iloc[0]) == 0:
+        raise ValueError("`df` has no rows: there is nothing to evaluate.")
+    results = {}
+    for name, row in zip(metrics, merged[_PARTIAL_COLUMNS].itertuples(index=False)):
+        results[name] = finish_mean(PartialMean(*row), stacklevel=3)
+    return results
+
+
+def _number_rows(frame, partition_info=None):
+    """Each row's input position: partition number in the high bits, row in the low."""
+    number = 0 if partition_info is None else partition_info["number"]
+    frame = frame.copy()
+    frame[_ROW] = np.int64(number) * 2**40 + np.arange(frame.shape[0], dtype=np.int64)
+    return frame
+
+
+def _query_meta(meta, plan):
+    import pandas as pd
+
+    if plan.query_on_index:
+        index_dtype = meta.index.dtype
+    else:
+        index_dtype = meta[plan.query_id].dtype
+    names = plan.metrics + ["weight"] + [
+        column for column in plan.weight_columns().values() if column != "weight"
+    ]
+    columns = {name: pd.Series([], dtype=np.float64) for name in names}
+    index = pd.Index([], dtype=index_dtype, name=plan.query_id)
+    return pd.DataFrame(columns, index=index)
