@@ -75,3 +75,59 @@ WORKED_EXAMPLES = [
 )
 def test_worked_example(which, metric, y_true, y_score, kwargs, expected):
     check_worked_example(which, metric, y_true, y_score, kwargs, expected)
+
+
+# -- mergeable partial means (what skrank.dask reduces over partitions) ------
+
+from skrank._core._aggregate import (  # noqa: E402
+    PartialMean,
+    finish_mean,
+    merge_partial_means,
+    partial_mean,
+)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_partial_means_of_any_split_finish_to_the_weighted_mean(seed):
+    rng = np.random.default_rng(seed)
+    values = rng.random(50)
+    values[rng.random(50) < 0.2] = np.nan
+    weights = rng.uniform(0.1, 5, 50)
+    keep = ~np.isnan(values)
+    expected = np.sum(values[keep] * weights[keep]) / np.sum(weights[keep])
+    cuts = np.sort(rng.choice(np.arange(1, 50), size=4, replace=False))
+    parts = [partial_mean(v, w) for v, w in zip(np.split(values, cuts),
+                                                np.split(weights, cuts))]
+    parts.append(partial_mean(np.array([]), np.array([])))  # an empty partition
+    assert finish_mean(merge_partial_means(parts)) == pytest.approx(expected, abs=1e-15)
+    nested = merge_partial_means([merge_partial_means(parts[:2]),
+                                  merge_partial_means(parts[2:])])
+    assert finish_mean(nested) == pytest.approx(expected, abs=1e-15)
+
+
+def test_merging_extreme_weights_neither_overflows_nor_underflows():
+    # (1 * 1e308 + 0 * 1e308) / 2e308 and (1 * 5e-324 + 3 * 5e-324) / 1e-323
+    big = [partial_mean(np.array([1.0]), np.array([1e308])),
+           partial_mean(np.array([0.0]), np.array([1e308]))]
+    assert finish_mean(merge_partial_means(big)) == 0.5
+    tiny = [partial_mean(np.array([1.0]), np.array([5e-324])),
+            partial_mean(np.array([3.0]), np.array([5e-324]))]
+    assert finish_mean(merge_partial_means(tiny)) == 2.0
+
+
+def test_policies_error_and_nothing_left_in_the_finishing_step():
+    undefined = np.array([False, True, True])
+    values = np.array([0.5, 0.0, 0.0])
+    ones = np.ones(3)
+    parts = [partial_mean(values, ones, undefined=undefined, query_ids=["c", "b", "a"],
+                          no_relevant="error"),
+             partial_mean(values, ones, undefined=undefined, query_ids=["f", "e", "d"],
+                          no_relevant="error")]
+    with pytest.raises(ValueError, match="4 queries have no relevant row.*'a', 'b', 'd', 'e'"):
+        finish_mean(merge_partial_means(parts))
+    one = partial_mean(values, ones, undefined=undefined, no_relevant="one")
+    assert finish_mean(one) == pytest.approx(2.5 / 3)
+    with pytest.warns(UndefinedMetricWarning, match="No query is left"):
+        assert np.isnan(finish_mean(merge_partial_means([
+            partial_mean(values, ones, undefined=np.ones(3, bool)),
+            PartialMean(0.0, 0.0, 0.0, 0)])))
