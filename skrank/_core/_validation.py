@@ -8,6 +8,8 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from ._frames import to_numpy
+
 
 def _describe(value):
     text = repr(value)
@@ -75,9 +77,12 @@ def check_fraction(name, value, *, closed_low=False, closed_high=False):
 
 
 def _to_array(name, values):
-    """Turn array-likes (lists, numpy, pandas) into a numpy array, no copy if possible."""
-    if hasattr(values, "to_numpy") and not isinstance(values, np.ndarray):
-        values = values.to_numpy()
+    """Turn array-likes (lists, numpy, pandas, polars, ...) into a numpy array.
+
+    Series and DataFrames of any library go through :func:`_frames.to_numpy`;
+    no copy is made where none is needed.
+    """
+    values = to_numpy(values)
     try:
         array = np.asarray(values)
     except Exception as exc:  # ragged lists and the like

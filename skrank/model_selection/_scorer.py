@@ -18,6 +18,7 @@ with a ``get_metadata_routing`` method (scikit-learn's ``_BaseScorer`` and
 
 import inspect
 import re
+import sys
 import warnings
 from numbers import Integral
 
@@ -30,6 +31,7 @@ from sklearn.utils.metadata_routing import (
     get_routing_for_object,
 )
 
+from .._core._frames import column as frame_column, column_names
 from .._core._validation import check_option, _describe
 from ..metrics._registry import metric_names, METRICS, parse_metric_name
 
@@ -131,10 +133,29 @@ def _reduce_output(scores, estimator, method_name):
     )
 
 
+def _inside_sklearn_permutation_importance():
+    """Whether scikit-learn's ``permutation_importance`` is on the call stack.
+
+    Only looked at while building an error message. It cannot see a call
+    made in a joblib worker (``n_jobs>1``), so the message also mentions
+    permutation importance when this is False.
+    """
+    frame = sys._getframe(1)
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "")
+        if module.startswith("sklearn.inspection") and frame.f_code.co_name in (
+            "permutation_importance", "_calculate_permutation_scores"
+        ):
+            return True
+        frame = frame.f_back
+    return False
+
+
 def _missing_query_id_message(scorer, X):
     column = scorer.query_id_column
-    if _routing_on():
-        alias = scorer._score_request.get("query_id")
+    routing = _routing_on()
+    alias = scorer._score_request.get("query_id")
+    if routing:
         if alias is False or alias is None:
             why = (
                 "metadata routing is on, but this scorer's request for `query_id` "
@@ -149,9 +170,10 @@ def _missing_query_id_message(scorer, X):
             why = "metadata routing is on, but no `query_id` was passed"
     else:
         why = "metadata routing is off (so no `query_id` can reach a scorer)"
+    columns = column_names(X)
     if column is None:
         why += ", and reading ids from a column of X is disabled (query_id_column=None)"
-    elif hasattr(X, "columns"):
+    elif columns is not None:
         why += f", and X has no column {column!r}"
     else:
         why += (
@@ -159,22 +181,57 @@ def _missing_query_id_message(scorer, X):
             f"{column!r} column"
         )
     col = repr("qid" if column is None else column)
-    return (
-        f"{scorer!r} needs the query id of every row to score each query "
-        f"separately, and got none: {why}. Pass them in one of two ways:\n"
-        "  1. metadata routing: call "
-        "sklearn.set_config(enable_metadata_routing=True), then pass the ids "
-        "with the data: cross_validate(model, X, y, cv=GroupKFold(), "
-        "scoring=scorer, params={'query_id': qid, 'groups': qid}) or "
-        "GridSearchCV(model, grid, cv=GroupKFold(), scoring=scorer)"
-        ".fit(X, y, query_id=qid, groups=qid);\n"
-        "  2. a DataFrame column: give X as a pandas DataFrame with a column "
+    name = alias if isinstance(alias, str) else "query_id"
+    if routing and (alias is False or alias is None):
+        routed = (
+            "metadata routing (already on): request the ids with "
+            "scorer.set_score_request(query_id=True) (or query_id='groups' to "
+            "reuse the splitter's groups), then pass them with the data"
+        )
+    elif routing:
+        routed = "metadata routing (already on): pass the ids with the data"
+    else:
+        routed = (
+            "metadata routing: call sklearn.set_config(enable_metadata_routing=True), "
+            "then pass the ids with the data"
+        )
+    routed += (
+        f": cross_validate(model, X, y, cv=GroupKFold(), scoring=scorer, "
+        f"params={{'{name}': qid, 'groups': qid}}) or GridSearchCV(model, grid, "
+        f"cv=GroupKFold(), scoring=scorer).fit(X, y, {name}=qid, groups=qid)"
+    )
+    frame = (
+        "a DataFrame column: give X as a pandas or polars DataFrame with a column "
         f"{col} holding the ids (make_ranking_scorer(..., query_id_column={col}) "
         "names another) and drop that column in the model's pipeline: "
         f"make_pipeline(ColumnTransformer([('qid', 'drop', [{col}])], "
-        "remainder='passthrough'), model).\n"
-        "To score all rows as one ranking on purpose, pass the same id for every "
-        "row (query_id=np.zeros(len(y)))."
+        "remainder='passthrough'), model)"
+    )
+    permutation = (
+        "skrank.permutation_importance(model, X, y, query_id=qid, scoring=scorer), "
+        "which scores each query and never shuffles the ids"
+    )
+    if _inside_sklearn_permutation_importance():
+        ways = (
+            "sklearn.inspection.permutation_importance cannot route metadata, so "
+            "pass the ids one of these ways:\n"
+            f"  1. {permutation};\n"
+            f"  2. {frame}, and leave that column out of the importances.\n"
+        )
+    else:
+        ways = (
+            "Pass them in one of two ways:\n"
+            f"  1. {routed};\n"
+            f"  2. {frame}.\n"
+            "(sklearn.inspection.permutation_importance cannot route metadata: use "
+            f"{permutation}.)\n"
+        )
+    return (
+        f"{scorer!r} needs the query id of every row to score each query "
+        f"separately, and got none: {why}. {ways}"
+        "Without query ids a metric scores all rows as ONE ranked list; to do "
+        "that on purpose, pass the same id for every row "
+        "(query_id=np.zeros(len(y)))."
     )
 
 
@@ -287,9 +344,9 @@ class RankingScorer:
 
     def _query_id_from_column(self, X):
         column = self.query_id_column
-        if column is not None and hasattr(X, "columns") and column in X.columns:
-            ids = X[column]
-            return ids.to_numpy() if hasattr(ids, "to_numpy") else np.asarray(ids)
+        ids = None if column is None else frame_column(X, column)
+        if ids is not None:
+            return ids
         raise ValueError(_missing_query_id_message(self, X))
 
     def _model_scores(self, estimator, X, query_id):
