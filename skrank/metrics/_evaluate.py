@@ -1,11 +1,14 @@
 """evaluate(): many metrics from one validation, one factorisation and one sort."""
 
 import inspect
+import re
+import warnings
 
 import numpy as np
 
 from .._core._aggregate import aggregate_queries, check_aggregate_options
 from .._core._layout import rank_queries
+from .._core._validation import LABEL_SCORES_WARNING
 from ._registry import parse_metric_name
 
 DEFAULT_METRICS = ("ndcg@10", "map", "mrr", "precision@10", "recall@10")
@@ -34,8 +37,9 @@ def evaluate(
         Score of each row; within a query, higher scores rank first.
     query_id : array-like of shape (n_rows,), default=None
         Query of each row: ints, strings or any hashable ids, rows in any
-        order. None means one ranking (1-D input) or one ranking per row
-        (2-D input, as in scikit-learn's ``ndcg_score``).
+        order; a list, numpy array, or pandas or polars Series. None scores
+        all rows as ONE ranked list (1-D input, however many rows), or each
+        row as one ranking (2-D input, as in scikit-learn's ``ndcg_score``).
     metrics : str or list of str, default=("ndcg@10", "map", "mrr", \
 "precision@10", "recall@10")
         Metric names, as for :func:`get_scorer`: ``"ndcg@10"``, ``"map"``,
@@ -115,11 +119,13 @@ def evaluate(
     for name, (spec, k) in zip(metrics, parsed):
         if taken[name]:  # the metric's own function applies and checks them
             cutoff = {"k": k} if spec.takes_k else {}
-            results[name] = spec.func(
-                y_true, y_score, query_id=query_id, sample_weight=sample_weight,
-                ties=ties, no_relevant=no_relevant, aggregate=aggregate,
-                **cutoff, **spec.options, **taken[name],
-            )
+            with warnings.catch_warnings():  # rank_queries above already warned
+                warnings.filterwarnings("ignore", re.escape(LABEL_SCORES_WARNING))
+                results[name] = spec.func(
+                    y_true, y_score, query_id=query_id, sample_weight=sample_weight,
+                    ties=ties, no_relevant=no_relevant, aggregate=aggregate,
+                    **cutoff, **spec.options, **taken[name],
+                )
             continue
         values = spec.kernel(ranked, k)
         if spec.query_weights is None:

@@ -20,6 +20,7 @@ import inspect
 import re
 import sys
 import warnings
+import weakref
 from numbers import Integral
 
 import numpy as np
@@ -235,6 +236,81 @@ def _missing_query_id_message(scorer, X):
     )
 
 
+_CUT_QUERIES = {
+    "learning_curve": (
+        "learning_curve trains on the first n rows of each training fold "
+        "(train_sizes), which cuts queries apart: the model learns from partial "
+        "queries and the training scores are on partial queries (the test folds "
+        "stay whole with a group splitter). Sort the rows by query id and pass "
+        "shuffle=False, so that at most one query per training subset is cut."
+    ),
+    "halving": (
+        "{name}(resource='n_samples') scores candidates on a random subsample of "
+        "the rows of each fold, which cuts queries apart, so the scores of the "
+        "early iterations are on partial queries. Use a model parameter as the "
+        "resource (such as resource='n_estimators') to keep every query whole."
+    ),
+    "permutation_importance": (
+        "permutation_importance(max_samples<1.0) draws a subset of the rows, which "
+        "cuts queries apart; pass max_samples=1.0 to score whole queries."
+    ),
+}
+# tools already warned about, so that each search or call warns once
+_WARNED_CUTS = weakref.WeakSet()
+
+
+def _warn_if_queries_are_cut():
+    """Warn once when a scikit-learn tool that subsamples rows calls the scorer.
+
+    ``learning_curve``, ``HalvingGridSearchCV(resource="n_samples")`` and
+    ``permutation_importance(max_samples<1)`` hand the scorer (or the model)
+    rows of partial queries, which the query ids alone cannot reveal. They
+    are recognised on the call stack, so only when the scorer runs in their
+    process (``n_jobs=None`` or 1, or a thread); in process workers nothing
+    is seen and nothing is said.
+    """
+    frame = sys._getframe(2)
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "")
+        if module.startswith(("sklearn.model_selection", "sklearn.inspection")):
+            found = _tool_that_cuts_queries(frame)
+            if found is not None:
+                owner, text = found
+                try:
+                    if owner in _WARNED_CUTS:
+                        return
+                    _WARNED_CUTS.add(owner)
+                except TypeError:  # an owner without weak references
+                    pass
+                warnings.warn(text, UserWarning, stacklevel=3)
+                return
+        frame = frame.f_back
+
+
+def _tool_that_cuts_queries(frame):
+    """(owner, message) for a frame of a tool that subsamples rows, else None."""
+    name = frame.f_code.co_name
+    local = frame.f_locals
+    if name == "learning_curve" and "train_sizes" in local:
+        return local.get("estimator"), _CUT_QUERIES["learning_curve"]
+    if name == "permutation_importance":
+        max_samples, X = local.get("max_samples"), local.get("X")
+        if isinstance(max_samples, Integral) and max_samples < _n_rows(X):
+            return local.get("estimator"), _CUT_QUERIES["permutation_importance"]
+        return None
+    owner = local.get("self")
+    if type(owner).__name__.startswith("Halving") and (
+        getattr(owner, "resource", None) == "n_samples"
+    ):
+        return owner, _CUT_QUERIES["halving"].format(name=type(owner).__name__)
+    return None
+
+
+def _n_rows(X):
+    shape = getattr(X, "shape", None)
+    return shape[0] if shape else len(X)
+
+
 class RankingScorer:
     """A scikit-learn scorer computing a skrank metric per query.
 
@@ -330,6 +406,7 @@ class RankingScorer:
             )
         if query_id is None:
             query_id = self._query_id_from_column(X)
+        _warn_if_queries_are_cut()
         y_score = self._model_scores(estimator, X, query_id)
         params = dict(self._kwargs)
         if sample_weight is not None:
