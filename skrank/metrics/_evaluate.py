@@ -118,13 +118,16 @@ def evaluate(
     results = {}
     for name, (spec, k) in zip(metrics, parsed):
         if taken[name]:  # the metric's own function applies and checks them
-            cutoff = {"k": k} if spec.takes_k else {}
+            shared = {
+                "query_id": query_id, "sample_weight": sample_weight, "ties": ties,
+                "no_relevant": no_relevant, "aggregate": aggregate, "k": k,
+            }
+            parameters = inspect.signature(spec.func).parameters
+            shared = {key: v for key, v in shared.items() if key in parameters}
             with warnings.catch_warnings():  # rank_queries above already warned
                 warnings.filterwarnings("ignore", re.escape(LABEL_SCORES_WARNING))
                 results[name] = spec.func(
-                    y_true, y_score, query_id=query_id, sample_weight=sample_weight,
-                    ties=ties, no_relevant=no_relevant, aggregate=aggregate,
-                    **cutoff, **spec.options, **taken[name],
+                    y_true, y_score, **shared, **spec.options, **taken[name]
                 )
             continue
         values = spec.kernel(ranked, k)

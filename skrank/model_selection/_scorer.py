@@ -196,10 +196,12 @@ def _missing_query_id_message(scorer, X):
             "metadata routing: call sklearn.set_config(enable_metadata_routing=True), "
             "then pass the ids with the data"
         )
+    params = "'groups': qid" if name == "groups" else f"'{name}': qid, 'groups': qid"
+    fit = "groups=qid" if name == "groups" else f"{name}=qid, groups=qid"
     routed += (
         f": cross_validate(model, X, y, cv=GroupKFold(), scoring=scorer, "
-        f"params={{'{name}': qid, 'groups': qid}}) or GridSearchCV(model, grid, "
-        f"cv=GroupKFold(), scoring=scorer).fit(X, y, {name}=qid, groups=qid)"
+        f"params={{{params}}}) or GridSearchCV(model, grid, "
+        f"cv=GroupKFold(), scoring=scorer).fit(X, y, {fit})"
     )
     frame = (
         "a DataFrame column: give X as a pandas or polars DataFrame with a column "
