@@ -90,8 +90,9 @@ def evaluate(
     >>> scores = [8, 7, 6, 5, 4, 3, 2, 1]
     >>> evaluate(relevance, scores, metrics=["precision@4", "map", "mrr"])
     {'precision@4': 0.75, 'map': 0.7708..., 'mrr': 1.0}
+    >>> # linear gain: (3 + 2/log2(3) + 1/log2(5)) / (3 + 2/log2(3) + 1/log2(4))
     >>> evaluate([3, 2, 0, 1], [4, 3, 2, 1], metrics=["ndcg", "dcg@1"], gain="linear")
-    {'ndcg': 0.9896..., 'dcg@1': 3.0}
+    {'ndcg': 0.9854..., 'dcg@1': 3.0}
     """
     if isinstance(metrics, str):
         metrics = [metrics]
@@ -105,7 +106,9 @@ def evaluate(
         group_only = [name for name, (spec, _) in zip(metrics, parsed) if spec.group_only]
         if group_only:
             raise ValueError(
-                f"`query_id` is required for {', '.join(group_only)} with 1-D input."
+                f"`query_id` is required for {', '.join(group_only)} with 1-D input: "
+                "without it all rows form ONE ranked list, and a group metric "
+                "needs the queries. Pass query_id=... (one id per row)."
             )
     ranked = rank_queries(
         y_true,
