@@ -29,6 +29,22 @@ def _narwhals():
     return nw
 
 
+def _from_native(obj, **kwargs):
+    """``narwhals.from_native(obj, ...)``, or None without narwhals or when it refuses.
+
+    narwhals refuses some objects its library accepts (a pandas DataFrame
+    with duplicate column names); those take the plain path.
+    """
+    nw = _narwhals()
+    if nw is None:
+        return None
+    try:
+        native = nw.from_native(obj, eager_only=True, pass_through=True, **kwargs)
+    except Exception:  # narwhals' own errors (DuplicateError, ...)
+        return None
+    return native if isinstance(native, (nw.Series, nw.DataFrame)) else None
+
+
 def to_numpy(values):
     """``values`` as a numpy array when it is a Series or eager DataFrame.
 
@@ -56,15 +72,8 @@ def to_numpy(values):
     """
     if isinstance(values, (np.ndarray, list, tuple)) or np.isscalar(values):
         return values
-    nw = _narwhals()
-    if nw is None:
-        return values
-    native = nw.from_native(
-        values, allow_series=True, eager_only=True, pass_through=True
-    )
-    if isinstance(native, (nw.Series, nw.DataFrame)):
-        return native.to_numpy()
-    return values
+    native = _from_native(values, allow_series=True)
+    return values if native is None else native.to_numpy()
 
 
 def column(frame, name):
@@ -95,11 +104,10 @@ def column(frame, name):
     columns = column_names(frame)
     if columns is None or name not in columns:
         return None
-    nw = _narwhals()
-    if nw is None:
+    df = _from_native(frame)
+    if df is None:
         return frame[name]
-    df = nw.from_native(frame, eager_only=True)
-    return nw.to_native(df.get_column(name))
+    return df.get_column(name).to_native()
 
 
 def column_names(frame):
@@ -113,18 +121,15 @@ def column_names(frame):
     >>> column_names([[1, 2]]) is None
     True
     """
-    nw = _narwhals()
-    if nw is None:  # pandas and polars DataFrames both list .columns
-        pandas = sys.modules.get("pandas")
-        polars = sys.modules.get("polars")
-        kinds = tuple(
-            module.DataFrame for module in (pandas, polars) if module is not None
-        )
-        return list(frame.columns) if kinds and isinstance(frame, kinds) else None
-    df = nw.from_native(frame, eager_only=True, pass_through=True)
-    if not isinstance(df, nw.DataFrame):
-        return None
-    return list(df.columns)
+    df = _from_native(frame)
+    if df is not None:
+        return list(df.columns)
+    # without narwhals (or refused by it): pandas and polars list .columns
+    kinds = tuple(
+        sys.modules[name].DataFrame for name in ("pandas", "polars")
+        if name in sys.modules
+    )
+    return list(frame.columns) if kinds and isinstance(frame, kinds) else None
 
 
 def pandas_categorical(values):

@@ -80,3 +80,16 @@ def test_only_pandas_categoricals_take_the_codes_path():
     assert pandas_categorical(pd.Series(["a", "b"])) is None
     assert pandas_categorical(np.array(["a", "b"])) is None
     assert pandas_categorical(pd.CategoricalIndex(["a", "b"])) is not None
+
+
+def test_frames_narwhals_refuses_take_the_plain_path():
+    # duplicate column names: pandas accepts them, narwhals does not
+    frame = pd.DataFrame([[1, 2, 3], [4, 5, 6]], columns=["qid", "a", "a"])
+    assert column_names(frame) == ["qid", "a", "a"]
+    assert column(frame, "qid").tolist() == [1, 4]
+    np.testing.assert_array_equal(np.asarray(to_numpy(frame)), [[1, 2, 3], [4, 5, 6]])
+
+
+def test_integer_column_names_of_pandas():
+    frame = pd.DataFrame(np.arange(6).reshape(3, 2))
+    assert column(frame, 0).tolist() == [0, 2, 4]
