@@ -270,10 +270,10 @@ def main():
     results["inmemory"] = _subprocess(
         sys.executable, ["--worker", "inmemory", "--path", str(paths["small"])], 3600
     )
+    inmemory = results["inmemory"]
     print(f"in-memory skrank.evaluate on {small_rows:.0e} rows: "
-          f"{results['inmemory']['seconds']:.1f} s (+{results['inmemory']['read_seconds']:.1f}"
-          f" s Parquet read), peak RSS {results['inmemory']['peak_rss_gb']:.2f} GB",
-          flush=True)
+          f"{inmemory['seconds']:.1f} s (+{inmemory['read_seconds']:.1f} s Parquet "
+          f"read), peak RSS {inmemory['peak_rss_gb']:.2f} GB", flush=True)
     save()
 
     spill = args.data_dir / "dask-worker-space"
@@ -290,8 +290,10 @@ def main():
             if name not in paths:
                 continue
             try:
-                run = _subprocess(args.spark_python,
-                                  ["--worker", "spark", "--path", str(paths[name])], 7200)
+                run = _subprocess(
+                    args.spark_python,
+                    ["--worker", "spark", "--path", str(paths[name])], 7200,
+                )
             except Exception as exc:  # noqa: BLE001 - report and go on
                 print(f"spark {name}: failed: {str(exc)[-500:]}", flush=True)
                 results["spark"].append({"data": name, "error": str(exc)[-2000:]})

@@ -123,7 +123,8 @@ def test_policies_error_and_nothing_left_in_the_finishing_step():
                           no_relevant="error"),
              partial_mean(values, ones, undefined=undefined, query_ids=["f", "e", "d"],
                           no_relevant="error")]
-    with pytest.raises(ValueError, match="4 queries have no relevant row.*'a', 'b', 'd', 'e'"):
+    message = "4 queries have no relevant row.*'a', 'b', 'd', 'e'"
+    with pytest.raises(ValueError, match=message):
         finish_mean(merge_partial_means(parts))
     one = partial_mean(values, ones, undefined=undefined, no_relevant="one")
     assert finish_mean(one) == pytest.approx(2.5 / 3)
