@@ -150,7 +150,9 @@ def _query_frame(frame, plan, meta):
             apply_no_relevant(values, undefined, ranked, policy), dtype=np.float64
         )
         columns[plan.weight_columns()[name]] = np.asarray(weights, dtype=np.float64)
-    index = pd.Index(ranked.query_ids, dtype=meta.index.dtype, name=meta.index.name)
+    # the partition's own dtype: a categorical's categories may be unknown in meta
+    ids = frame.index if plan.query_on_index else frame[plan.query_id]
+    index = pd.Index(ranked.query_ids, dtype=ids.dtype, name=meta.index.name)
     return pd.DataFrame(columns, index=index)[list(meta.columns)]
 
 

@@ -95,6 +95,18 @@ def test_graded_labels_and_id_types(ids):
     assert_close(skrank.dask.evaluate(df, names), in_memory(rows, names))
 
 
+def test_categorical_ids_with_unknown_categories():
+    rows = click_log(13, ids="cat")
+    df = dd.from_pandas(rows, npartitions=3, sort=False)
+    df["qid"] = df["qid"].cat.as_unknown()
+    assert_close(skrank.dask.evaluate(df, ["map"]), in_memory(rows, ["map"]))
+    got = skrank.dask.evaluate(df, ["map"], aggregate=None).compute()
+    expected = in_memory(rows, ["map"], aggregate=None)["map"]
+    assert sorted(got.index.astype(str)) == sorted(expected.query_id.astype(str))
+    np.testing.assert_allclose(got.loc[expected.query_id, "map"], expected.value,
+                               atol=1e-12, rtol=0)
+
+
 def test_per_query_frame_equals_in_memory_query_values():
     rows = click_log(2)
     rows["label"] = (rows["label"] > 0).astype(int)
