@@ -43,7 +43,13 @@ def check_aggregate_options(no_relevant="skip", aggregate="mean"):
 def weighted_mean(values, weights):
     """Weighted mean of the non-nan ``values``; nan and a warning if none is left."""
     keep = ~np.isnan(values)
-    total = weights[keep].sum()
+    values, weights = values[keep], weights[keep]
+    # relative weights (largest 1): the sums neither overflow nor underflow
+    # for weights anywhere in float64's range, 1e308 and 5e-324 included
+    largest = weights.max() if weights.shape[0] else 0.0
+    if largest > 0:
+        weights = weights / largest
+    total = weights.sum()
     if not keep.any() or total <= 0:
         warnings.warn(
             "No query is left to average (every query has no relevant row, "
@@ -52,7 +58,7 @@ def weighted_mean(values, weights):
             stacklevel=3,
         )
         return float("nan")
-    return float(np.dot(values[keep], weights[keep]) / total)
+    return float(np.dot(values, weights) / total)
 
 
 def apply_no_relevant(values, undefined, ranked, no_relevant):
