@@ -75,7 +75,9 @@ class RankedQueries:
     query_ids: np.ndarray  # (n_queries,) the user's id of each query
     order: np.ndarray  # (n_rows,) input row index of each ranked row
     row_weight: np.ndarray | None  # (n_rows,) sample_weight in ranked order
-    score: np.ndarray | None = None  # (n_rows,) y_score in ranked order
+    # (n_rows,) y_score in ranked order, as float64: the nearest float64 for
+    # scores ranked by their exact key (int64 past 2**53, datetimes, ...)
+    score: np.ndarray | None = None
 
     @property
     def n_rows(self):
@@ -285,6 +287,12 @@ def rank_queries(
     Returns
     -------
     RankedQueries
+
+    Notes
+    -----
+    Scores rank by their exact values: those float64 can't hold exactly
+    (see :func:`check_score`) are sorted and split into tie blocks by the
+    exact key of :func:`_exact_score_key`; float64 scores are their own key.
     """
     check_option("ties", ties, TIES)
     relevance = check_relevance(y_true, binary=binary)

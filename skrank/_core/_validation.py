@@ -31,7 +31,11 @@ def check_option(name, value, allowed):
 
 
 def check_positive_int(name, value, *, allow_none=True):
-    """Check that ``value`` is an integer >= 1 (or None when allowed)."""
+    """Check that ``value`` is an integer >= 1 (or None when allowed).
+
+    Values above 2**62 (``LARGEST_INT``) come back as 2**62: past the end of
+    any query, so ``k=2**70`` means the whole list like any other large k.
+    """
     if value is None and allow_none:
         return None
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, Integral):
