@@ -27,26 +27,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-
-def _zipf_sizes(rng, rows, exponent, largest):
-    chunks, total = [], 0
-    while total < rows:
-        draw = rng.zipf(exponent, size=max(rows // 4, 1000))
-        draw = draw[draw <= largest]
-        chunks.append(draw)
-        total += int(draw.sum())
-    sizes = np.concatenate(chunks)
-    end = np.searchsorted(np.cumsum(sizes), rows)
-    sizes = sizes[: end + 1].astype(np.int64)
-    sizes[-1] -= sizes.sum() - rows
-    return sizes[sizes > 0]
+from bench_data import zipf_sizes  # noqa: E402
 
 
 def mixes(seed=0):
     rng = np.random.default_rng(seed)
     yield "one-long", np.r_[np.full(100_000, 20), 100_000]
-    yield "zipf-1e6", _zipf_sizes(rng, 1_000_000, 1.8, 10_000)
-    yield "zipf-heavy", _zipf_sizes(rng, 2_000_000, 1.5, 200_000)
+    yield "zipf-1e6", zipf_sizes(1_000_000, rng, 1.8, 10_000)
+    yield "zipf-heavy", zipf_sizes(2_000_000, rng, 1.5, 200_000)
 
 
 def arrays(sizes, seed=0):

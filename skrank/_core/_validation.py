@@ -113,6 +113,16 @@ def _reject_complex(name, array):
         )
 
 
+def _check_dimensions(name, array, ndim):
+    if array.ndim not in ndim:
+        wanted = " or ".join(f"{d}-D" for d in ndim)
+        raise ValueError(
+            f"`{name}` must be {wanted}, got an array of shape {array.shape}."
+        )
+    if array.size == 0:
+        raise ValueError(f"`{name}` is empty: at least one row is needed.")
+
+
 def check_numeric(name, values, *, ndim=(1, 2)):
     """Return ``values`` as a finite float64 array of 1 or 2 dimensions."""
     _reject_masked(name, values)
@@ -125,13 +135,7 @@ def check_numeric(name, values, *, ndim=(1, 2)):
             raise ValueError(
                 f"`{name}` must contain numbers, got an array of dtype {array.dtype}."
             ) from None
-    if array.ndim not in ndim:
-        wanted = " or ".join(f"{d}-D" for d in ndim)
-        raise ValueError(
-            f"`{name}` must be {wanted}, got an array of shape {array.shape}."
-        )
-    if array.size == 0:
-        raise ValueError(f"`{name}` is empty: at least one row is needed.")
+    _check_dimensions(name, array, ndim)
     array = array.astype(np.float64, copy=False)
     if not np.isfinite(array).all():
         raise ValueError(f"`{name}` contains NaN or infinity.")
@@ -209,13 +213,7 @@ def check_score(name, values, *, ndim=(1, 2)):
     else:
         with np.errstate(over="ignore"):
             as_float = array.astype(np.float64, copy=False)
-    if array.ndim not in ndim:
-        wanted = " or ".join(f"{d}-D" for d in ndim)
-        raise ValueError(
-            f"`{name}` must be {wanted}, got an array of shape {array.shape}."
-        )
-    if array.size == 0:
-        raise ValueError(f"`{name}` is empty: at least one row is needed.")
+    _check_dimensions(name, array, ndim)
     if not np.isfinite(as_float).all():
         if kind == "f" and np.isfinite(array).all():
             raise ValueError(

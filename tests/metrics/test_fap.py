@@ -24,14 +24,21 @@ def test_curve_equals_the_scores_at_each_cutoff(seed, beta, no_relevant):
     options = dict(query_id=query, sample_weight=weight, no_relevant=no_relevant)
     k, fap, f, ap = fap_curve(y, score, max_k=70, beta=beta, return_parts=True, **options)
     np.testing.assert_array_equal(k, np.arange(1, 71))
-    for cutoff in (1, 2, 3, 5, 8, 13, 40, 61, 70):  # 61 and 70 lie past every query
+    # 61 and 70 lie past every query
+    _assert_curve_is_the_scores(y, score, (fap, f, ap), (1, 2, 3, 5, 8, 13, 40, 61, 70),
+                                beta, options, rel=1e-9)
+
+
+def _assert_curve_is_the_scores(y, score, curves, cutoffs, beta, options, rel):
+    fap, f, ap = curves
+    for cutoff in cutoffs:
         i = cutoff - 1
         assert fap[i] == pytest.approx(fap_score(y, score, k=cutoff, beta=beta, **options),
-                                       rel=1e-9)
+                                       rel=rel)
         assert f[i] == pytest.approx(fbeta_at_k_score(y, score, k=cutoff, beta=beta,
-                                                      **options), rel=1e-9)
+                                                      **options), rel=rel)
         assert ap[i] == pytest.approx(average_precision_score(y, score, k=cutoff, **options),
-                                      rel=1e-9)
+                                      rel=rel)
 
 
 def test_default_max_k_is_the_longest_query():
@@ -77,14 +84,8 @@ def test_the_long_tail_of_the_curve_equals_the_scores(beta, weighted):
     options = dict(query_id=query, sample_weight=weight if weighted else None)
     k, fap, f, ap = fap_curve(y, score, beta=beta, return_parts=True, **options)
     assert k[-1] == 3000
-    for cutoff in (1, 24, 25, 64, 65, 100, 129, 130, 151, 700, 701, 1234, 2999, 3000):
-        i = cutoff - 1
-        assert fap[i] == pytest.approx(fap_score(y, score, k=cutoff, beta=beta, **options),
-                                       rel=1e-12)
-        assert f[i] == pytest.approx(fbeta_at_k_score(y, score, k=cutoff, beta=beta,
-                                                      **options), rel=1e-12)
-        assert ap[i] == pytest.approx(average_precision_score(y, score, k=cutoff, **options),
-                                      rel=1e-12)
+    cutoffs = (1, 24, 25, 64, 65, 100, 129, 130, 151, 700, 701, 1234, 2999, 3000)
+    _assert_curve_is_the_scores(y, score, (fap, f, ap), cutoffs, beta, options, rel=1e-12)
 
 
 @pytest.mark.parametrize("scale", [1.0, 0.3, 1e-12, 0.0])
