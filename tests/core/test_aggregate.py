@@ -69,3 +69,11 @@ def test_extreme_sample_weights_give_the_exact_weighted_mean(weights):
 
     got = precision_at_k_score(y, s, k=1, query_id=q, sample_weight=weights)
     assert got == pytest.approx(expected, rel=1e-15)
+
+
+@pytest.mark.parametrize("weight", [1e308, 5e-324, 1e-200])
+def test_gauc_with_extreme_weights_equals_unit_weights(weight):
+    y, s, q = [1, 0, 1, 0, 1, 0, 0], [2, 1, 1, 2, 3, 3, 1], [1, 1, 2, 2, 3, 3, 3]
+    expected = gauc_score(y, s, query_id=q)
+    assert gauc_score(y, s, query_id=q, sample_weight=[weight] * 7) == pytest.approx(
+        expected, rel=1e-15)
