@@ -17,7 +17,7 @@ def _gain(relevance, gain):
     """
     if gain == "exponential":
         out = np.exp2(relevance) - 1.0
-        small = relevance < 1.0
+        small = (relevance < 1.0) & (relevance != 0.0)  # rare: fractional grades
         if small.any():
             out[small] = np.expm1(relevance[small] * np.log(2.0))
         return out

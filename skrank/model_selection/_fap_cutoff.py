@@ -132,7 +132,7 @@ class FAPCutoffClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         The two labels of ``y``, sorted.
     n_features_in_ : int
         Number of features seen by ``estimator_`` (when it exposes it).
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Feature names seen by ``estimator_`` (when it exposes them).
 
     See Also

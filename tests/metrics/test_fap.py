@@ -5,7 +5,11 @@ import math
 import numpy as np
 import pytest
 
+import skrank
 from skrank import average_precision_score, fap_curve, fap_score, fbeta_at_k_score
+
+from .. import _reference as ref
+from .._checks import assert_all_close, check_worked_example
 
 
 def _data(seed, n_queries=400):
@@ -133,3 +137,49 @@ def test_extreme_sample_weights_give_the_weighted_mean():
     for w in (1e308, 5e-324):
         np.testing.assert_allclose(fap_curve(y, s, query_id=q, sample_weight=[w] * 4)[1],
                                    plain, rtol=1e-15)
+
+
+WORKED_EXAMPLES = [
+    # id, metric, y_true, y_score, kwargs, expected
+    # FAP (SPEC section 3): F1 = 2*3/(3+3) = 1, AP = 1.
+    ("FAP 1,1,1", "fap", [1, 1, 1], [3, 2, 1], {}, 1.0),
+    # F1@5 = 2 * (3/5) * 1 / (3/5 + 1) = 0.75, AP = 1.
+    ("FAP 1,1,1,0,0", "fap", [1, 1, 1, 0, 0], [5, 4, 3, 2, 1], {},
+     2 * 0.75 * 1 / (0.75 + 1)),
+    ("FAP beta=2", "fap", [1, 1, 1, 0, 0], [5, 4, 3, 2, 1], {"beta": 2.0},
+     (1 + 4) * (5 * (3 / 5) * 1 / (4 * (3 / 5) + 1)) * 1
+     / (4 * (5 * (3 / 5) * 1 / (4 * (3 / 5) + 1)) + 1)),
+    # FAP combines the expectations: E[F1@2] = 2*1/(1+2) = 2/3 in both orders,
+    # E[AP] = (1 + 1/2)/2 = 3/4; harmonic 2 * (2/3) * (3/4) / (2/3 + 3/4).
+    ("tied FAP", "fap", [1, 0], [0, 0], {},
+     2 * (2 / 3) * (3 / 4) / (2 / 3 + 3 / 4)),
+    # k=1: E[F1@1] = (1 + 0)/2, E[AP@1] = (1 + 0)/2, harmonic of 1/2 and 1/2.
+    ("tied FAP@1", "fap", [1, 0], [0, 0], {"k": 1}, 1 / 2),
+]
+
+
+@pytest.mark.parametrize("which", ["reference", "skrank"])
+@pytest.mark.parametrize(
+    "metric, y_true, y_score, kwargs, expected",
+    [case[1:] for case in WORKED_EXAMPLES],
+    ids=[case[0] for case in WORKED_EXAMPLES],
+)
+def test_worked_example(which, metric, y_true, y_score, kwargs, expected):
+    check_worked_example(which, metric, y_true, y_score, kwargs, expected)
+
+
+def test_worked_example_spec_fap_curve():
+    # 1,1,1,0,0 in score order: F1@k = 2*hits/(3 + k), AP@k = hits/3 (all hits
+    # on top), FAP@k the harmonic of the two.
+    y_true, y_score = [1, 1, 1, 0, 0], [5, 4, 3, 2, 1]
+    f = [2 * min(k, 3) / (3 + k) for k in range(1, 6)]
+    ap = [min(k, 3) / 3 for k in range(1, 6)]
+    fap = [2 * fk * apk / (fk + apk) for fk, apk in zip(f, ap)]
+    for func in (ref.ref_fap_curve, skrank.fap_curve):
+        kwargs = {"return_parts": True} if func is skrank.fap_curve else {}
+        k_out, fap_out, f_out, ap_out = func(y_true, y_score, **kwargs)
+        assert list(np.asarray(k_out)) == [1, 2, 3, 4, 5]
+        assert_all_close(fap_out, fap)
+        assert_all_close(f_out, f)
+        assert_all_close(ap_out, ap)
+    assert int(np.argmax(fap)) + 1 == 3  # FAP@k peaks at the right cutoff

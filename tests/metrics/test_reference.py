@@ -2,9 +2,9 @@
 
 Three layers:
 
-1. Hand-worked examples (SPEC section 2, plus small tie cases), each expected
-   value written as its arithmetic, checked against both the reference (to
-   validate the reference itself) and skrank.
+1. The reference's own machinery (tie orderings, guards). The hand-worked
+   examples of each metric live in its family's module (``test_gain.py``,
+   ``test_cutoff.py``, ...), checked against both the reference and skrank.
 2. The reference cross-checked with scikit-learn where it defines the same
    number (2-D ``ndcg_score``/``dcg_score`` with linear gain, ``roc_auc_score``).
 3. Hypothesis: small random inputs (ties frequent, empty and single-row
@@ -28,6 +28,7 @@ from sklearn.metrics import roc_auc_score
 import skrank
 
 from .. import _reference as ref
+from .._checks import METRICS, assert_all_close, assert_close
 
 SETTINGS = settings(
     max_examples=60,
@@ -38,184 +39,10 @@ SETTINGS = settings(
 )
 
 
-def assert_close(actual, expected):
-    """pytest.approx with nan == nan."""
-    actual = float(actual)
-    if math.isnan(expected):
-        assert math.isnan(actual), f"expected nan, got {actual!r}"
-    else:
-        assert actual == pytest.approx(expected, rel=1e-9, abs=1e-12)
-
-
-def assert_all_close(actual, expected):
-    actual = np.asarray(actual, dtype=float)
-    expected = np.asarray(expected, dtype=float)
-    assert actual.shape == expected.shape, (actual, expected)
-    for a, e in zip(actual.tolist(), expected.tolist()):
-        assert_close(a, e)
-
-
 # --------------------------------------------------------------------------
-# 1. Hand-worked examples
+# 1. The reference's own machinery (the hand-worked examples of each metric
+#    are in its family's test module: test_gain.py, test_cutoff.py, ...)
 # --------------------------------------------------------------------------
-
-# (reference function, skrank function name)
-METRICS = {
-    "dcg": (ref.ref_dcg, "dcg_score"),
-    "ndcg": (ref.ref_ndcg, "ndcg_score"),
-    "ap": (ref.ref_average_precision, "average_precision_score"),
-    "rr": (ref.ref_reciprocal_rank, "reciprocal_rank_score"),
-    "precision": (ref.ref_precision_at_k, "precision_at_k_score"),
-    "recall": (ref.ref_recall_at_k, "recall_at_k_score"),
-    "fbeta": (ref.ref_fbeta_at_k, "fbeta_at_k_score"),
-    "r_precision": (ref.ref_r_precision, "r_precision_score"),
-    "hit_rate": (ref.ref_hit_rate, "hit_rate_score"),
-    "fap": (ref.ref_fap, "fap_score"),
-    "gauc": (ref.ref_gauc, "gauc_score"),
-}
-
-
-def implementation(which, metric):
-    ref_func, name = METRICS[metric]
-    return ref_func if which == "reference" else getattr(skrank, name)
-
-
-# SPEC section 2: one query, relevance in score order 1,0,1,1,0,1,0,0 (R = 4).
-SPEC_REL = [1, 0, 1, 1, 0, 1, 0, 0]
-SPEC_SCORE = [8, 7, 6, 5, 4, 3, 2, 1]
-LOG2 = math.log2
-
-WORKED_EXAMPLES = [
-    # id, metric, y_true, y_score, kwargs, expected
-    ("P@1", "precision", SPEC_REL, SPEC_SCORE, {"k": 1}, 1 / 1),
-    ("P@4", "precision", SPEC_REL, SPEC_SCORE, {"k": 4}, 3 / 4),
-    ("P@8", "precision", SPEC_REL, SPEC_SCORE, {"k": 8}, 4 / 8),
-    ("P@None", "precision", SPEC_REL, SPEC_SCORE, {}, 4 / 8),
-    ("P@10 divides by k", "precision", SPEC_REL, SPEC_SCORE, {"k": 10}, 4 / 10),
-    ("R@4", "recall", SPEC_REL, SPEC_SCORE, {"k": 4}, 3 / 4),
-    # F1 = 2PR / (P + R)
-    ("F1@1", "fbeta", SPEC_REL, SPEC_SCORE, {"k": 1},
-     2 * (1 / 1) * (1 / 4) / (1 / 1 + 1 / 4)),
-    ("F1@3", "fbeta", SPEC_REL, SPEC_SCORE, {"k": 3},
-     2 * (2 / 3) * (2 / 4) / (2 / 3 + 2 / 4)),  # = 4/7, not 0.62
-    ("F1@4", "fbeta", SPEC_REL, SPEC_SCORE, {"k": 4},
-     2 * (3 / 4) * (3 / 4) / (3 / 4 + 3 / 4)),
-    ("F1@8", "fbeta", SPEC_REL, SPEC_SCORE, {"k": 8},
-     2 * (4 / 8) * (4 / 4) / (4 / 8 + 4 / 4)),  # = 2/3
-    ("F2@4", "fbeta", SPEC_REL, SPEC_SCORE, {"k": 4, "beta": 2.0},
-     5 * (3 / 4) * (3 / 4) / (4 * 3 / 4 + 3 / 4)),
-    ("AP", "ap", SPEC_REL, SPEC_SCORE, {}, (1 / 1 + 2 / 3 + 3 / 4 + 4 / 6) / 4),
-    ("AP@3 relevant", "ap", SPEC_REL, SPEC_SCORE, {"k": 3}, (1 / 1 + 2 / 3) / 4),
-    ("AP@3 min", "ap", SPEC_REL, SPEC_SCORE, {"k": 3, "normalize": "min"},
-     (1 / 1 + 2 / 3) / 3),
-    ("AP@3 retrieved", "ap", SPEC_REL, SPEC_SCORE,
-     {"k": 3, "normalize": "retrieved"}, (1 / 1 + 2 / 3) / 2),
-    ("RR", "rr", [0, 0, 1, 1], [4, 3, 2, 1], {}, 1 / 3),
-    ("RR@2 misses", "rr", [0, 0, 1, 1], [4, 3, 2, 1], {"k": 2}, 0.0),
-    ("R-precision", "r_precision", SPEC_REL, SPEC_SCORE, {}, 3 / 4),
-    ("hit@1", "hit_rate", [0, 1], [2, 1], {"k": 1}, 0.0),
-    ("hit@2", "hit_rate", [0, 1], [2, 1], {"k": 2}, 1.0),
-    # Binary labels: exponential gain 2^1 - 1 = 1 = linear gain.
-    ("DCG@3", "dcg", SPEC_REL, SPEC_SCORE, {"k": 3},
-     1 / LOG2(2) + 0 / LOG2(3) + 1 / LOG2(4)),  # = 1.5
-    ("DCG@6", "dcg", SPEC_REL, SPEC_SCORE, {"k": 6},
-     1 / LOG2(2) + 1 / LOG2(4) + 1 / LOG2(5) + 1 / LOG2(7)),  # ~ 2.2869
-    ("nDCG@2", "ndcg", SPEC_REL, SPEC_SCORE, {"k": 2},
-     (1 / LOG2(2)) / (1 / LOG2(2) + 1 / LOG2(3))),  # ~ 0.6131
-    ("nDCG@6", "ndcg", SPEC_REL, SPEC_SCORE, {"k": 6},
-     (1 / LOG2(2) + 1 / LOG2(4) + 1 / LOG2(5) + 1 / LOG2(7))
-     / (1 / LOG2(2) + 1 / LOG2(3) + 1 / LOG2(4) + 1 / LOG2(5))),  # ~ 0.8928
-    ("graded DCG exponential", "dcg", [3, 0, 2], [3, 2, 1], {},
-     (2**3 - 1) / LOG2(2) + (2**2 - 1) / LOG2(4)),
-    ("graded DCG linear", "dcg", [3, 0, 2], [3, 2, 1], {"gain": "linear"},
-     3 / LOG2(2) + 2 / LOG2(4)),
-    ("graded nDCG linear", "ndcg", [3, 0, 2], [3, 2, 1], {"gain": "linear"},
-     (3 / LOG2(2) + 2 / LOG2(4)) / (3 / LOG2(2) + 2 / LOG2(3))),
-    # AUC: positives 0.35 and 0.8 against negatives 0.1 and 0.4: 3 of 4 pairs won.
-    ("AUC", "gauc", [0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8],
-     {"query_id": [7, 7, 7, 7]}, 3 / 4),
-    # ... and a tie 0.4 vs 0.4 counts 1/2.
-    ("AUC tie", "gauc", [0, 0, 1, 1], [0.1, 0.4, 0.4, 0.8],
-     {"query_id": [7, 7, 7, 7]}, (1 + 1 / 2 + 1 + 1) / 4),
-    ("AUC tie 2-D", "gauc", [[0, 0, 1, 1]], [[0.1, 0.4, 0.4, 0.8]], {},
-     (1 + 1 / 2 + 1 + 1) / 4),
-    # Tie in input order: the positive (row 2) follows the negative (row 1).
-    ("AUC tie input", "gauc", [0, 0, 1, 1], [0.1, 0.4, 0.4, 0.8],
-     {"query_id": [7, 7, 7, 7], "ties": "input"}, (1 + 0 + 1 + 1) / 4),
-    # GAUC: user a AUC 1 (2 rows), user b AUC 1/2 (3 rows), user c one class.
-    ("GAUC samples", "gauc", [1, 0, 1, 0, 0, 1], [0.9, 0.1, 0.2, 0.5, 0.1, 0.3],
-     {"query_id": ["a", "a", "b", "b", "b", "c"]}, (2 * 1 + 3 * (1 / 2)) / (2 + 3)),
-    ("GAUC uniform", "gauc", [1, 0, 1, 0, 0, 1], [0.9, 0.1, 0.2, 0.5, 0.1, 0.3],
-     {"query_id": ["a", "a", "b", "b", "b", "c"], "weighting": "uniform"},
-     (1 + 1 / 2) / 2),
-    # FAP (SPEC section 3): F1 = 2*3/(3+3) = 1, AP = 1.
-    ("FAP 1,1,1", "fap", [1, 1, 1], [3, 2, 1], {}, 1.0),
-    # F1@5 = 2 * (3/5) * 1 / (3/5 + 1) = 0.75, AP = 1.
-    ("FAP 1,1,1,0,0", "fap", [1, 1, 1, 0, 0], [5, 4, 3, 2, 1], {},
-     2 * 0.75 * 1 / (0.75 + 1)),
-    ("FAP beta=2", "fap", [1, 1, 1, 0, 0], [5, 4, 3, 2, 1], {"beta": 2.0},
-     (1 + 4) * (5 * (3 / 5) * 1 / (4 * (3 / 5) + 1)) * 1
-     / (4 * (5 * (3 / 5) * 1 / (4 * (3 / 5) + 1)) + 1)),
-    # ---- ties, expected value over the orders of the tied rows ----
-    # [1, 0] tied: orders 10 and 01.
-    ("tied RR", "rr", [1, 0], [0.5, 0.5], {}, (1 / 1 + 1 / 2) / 2),
-    ("tied P@1", "precision", [1, 0, 0], [1, 1, 1], {"k": 1}, 1 / 3),
-    ("tied DCG@1 linear", "dcg", [1, 0], [0, 0], {"k": 1, "gain": "linear"},
-     (1 + 0) / 2),
-    # [1, 1, 0] all tied: 110 (AP 1), 101 (AP (1 + 2/3)/2), 011 (AP (1/2 + 2/3)/2),
-    # each relevance sequence from 2 of the 6 permutations.
-    ("tied AP", "ap", [1, 1, 0], [2, 2, 2], {},
-     (1 + (1 + 2 / 3) / 2 + (1 / 2 + 2 / 3) / 2) / 3),
-    ("tied AP input", "ap", [0, 1, 1], [2, 2, 2], {"ties": "input"},
-     (1 / 2 + 2 / 3) / 2),
-    # FAP combines the expectations: E[F1@2] = 2*1/(1+2) = 2/3 in both orders,
-    # E[AP] = (1 + 1/2)/2 = 3/4; harmonic 2 * (2/3) * (3/4) / (2/3 + 3/4).
-    ("tied FAP", "fap", [1, 0], [0, 0], {},
-     2 * (2 / 3) * (3 / 4) / (2 / 3 + 3 / 4)),
-    # k=1: E[F1@1] = (1 + 0)/2, E[AP@1] = (1 + 0)/2, harmonic of 1/2 and 1/2.
-    ("tied FAP@1", "fap", [1, 0], [0, 0], {"k": 1}, 1 / 2),
-    # Two queries, query weight = mean of row weights: q1 weight (1+3)/2 = 2,
-    # AP 1; q2 weight 1, AP (1/2) / 1.
-    ("weighted MAP", "ap", [1, 0, 0, 1], [2, 1, 2, 1],
-     {"query_id": [1, 1, 2, 2], "sample_weight": [1, 3, 1, 1]},
-     (2 * 1 + 1 * (1 / 2)) / (2 + 1)),
-    # no_relevant: query 2 has no relevant row.
-    ("skip", "precision", [1, 0, 0, 0], [2, 1, 2, 1],
-     {"query_id": [1, 1, 2, 2], "k": 1}, 1.0),
-    ("zero", "precision", [1, 0, 0, 0], [2, 1, 2, 1],
-     {"query_id": [1, 1, 2, 2], "k": 1, "no_relevant": "zero"}, (1 + 0) / 2),
-    ("one", "precision", [1, 0, 0, 0], [2, 1, 2, 1],
-     {"query_id": [1, 1, 2, 2], "k": 2, "no_relevant": "one"}, (1 / 2 + 1) / 2),
-]
-
-
-@pytest.mark.parametrize("which", ["reference", "skrank"])
-@pytest.mark.parametrize(
-    "metric, y_true, y_score, kwargs, expected",
-    [case[1:] for case in WORKED_EXAMPLES],
-    ids=[case[0] for case in WORKED_EXAMPLES],
-)
-def test_worked_example(which, metric, y_true, y_score, kwargs, expected):
-    func = implementation(which, metric)
-    assert_close(func(y_true, y_score, **kwargs), expected)
-
-
-def test_worked_example_spec_fap_curve():
-    # 1,1,1,0,0 in score order: F1@k = 2*hits/(3 + k), AP@k = hits/3 (all hits
-    # on top), FAP@k the harmonic of the two.
-    y_true, y_score = [1, 1, 1, 0, 0], [5, 4, 3, 2, 1]
-    f = [2 * min(k, 3) / (3 + k) for k in range(1, 6)]
-    ap = [min(k, 3) / 3 for k in range(1, 6)]
-    fap = [2 * fk * apk / (fk + apk) for fk, apk in zip(f, ap)]
-    for func in (ref.ref_fap_curve, skrank.fap_curve):
-        kwargs = {"return_parts": True} if func is skrank.fap_curve else {}
-        k_out, fap_out, f_out, ap_out = func(y_true, y_score, **kwargs)
-        assert list(np.asarray(k_out)) == [1, 2, 3, 4, 5]
-        assert_all_close(fap_out, fap)
-        assert_all_close(f_out, f)
-        assert_all_close(ap_out, ap)
-    assert int(np.argmax(fap)) + 1 == 3  # FAP@k peaks at the right cutoff
-
 
 def test_reference_orderings_enumerates_tie_blocks():
     # Blocks {0, 2} (score 2) and {1, 3} (score 1): 2! * 2! orderings.

@@ -1,0 +1,89 @@
+"""The public API and the shape of the package tree.
+
+Every public name imports from ``skrank`` and from its subpackage (the same
+object), and imports run one way: ``_core`` <- ``metrics`` <- the faces
+built on them (model selection, plots, statistics, I/O, Dask, the command
+line).
+"""
+
+import ast
+import importlib
+from pathlib import Path
+
+import pytest
+
+import skrank
+
+PACKAGE = Path(skrank.__file__).parent
+SUBPACKAGES = ["metrics", "model_selection", "plot", "stats", "datasets"]
+
+# which parts of skrank each part may import (besides itself)
+ALLOWED = {
+    "_core": set(),
+    "metrics": {"_core"},
+    "datasets": {"_core"},
+    "stats": {"_core", "metrics"},
+    "model_selection": {"_core", "metrics"},
+    "plot": {"_core", "metrics", "model_selection"},
+    "io": {"_core", "metrics", "stats"},
+    "dask": {"_core", "metrics", "stats"},
+}
+
+
+def _skrank_imports(path):
+    """The top-level skrank parts a module imports (relative or absolute)."""
+    parts = path.relative_to(PACKAGE).parts
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = list(parts[:-1])[: len(parts) - node.level]
+                target = base + (node.module.split(".") if node.module else [])
+            elif node.module and node.module.split(".")[0] == "skrank":
+                target = node.module.split(".")[1:]
+            else:
+                continue
+            if not target:  # "from .. import x" at the top: x is the part
+                target = [alias.name for alias in node.names][:1]
+            found.add(target[0])
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                names = alias.name.split(".")
+                if names[0] == "skrank" and len(names) > 1:
+                    found.add(names[1])
+    return found
+
+
+def test_every_public_name_imports_from_skrank_and_its_subpackage():
+    seen = set()
+    for sub in SUBPACKAGES:
+        module = importlib.import_module(f"skrank.{sub}")
+        for name in module.__all__:
+            assert getattr(skrank, name) is getattr(module, name), name
+            seen.add(name)
+    missing = set(skrank.__all__) - seen
+    # names of the top level only: none besides those of the subpackages
+    # and the areas that live in their own subpackage (io, dask)
+    for name in missing:
+        assert getattr(skrank, name) is not None
+    assert sorted(skrank.__all__) == sorted(set(skrank.__all__))
+
+
+def test_no_private_module_at_the_top_level():
+    loose = sorted(
+        path.name for path in PACKAGE.glob("*.py")
+        if path.name not in ("__init__.py", "__main__.py")
+    )
+    assert loose == [], f"put {loose} in a subpackage"
+
+
+@pytest.mark.parametrize("part", sorted(ALLOWED))
+def test_imports_run_one_way(part):
+    folder = PACKAGE / part
+    if not folder.is_dir():
+        pytest.skip(f"skrank/{part} does not exist yet")
+    for path in folder.rglob("*.py"):
+        used = _skrank_imports(path) - {part}
+        assert used <= ALLOWED[part], (
+            f"{path.relative_to(PACKAGE)} imports {sorted(used - ALLOWED[part])}"
+        )
