@@ -28,7 +28,8 @@ def _log_hypergeometric_none(m, r, t):
     t > m - r (a relevant row is sure to be there).
     """
     m, r, t = (np.asarray(a, dtype=np.float64) for a in (m, r, t))
-    m, r, t = np.broadcast_arrays(m, r, t)
+    shape = np.broadcast_shapes(m.shape, r.shape, t.shape)
+    m, r, t = (np.broadcast_to(a, shape).reshape(-1) for a in (m, r, t))
     possible = t <= m - r
     n_terms = np.where(possible, np.minimum(t, r), 0.0).astype(np.intp)
     other = np.maximum(t, r)
@@ -36,7 +37,12 @@ def _log_hypergeometric_none(m, r, t):
     i = np.arange(owner.shape[0]) - np.repeat(np.cumsum(n_terms) - n_terms, n_terms)
     terms = np.log1p(-other[owner] / (m[owner] - i))
     out = np.bincount(owner, weights=terms, minlength=m.shape[0])
-    return np.where(possible, out, -np.inf)
+    return np.where(possible, out, -np.inf).reshape(shape)
+
+
+def _hypergeometric_none(m, r, t):
+    """P(no relevant row among ``t`` positions of a block of ``m`` rows, ``r`` relevant)."""
+    return np.exp(_log_hypergeometric_none(m, r, t))
 
 
 def _hypergeometric_some(m, r, t):
