@@ -82,8 +82,18 @@ def _tail_sums(size, alpha, gamma, scale, max_k):
     O(rows + queries * log(max_k)), not queries times cutoffs.
     """
     out = np.zeros(max_k)
-    order = np.argsort(size, kind="stable")
-    size, alpha, gamma = size[order], alpha[order], gamma[order]
+    if max_k > int(size.min()) + 8:  # many cutoffs per query: merge equal terms
+        # queries sharing (size, gamma) add up their alphas; F's gamma is a
+        # multiple of R, so its terms collapse to a few distinct pairs
+        order = np.lexsort((gamma, size))
+        size, alpha, gamma = size[order], alpha[order], gamma[order]
+        new = np.ones(size.shape[0], dtype=bool)
+        new[1:] = (size[1:] != size[:-1]) | (gamma[1:] != gamma[:-1])
+        starts = np.flatnonzero(new)
+        size, gamma, alpha = size[starts], gamma[starts], np.add.reduceat(alpha, starts)
+    else:
+        order = np.argsort(size, kind="stable")
+        size, alpha, gamma = size[order], alpha[order], gamma[order]
     direct_end = min(max_k, _DIRECT_UP_TO)
     shorter = np.searchsorted(size, np.arange(1, direct_end + 1), side="left")
     for k in range(int(size[0]) + 1, direct_end + 1):
