@@ -173,3 +173,5 @@ path = os.environ.get("SKRANK_EXAMPLE_PLOT",
                       os.path.join(tempfile.gettempdir(), "skrank_choose_cutoff.png"))
 fig.savefig(path, dpi=100)
 print(f"\nplot saved to {path}")
+print("(the figure file is the output of this section; set SKRANK_EXAMPLE_PLOT to "
+      "save it elsewhere)")

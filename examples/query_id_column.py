@@ -97,10 +97,12 @@ print("best:", search.best_params_, "\n")
 # would become ``nan`` scores and a warning (``error_score=np.nan``, the
 # default); ``error_score="raise"`` shows it while debugging.
 fitted = search.best_estimator_
+print("Demonstration: scoring a numpy X with no query ids. The ValueError "
+      "below is expected; it is what this section shows, not a failure:")
 try:
     scoring["map"](fitted[-2:], X.drop(columns="qid").to_numpy(), y)
 except ValueError as error:
-    print("ValueError:", error, "\n")
+    print("ValueError (expected):", error, "\n")
 
 # %%
 # Pitfalls of the column route

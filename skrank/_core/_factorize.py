@@ -2,7 +2,10 @@
 
 import numpy as np
 
+from ._frames import pandas_categorical
 from ._validation import _to_array
+
+_MISSING = "`query_id` contains missing values."
 
 
 def _factorize(query_id, n_rows):
@@ -11,62 +14,149 @@ def _factorize(query_id, n_rows):
     Returns ``(keys, labels_or_None)``: numeric ids are used as keys as they
     are (sorting them is part of the single lexsort); other ids are factorised
     to codes with ``labels[code]`` the original id, in ascending id order
-    where ids can be ordered.
-    """
-    categorical = getattr(query_id, "cat", None)
-    if categorical is not None or type(query_id).__name__ == "Categorical":
-        cat = categorical if categorical is not None else query_id
-        codes = np.asarray(cat.codes)
-        if codes.shape[0] != n_rows:
-            return codes, None  # length error reported by the caller
-        if (codes < 0).any():
-            raise ValueError("`query_id` contains missing values.")
-        return codes.astype(np.int64), np.asarray(cat.categories, dtype=object)
+    where ids can be ordered (a pandas categorical: category order). Ids
+    that differ in type (``1`` and ``"1"``) are different queries.
 
-    ids = _to_array("query_id", query_id)
+    Raises a ValueError naming ``query_id`` for missing or unhashable ids, a
+    shape other than 1-D, or a length other than ``n_rows`` (with a hint
+    when the values look like LightGBM-style query sizes).
+    """
+    categorical = pandas_categorical(query_id)
+    if categorical is not None:
+        codes, categories = categorical
+        _check_length(codes, n_rows)
+        if (codes < 0).any():
+            raise ValueError(_MISSING)
+        return codes.astype(np.int64), categories
+
+    ids = _as_id_array(query_id)
     if ids.ndim != 1:
         raise ValueError(
             f"`query_id` must be 1-D (one id per row), got shape {ids.shape}."
         )
+    _check_length(ids, n_rows)
     kind = ids.dtype.kind
     if kind in "biu":
         return ids, None
     if kind == "f":
         if np.isnan(ids).any():
-            raise ValueError("`query_id` contains missing values.")
+            raise ValueError(_MISSING)
         return ids, None
+    if kind in "mM":  # dates and durations: factorise the integer view, keep the type
+        if np.isnat(ids).any():
+            raise ValueError(_MISSING)
+        codes, labels = _sorted_codes(ids.view(np.int64))
+        return codes, labels.view(ids.dtype)
     if kind in "US":
-        try:  # hashing: ~2.4x faster than sorting the strings at 1e7 rows
-            import pandas as pd
-        except ImportError:
-            labels, codes = np.unique(ids, return_inverse=True)
-            return codes.reshape(-1), labels
-        codes, labels = pd.factorize(ids, sort=True)
-        return codes.astype(np.int64, copy=False), np.asarray(labels, dtype=ids.dtype)
-    # object and other dtypes: hashable Python objects
+        return _sorted_codes(ids)
+    return _object_codes(ids)
+
+
+def _as_id_array(query_id):
+    """``query_id`` as a numpy array that keeps ids of different types apart.
+
+    ``np.asarray([1, "1"])`` turns both into the string ``"1"``; a list or
+    tuple whose values are not all strings (or all bytes) becomes an object
+    array instead.
+    """
+    ids = _to_array("query_id", query_id)
+    if isinstance(query_id, (list, tuple)) and ids.dtype.kind in "US":
+        kind = str if ids.dtype.kind == "U" else bytes
+        if not all(isinstance(value, kind) for value in query_id):
+            ids = np.empty(len(query_id), dtype=object)
+            ids[:] = query_id
+    return ids
+
+
+def _check_length(ids, n_rows):
+    n_ids = ids.shape[0] if ids.ndim else 0
+    if n_ids == n_rows:
+        return
+    hint = ""
+    if (
+        0 < n_ids < n_rows
+        and ids.ndim == 1
+        and ids.dtype.kind in "iu"
+        and ids.min() >= 1
+        and int(ids.sum()) == n_rows
+    ):
+        hint = (
+            f" Its {n_ids} values add up to the {n_rows} rows, as query sizes do "
+            "(LightGBM's `group`): skrank needs one query id per row, such as "
+            "`query_id = np.repeat(np.arange(len(sizes)), sizes)`."
+        )
+    raise ValueError(
+        f"Inputs have different lengths: `query_id` has {n_ids} entries but "
+        f"there are {n_rows} rows.{hint}"
+    )
+
+
+def _sorted_codes(ids):
+    """Codes and labels of orderable ids (labels ascending)."""
+    try:  # hashing: ~2.4x faster than sorting the strings at 1e7 rows
+        import pandas as pd
+    except ImportError:
+        labels, codes = np.unique(ids, return_inverse=True)
+        return codes.reshape(-1).astype(np.int64, copy=False), labels
+    codes, labels = pd.factorize(ids, sort=True)
+    return codes.astype(np.int64, copy=False), np.asarray(labels, dtype=ids.dtype)
+
+
+def _object_codes(ids):
+    """Codes and labels of hashable Python objects (ascending where orderable)."""
     try:
         import pandas as pd
     except ImportError:  # pragma: no cover - pandas is a test dependency
-        pd = None
-    if pd is not None:
-        if pd.isna(ids).any():
-            raise ValueError("`query_id` contains missing values.")
-        try:
-            codes, labels = pd.factorize(ids, sort=True)
-        except TypeError:  # ids of mixed, unorderable types
-            codes, labels = pd.factorize(ids, sort=False)
-        return codes.astype(np.int64), np.asarray(labels, dtype=object)
-    missing = np.fromiter(
-        (v is None or (isinstance(v, float) and v != v) for v in ids),
-        dtype=bool,
-        count=ids.shape[0],
-    )
-    if missing.any():
-        raise ValueError("`query_id` contains missing values.")
+        return _object_codes_without_pandas(ids)
     try:
-        labels, codes = np.unique(ids, return_inverse=True)
-    except TypeError as exc:
-        raise ValueError(
-            f"`query_id` values could not be ordered ({exc}); use ids of one type."
-        ) from None
-    return codes.reshape(-1), labels
+        missing = pd.isna(ids)
+    except TypeError:
+        missing = None
+    if missing is not None and np.ndim(missing) == 1 and missing.any():
+        raise ValueError(_MISSING)
+    try:
+        codes, labels = pd.factorize(ids, sort=True)
+    except TypeError:  # ids of mixed, unorderable types, or unhashable ones
+        try:
+            codes, labels = pd.factorize(ids, sort=False)
+        except TypeError:
+            _raise_unhashable(ids)
+    return codes.astype(np.int64), np.asarray(labels, dtype=object)
+
+
+def _object_codes_without_pandas(ids):
+    if any(v is None or (isinstance(v, float) and v != v) for v in ids):
+        raise ValueError(_MISSING)
+    table = {}
+    try:
+        codes = np.fromiter(
+            (table.setdefault(v, len(table)) for v in ids), dtype=np.int64,
+            count=ids.shape[0],
+        )
+    except TypeError:
+        _raise_unhashable(ids)
+    labels = np.empty(len(table), dtype=object)
+    labels[:] = list(table)
+    try:  # ascending ids where they can be ordered, else first appearance
+        order = np.argsort(labels, kind="stable")
+    except TypeError:
+        return codes, labels
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.shape[0])
+    return rank[codes], labels[order]
+
+
+def _raise_unhashable(ids):
+    bad = next(v for v in ids if not _hashable(v))
+    raise ValueError(
+        "`query_id` values must be hashable, such as ints or strings; got a "
+        f"{type(bad).__name__} ({bad!r:.40}). Give each query one scalar id."
+    ) from None
+
+
+def _hashable(value):
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True

@@ -23,6 +23,7 @@ from ._validation import (
     check_same_length,
     check_sample_weight,
     check_score,
+    warn_if_label_scores,
 )
 
 TIES = ("average", "input")
@@ -357,6 +358,7 @@ def rank_queries(
         np.not_equal(sorted_score[1:], sorted_score[:-1], out=new_block[1:])
         new_block[query_start] = True
         block_start = np.flatnonzero(new_block)
+        warn_if_label_scores(score_values, relevance, query_start.shape[0])
     else:
         block_start = np.arange(n_rows)
     if keyed:  # blocks came from the exact key; the layout reports the values

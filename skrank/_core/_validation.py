@@ -4,9 +4,13 @@ Each helper raises ``ValueError`` with one wording, naming the argument, so
 that a message reads the same whichever metric raised it.
 """
 
+import sys
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
+
+from ._frames import to_numpy
 
 #: Integers above this (``2**62``) are clamped to it by :func:`check_positive_int`:
 #: a cutoff that large is past the end of every query, and the clamp keeps
@@ -85,9 +89,12 @@ def check_fraction(name, value, *, closed_low=False, closed_high=False):
 
 
 def _to_array(name, values):
-    """Turn array-likes (lists, numpy, pandas) into a numpy array, no copy if possible."""
-    if hasattr(values, "to_numpy") and not isinstance(values, np.ndarray):
-        values = values.to_numpy()
+    """Turn array-likes (lists, numpy, pandas, polars, ...) into a numpy array.
+
+    Series and DataFrames of any library go through :func:`_frames.to_numpy`;
+    no copy is made where none is needed.
+    """
+    values = to_numpy(values)
     try:
         array = np.asarray(values)
     except Exception as exc:  # ragged lists and the like
@@ -299,3 +306,43 @@ def check_bool(name, value):
     if not isinstance(value, (bool, np.bool_)):
         raise ValueError(f"`{name}` must be True or False, got {_describe(value)}.")
     return bool(value)
+
+
+LABEL_SCORES_WARNING = (
+    "`y_score` holds only the values 0 and 1, so most rows of a query are tied: "
+    "these look like class labels (a classifier's predict, or cross_val_predict's "
+    "default method='predict'), not ranking scores. Rank by scores instead: "
+    "model.predict_proba(X)[:, 1] or model.decision_function(X), "
+    "cross_val_predict(model, X, y, method='predict_proba')[:, 1]; skrank's "
+    "scorers pick these themselves with response_method='auto'. If 0/1 scores "
+    "are intended, tied rows are scored at their expected value."
+)
+
+
+def warn_if_label_scores(score, relevance, n_queries):
+    """Warn when ``score`` looks like 0/1 class labels rather than scores.
+
+    That is: only the values 0 and 1 occur, both of them, some row is
+    relevant, and queries average more than two rows (so ties are certain).
+    The first score rejects real-valued scores at once.
+    """
+    if score.size == 0 or score.flat[0] not in (0.0, 1.0):
+        return
+    if score.size <= 2 * n_queries:
+        return
+    is_one = score == 1.0
+    if not (is_one | (score == 0.0)).all() or is_one.all() or not is_one.any():
+        return
+    if not (relevance > 0).any():
+        return
+    warnings.warn(LABEL_SCORES_WARNING, UserWarning, stacklevel=_caller_level())
+
+
+def _caller_level():
+    """``stacklevel`` pointing at the first frame outside skrank (the user's call)."""
+    frame, level = sys._getframe(2), 2
+    while frame is not None and frame.f_globals.get("__name__", "").startswith(
+        "skrank."
+    ):
+        frame, level = frame.f_back, level + 1
+    return level

@@ -6,7 +6,7 @@
   fixed recall levels (trec_eval's ``iprec_at_recall``).
 * :func:`pr_auc_score`: the trapezoidal area under each query's PR curve.
 * :class:`PrecisionRecallAtKDisplay`: draws them (matplotlib, imported
-  lazily: ``pip install skrank[plot]``).
+  lazily: ``pip install matplotlib``).
 
 Why AP is an area: with R relevant rows, recall rises by 1/R exactly at the
 relevant ranks, so AP = sum over relevant ranks i of P@i * (1/R) is the area
@@ -203,8 +203,9 @@ def precision_recall_at_k_curve(
         query.
     query_id : array-like of shape (n_rows,), default=None
         Query of each row: ints, strings or any hashable ids, rows in any
-        order. None means one ranking (1-D input) or one ranking per row
-        (2-D input, as in scikit-learn's ``ndcg_score``).
+        order; a list, numpy array, or pandas or polars Series. None scores
+        all rows as ONE ranked list (1-D input, however many rows), or each
+        row as one ranking (2-D input, as in scikit-learn's ``ndcg_score``).
     sample_weight : array-like, default=None
         One weight per row (1-D input) or per ranking (2-D input). A query
         weighs the mean of its rows' weights in the mean over queries.
@@ -300,8 +301,9 @@ def interpolated_precision_recall_curve(
         Recall levels in [0, 1]; None means the 11 levels 0, 0.1, ..., 1.
     query_id : array-like of shape (n_rows,), default=None
         Query of each row: ints, strings or any hashable ids, rows in any
-        order. None means one ranking (1-D input) or one ranking per row
-        (2-D input, as in scikit-learn's ``ndcg_score``).
+        order; a list, numpy array, or pandas or polars Series. None scores
+        all rows as ONE ranked list (1-D input, however many rows), or each
+        row as one ranking (2-D input, as in scikit-learn's ``ndcg_score``).
     sample_weight : array-like, default=None
         One weight per row (1-D input) or per ranking (2-D input). A query
         weighs the mean of its rows' weights in the mean over queries.
@@ -385,8 +387,9 @@ def pr_auc_score(
         Score of each row; within a query, higher scores rank first.
     query_id : array-like of shape (n_rows,), default=None
         Query of each row: ints, strings or any hashable ids, rows in any
-        order. None means one ranking (1-D input) or one ranking per row
-        (2-D input, as in scikit-learn's ``ndcg_score``).
+        order; a list, numpy array, or pandas or polars Series. None scores
+        all rows as ONE ranked list (1-D input, however many rows), or each
+        row as one ranking (2-D input, as in scikit-learn's ``ndcg_score``).
     sample_weight : array-like, default=None
         One weight per row (1-D input) or per ranking (2-D input). A query
         weighs the mean of its rows' weights in the mean over queries.

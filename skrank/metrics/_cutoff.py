@@ -84,8 +84,9 @@ def precision_at_k_score(
         whole list of each query.
     query_id : array-like of shape (n_rows,), default=None
         Query of each row: ints, strings or any hashable ids, rows in any
-        order. None means one ranking (1-D input) or one ranking per row
-        (2-D input, as in scikit-learn's ``ndcg_score``).
+        order; a list, numpy array, or pandas or polars Series. None scores
+        all rows as ONE ranked list (1-D input, however many rows), or each
+        row as one ranking (2-D input, as in scikit-learn's ``ndcg_score``).
     sample_weight : array-like, default=None
         One weight per row (1-D input) or per ranking (2-D input). A query
         weighs the mean of its rows' weights in the mean over queries.
@@ -160,8 +161,9 @@ def recall_at_k_score(
         whole list of each query.
     query_id : array-like of shape (n_rows,), default=None
         Query of each row: ints, strings or any hashable ids, rows in any
-        order. None means one ranking (1-D input) or one ranking per row
-        (2-D input, as in scikit-learn's ``ndcg_score``).
+        order; a list, numpy array, or pandas or polars Series. None scores
+        all rows as ONE ranked list (1-D input, however many rows), or each
+        row as one ranking (2-D input, as in scikit-learn's ``ndcg_score``).
     sample_weight : array-like, default=None
         One weight per row (1-D input) or per ranking (2-D input). A query
         weighs the mean of its rows' weights in the mean over queries.
@@ -236,8 +238,9 @@ def fbeta_at_k_score(
         Weight of recall relative to precision (``beta=1``: F1).
     query_id : array-like of shape (n_rows,), default=None
         Query of each row: ints, strings or any hashable ids, rows in any
-        order. None means one ranking (1-D input) or one ranking per row
-        (2-D input, as in scikit-learn's ``ndcg_score``).
+        order; a list, numpy array, or pandas or polars Series. None scores
+        all rows as ONE ranked list (1-D input, however many rows), or each
+        row as one ranking (2-D input, as in scikit-learn's ``ndcg_score``).
     sample_weight : array-like, default=None
         One weight per row (1-D input) or per ranking (2-D input). A query
         weighs the mean of its rows' weights in the mean over queries.
@@ -312,8 +315,9 @@ def r_precision_score(
         Score of each row; within a query, higher scores rank first.
     query_id : array-like of shape (n_rows,), default=None
         Query of each row: ints, strings or any hashable ids, rows in any
-        order. None means one ranking (1-D input) or one ranking per row
-        (2-D input, as in scikit-learn's ``ndcg_score``).
+        order; a list, numpy array, or pandas or polars Series. None scores
+        all rows as ONE ranked list (1-D input, however many rows), or each
+        row as one ranking (2-D input, as in scikit-learn's ``ndcg_score``).
     sample_weight : array-like, default=None
         One weight per row (1-D input) or per ranking (2-D input). A query
         weighs the mean of its rows' weights in the mean over queries.

@@ -1,9 +1,14 @@
 """evaluate(): many metrics from one validation, one factorisation and one sort."""
 
+import inspect
+import re
+import warnings
+
 import numpy as np
 
 from .._core._aggregate import aggregate_queries, check_aggregate_options
 from .._core._layout import rank_queries
+from .._core._validation import LABEL_SCORES_WARNING
 from ._registry import parse_metric_name
 
 DEFAULT_METRICS = ("ndcg@10", "map", "mrr", "precision@10", "recall@10")
@@ -19,6 +24,7 @@ def evaluate(
     ties="average",
     no_relevant="skip",
     aggregate="mean",
+    **options,
 ):
     """Compute several ranking metrics at once, sorting the data only once.
 
@@ -31,8 +37,9 @@ def evaluate(
         Score of each row; within a query, higher scores rank first.
     query_id : array-like of shape (n_rows,), default=None
         Query of each row: ints, strings or any hashable ids, rows in any
-        order. None means one ranking (1-D input) or one ranking per row
-        (2-D input, as in scikit-learn's ``ndcg_score``).
+        order; a list, numpy array, or pandas or polars Series. None scores
+        all rows as ONE ranked list (1-D input, however many rows), or each
+        row as one ranking (2-D input, as in scikit-learn's ``ndcg_score``).
     metrics : str or list of str, default=("ndcg@10", "map", "mrr", \
 "precision@10", "recall@10")
         Metric names, as for :func:`get_scorer`: ``"ndcg@10"``, ``"map"``,
@@ -52,6 +59,15 @@ def evaluate(
     aggregate : {"mean", None}, default="mean"
         ``"mean"``: the weighted mean over queries, a float. None: a
         :class:`QueryValues` with one value per query.
+    **options : dict
+        Options of the metric functions, such as ``gain="linear"``
+        (:func:`ndcg_score`, :func:`dcg_score`), ``normalize="min"``
+        (:func:`average_precision_score`), ``beta=2.0`` (:func:`fap_score`)
+        or ``p=0.9`` (:func:`rbp_score`). Each option goes to every requested
+        metric whose function has a parameter of that name, except where the
+        name fixes it (``"f1"`` is F-beta with beta 1); an option that no
+        requested metric takes raises a ``ValueError``. A metric given an
+        option is computed by its own function (one more sort for it).
 
     Returns
     -------
@@ -59,7 +75,13 @@ def evaluate(
         Metric name -> float (or :class:`QueryValues` with
         ``aggregate=None``), in the order of ``metrics``. Each value equals
         what the metric's own function returns with the same options (the
-        gains of ``"ndcg"``/``"dcg"`` are exponential, their default).
+        gains of ``"ndcg"``/``"dcg"`` are exponential, their default, unless
+        ``gain=`` is given).
+
+    Notes
+    -----
+    Without ``query_id``, 1-D input is scored as ONE ranked list, however
+    many rows it has; pass ``query_id`` to score each query and average.
 
     Examples
     --------
@@ -68,6 +90,9 @@ def evaluate(
     >>> scores = [8, 7, 6, 5, 4, 3, 2, 1]
     >>> evaluate(relevance, scores, metrics=["precision@4", "map", "mrr"])
     {'precision@4': 0.75, 'map': 0.7708..., 'mrr': 1.0}
+    >>> # linear gain: (3 + 2/log2(3) + 1/log2(5)) / (3 + 2/log2(3) + 1/log2(4))
+    >>> evaluate([3, 2, 0, 1], [4, 3, 2, 1], metrics=["ndcg", "dcg@1"], gain="linear")
+    {'ndcg': 0.9854..., 'dcg@1': 3.0}
     """
     if isinstance(metrics, str):
         metrics = [metrics]
@@ -76,11 +101,14 @@ def evaluate(
         raise ValueError("`metrics` is empty: name at least one metric.")
     parsed = [parse_metric_name(name) for name in metrics]
     check_aggregate_options(no_relevant, aggregate)
+    taken = _options_by_metric(metrics, parsed, options)
     if query_id is None and np.ndim(y_true) == 1:
         group_only = [name for name, (spec, _) in zip(metrics, parsed) if spec.group_only]
         if group_only:
             raise ValueError(
-                f"`query_id` is required for {', '.join(group_only)} with 1-D input."
+                f"`query_id` is required for {', '.join(group_only)} with 1-D input: "
+                "without it all rows form ONE ranked list, and a group metric "
+                "needs the queries. Pass query_id=... (one id per row)."
             )
     ranked = rank_queries(
         y_true,
@@ -92,6 +120,19 @@ def evaluate(
     )
     results = {}
     for name, (spec, k) in zip(metrics, parsed):
+        if taken[name]:  # the metric's own function applies and checks them
+            shared = {
+                "query_id": query_id, "sample_weight": sample_weight, "ties": ties,
+                "no_relevant": no_relevant, "aggregate": aggregate, "k": k,
+            }
+            parameters = inspect.signature(spec.func).parameters
+            shared = {key: v for key, v in shared.items() if key in parameters}
+            with warnings.catch_warnings():  # rank_queries above already warned
+                warnings.filterwarnings("ignore", re.escape(LABEL_SCORES_WARNING))
+                results[name] = spec.func(
+                    y_true, y_score, **shared, **spec.options, **taken[name]
+                )
+            continue
         values = spec.kernel(ranked, k)
         if spec.query_weights is None:
             results[name] = aggregate_queries(
@@ -107,3 +148,47 @@ def evaluate(
             )
     return results
 
+
+
+# parameters evaluate() sets itself; the others of a metric function are options
+_SHARED = frozenset(
+    {"y_true", "y_score", "y_pred", "query_id", "sample_weight", "ties",
+     "no_relevant", "aggregate", "k"}
+)
+
+
+def _metric_options(spec):
+    """Options a metric's function takes by keyword and its name leaves free."""
+    parameters = inspect.signature(spec.func).parameters
+    return {
+        name for name, parameter in parameters.items()
+        if parameter.kind is parameter.KEYWORD_ONLY
+        and name not in _SHARED and name not in spec.options
+        and not name.startswith("return_")  # they change what is returned
+    }
+
+
+def _options_by_metric(metrics, parsed, options):
+    """Metric name -> the ``options`` its function takes; error for unused ones."""
+    taken = {}
+    for name, (spec, _) in zip(metrics, parsed):
+        accepted = _metric_options(spec)
+        taken[name] = {key: value for key, value in options.items() if key in accepted}
+    unused = sorted(set(options) - {key for used in taken.values() for key in used})
+    if unused:
+        offered = "; ".join(
+            f"{name}: {', '.join(sorted(_metric_options(spec))) or 'none'}"
+            for name, (spec, _) in zip(metrics, parsed)
+        )
+        fixed = "".join(
+            f" {name!r} fixes {key}={spec.options[key]!r} by its name."
+            for name, (spec, _) in zip(metrics, parsed)
+            for key in unused if key in spec.options
+        )
+        raise ValueError(
+            f"No requested metric takes the option{'s' if len(unused) > 1 else ''} "
+            f"{', '.join(map(repr, unused))}.{fixed} Options each metric takes: "
+            f"{offered}. Check the spelling, or add a metric that takes it to "
+            "`metrics`."
+        )
+    return taken

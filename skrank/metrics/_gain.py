@@ -132,8 +132,9 @@ def dcg_score(
         binary relevance.
     query_id : array-like of shape (n_rows,), default=None
         Query of each row: ints, strings or any hashable ids, rows in any
-        order. None means one ranking (1-D input) or one ranking per row
-        (2-D input, as in scikit-learn's ``ndcg_score``).
+        order; a list, numpy array, or pandas or polars Series. None scores
+        all rows as ONE ranked list (1-D input, however many rows), or each
+        row as one ranking (2-D input, as in scikit-learn's ``ndcg_score``).
     sample_weight : array-like, default=None
         One weight per row (1-D input) or per ranking (2-D input). A query
         weighs the mean of its rows' weights in the mean over queries.
@@ -230,8 +231,9 @@ def ndcg_score(
         binary relevance.
     query_id : array-like of shape (n_rows,), default=None
         Query of each row: ints, strings or any hashable ids, rows in any
-        order. None means one ranking (1-D input) or one ranking per row
-        (2-D input, as in scikit-learn's ``ndcg_score``).
+        order; a list, numpy array, or pandas or polars Series. None scores
+        all rows as ONE ranked list (1-D input, however many rows), or each
+        row as one ranking (2-D input, as in scikit-learn's ``ndcg_score``).
     sample_weight : array-like, default=None
         One weight per row (1-D input) or per ranking (2-D input). A query
         weighs the mean of its rows' weights in the mean over queries.

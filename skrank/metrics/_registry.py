@@ -132,10 +132,50 @@ def metric_names():
     )
 
 
+# names users try that are not skrank's: suggested, never accepted
+_ALIASES = {
+    "p": "precision", "prec": "precision", "r": "recall", "rec": "recall",
+    "ap": "map", "mean_average_precision": "map", "average_precision": "map",
+    "rr": "mrr", "recip_rank": "mrr", "reciprocal_rank": "mrr",
+    "ndcg_cut": "ndcg", "hr": "hit_rate", "hits": "hit_rate",
+    "success": "hit_rate", "f": "f1", "f1_score": "f1", "fmeasure": "f1",
+    "auc": "gauc", "group_auc": "gauc", "rprec": "r_precision",
+    "r-precision": "r_precision", "set_f": "set_f1",
+}
+# "P_10", "ndcg_cut_10", "ndcg10": a cutoff written without "@"
+_LOOSE = re.compile(r"^(?P<stem>.*?[a-z])(?:_cut)?[_\-]?(?P<k>[0-9]+)$")
+
+
+def _suggestions(name):
+    """Known names close to an unknown ``name``, keeping its cutoff."""
+    text = name.strip().lower()
+    stem, _, k = text.partition("@")
+    if not k:
+        loose = _LOOSE.match(text)
+        if loose:
+            stem, k = loose.group("stem"), loose.group("k")
+    if not k.isdigit() or int(k) < 1:
+        k = ""
+    stems = list(METRICS)
+    if stem in METRICS:
+        found = [stem]
+    elif stem in _ALIASES:
+        found = [_ALIASES[stem]]
+    else:
+        found = difflib.get_close_matches(stem, stems + list(_ALIASES), n=3, cutoff=0.5)
+        found += [s for s in stems if len(stem) >= 2 and s.startswith(stem)]
+        found = [_ALIASES.get(s, s) for s in found]
+    names = []
+    for target in dict.fromkeys(found):  # unique, in order
+        names.append(f"{target}@{k}" if k and METRICS[target].takes_k else target)
+    return names[:3]
+
+
 def parse_metric_name(name):
     """``"ndcg@10"`` -> (MetricSpec of ndcg, 10); ``"map"`` -> (spec, None).
 
-    Raises a ValueError listing close matches for an unknown name.
+    Raises a ValueError for an unknown name, suggesting the known names it
+    resembles with its cutoff kept (``"p@10"`` -> ``"precision@10"``).
     """
     if not isinstance(name, str):
         raise ValueError(f"A metric name must be a string, got {name!r}.")
@@ -143,8 +183,8 @@ def parse_metric_name(name):
     spec = METRICS.get(match.group("stem")) if match else None
     if spec is None:
         known = metric_names()
-        close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
-        hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
+        close = [s for s in _suggestions(name) if s.lower() != name.strip().lower()]
+        hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
         raise ValueError(
             f"Unknown metric name {name!r}.{hint} Known names: {', '.join(known)} "
             "(k is any positive integer)."

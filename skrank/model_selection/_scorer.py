@@ -18,7 +18,9 @@ with a ``get_metadata_routing`` method (scikit-learn's ``_BaseScorer`` and
 
 import inspect
 import re
+import sys
 import warnings
+import weakref
 from numbers import Integral
 
 import numpy as np
@@ -30,6 +32,7 @@ from sklearn.utils.metadata_routing import (
     get_routing_for_object,
 )
 
+from .._core._frames import column as frame_column, column_names
 from .._core._validation import check_option, _describe
 from ..metrics._registry import metric_names, METRICS, parse_metric_name
 
@@ -131,10 +134,29 @@ def _reduce_output(scores, estimator, method_name):
     )
 
 
+def _inside_sklearn_permutation_importance():
+    """Whether scikit-learn's ``permutation_importance`` is on the call stack.
+
+    Only looked at while building an error message. It cannot see a call
+    made in a joblib worker (``n_jobs>1``), so the message also mentions
+    permutation importance when this is False.
+    """
+    frame = sys._getframe(1)
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "")
+        if module.startswith("sklearn.inspection") and frame.f_code.co_name in (
+            "permutation_importance", "_calculate_permutation_scores"
+        ):
+            return True
+        frame = frame.f_back
+    return False
+
+
 def _missing_query_id_message(scorer, X):
     column = scorer.query_id_column
-    if _routing_on():
-        alias = scorer._score_request.get("query_id")
+    routing = _routing_on()
+    alias = scorer._score_request.get("query_id")
+    if routing:
         if alias is False or alias is None:
             why = (
                 "metadata routing is on, but this scorer's request for `query_id` "
@@ -149,9 +171,10 @@ def _missing_query_id_message(scorer, X):
             why = "metadata routing is on, but no `query_id` was passed"
     else:
         why = "metadata routing is off (so no `query_id` can reach a scorer)"
+    columns = column_names(X)
     if column is None:
         why += ", and reading ids from a column of X is disabled (query_id_column=None)"
-    elif hasattr(X, "columns"):
+    elif columns is not None:
         why += f", and X has no column {column!r}"
     else:
         why += (
@@ -159,23 +182,135 @@ def _missing_query_id_message(scorer, X):
             f"{column!r} column"
         )
     col = repr("qid" if column is None else column)
-    return (
-        f"{scorer!r} needs the query id of every row to score each query "
-        f"separately, and got none: {why}. Pass them in one of two ways:\n"
-        "  1. metadata routing: call "
-        "sklearn.set_config(enable_metadata_routing=True), then pass the ids "
-        "with the data: cross_validate(model, X, y, cv=GroupKFold(), "
-        "scoring=scorer, params={'query_id': qid, 'groups': qid}) or "
-        "GridSearchCV(model, grid, cv=GroupKFold(), scoring=scorer)"
-        ".fit(X, y, query_id=qid, groups=qid);\n"
-        "  2. a DataFrame column: give X as a pandas DataFrame with a column "
+    name = alias if isinstance(alias, str) else "query_id"
+    if routing and (alias is False or alias is None):
+        routed = (
+            "metadata routing (already on): request the ids with "
+            "scorer.set_score_request(query_id=True) (or query_id='groups' to "
+            "reuse the splitter's groups), then pass them with the data"
+        )
+    elif routing:
+        routed = "metadata routing (already on): pass the ids with the data"
+    else:
+        routed = (
+            "metadata routing: call sklearn.set_config(enable_metadata_routing=True), "
+            "then pass the ids with the data"
+        )
+    params = "'groups': qid" if name == "groups" else f"'{name}': qid, 'groups': qid"
+    fit = "groups=qid" if name == "groups" else f"{name}=qid, groups=qid"
+    routed += (
+        f": cross_validate(model, X, y, cv=GroupKFold(), scoring=scorer, "
+        f"params={{{params}}}) or GridSearchCV(model, grid, "
+        f"cv=GroupKFold(), scoring=scorer).fit(X, y, {fit})"
+    )
+    frame = (
+        "a DataFrame column: give X as a pandas or polars DataFrame with a column "
         f"{col} holding the ids (make_ranking_scorer(..., query_id_column={col}) "
         "names another) and drop that column in the model's pipeline: "
         f"make_pipeline(ColumnTransformer([('qid', 'drop', [{col}])], "
-        "remainder='passthrough'), model).\n"
-        "To score all rows as one ranking on purpose, pass the same id for every "
-        "row (query_id=np.zeros(len(y)))."
+        "remainder='passthrough'), model)"
     )
+    permutation = (
+        "skrank.permutation_importance(model, X, y, query_id=qid, scoring=scorer), "
+        "which scores each query and never shuffles the ids"
+    )
+    if _inside_sklearn_permutation_importance():
+        ways = (
+            "sklearn.inspection.permutation_importance cannot route metadata, so "
+            "pass the ids one of these ways:\n"
+            f"  1. {permutation};\n"
+            f"  2. {frame}, and leave that column out of the importances.\n"
+        )
+    else:
+        ways = (
+            "Pass them in one of two ways:\n"
+            f"  1. {routed};\n"
+            f"  2. {frame}.\n"
+            "(sklearn.inspection.permutation_importance cannot route metadata: use "
+            f"{permutation}.)\n"
+        )
+    return (
+        f"{scorer!r} needs the query id of every row to score each query "
+        f"separately, and got none: {why}. {ways}"
+        "Without query ids a metric scores all rows as ONE ranked list; to do "
+        "that on purpose, pass the same id for every row "
+        "(query_id=np.zeros(len(y)))."
+    )
+
+
+_CUT_QUERIES = {
+    "learning_curve": (
+        "learning_curve trains on the first n rows of each training fold "
+        "(train_sizes), which cuts queries apart: the model learns from partial "
+        "queries and the training scores are on partial queries (the test folds "
+        "stay whole with a group splitter). Sort the rows by query id and pass "
+        "shuffle=False, so that at most one query per training subset is cut."
+    ),
+    "halving": (
+        "{name}(resource='n_samples') scores candidates on a random subsample of "
+        "the rows of each fold, which cuts queries apart, so the scores of the "
+        "early iterations are on partial queries. Use a model parameter as the "
+        "resource (such as resource='n_estimators') to keep every query whole."
+    ),
+    "permutation_importance": (
+        "permutation_importance(max_samples<1.0) draws a subset of the rows, which "
+        "cuts queries apart; pass max_samples=1.0 to score whole queries."
+    ),
+}
+# tools already warned about, so that each search or call warns once
+_WARNED_CUTS = weakref.WeakSet()
+
+
+def _warn_if_queries_are_cut():
+    """Warn once when a scikit-learn tool that subsamples rows calls the scorer.
+
+    ``learning_curve``, ``HalvingGridSearchCV(resource="n_samples")`` and
+    ``permutation_importance(max_samples<1)`` hand the scorer (or the model)
+    rows of partial queries, which the query ids alone cannot reveal. They
+    are recognised on the call stack, so only when the scorer runs in their
+    process (``n_jobs=None`` or 1, or a thread); in process workers nothing
+    is seen and nothing is said.
+    """
+    frame = sys._getframe(2)
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "")
+        if module.startswith(("sklearn.model_selection", "sklearn.inspection")):
+            found = _tool_that_cuts_queries(frame)
+            if found is not None:
+                owner, text = found
+                try:
+                    if owner in _WARNED_CUTS:
+                        return
+                    _WARNED_CUTS.add(owner)
+                except TypeError:  # an owner without weak references
+                    pass
+                warnings.warn(text, UserWarning, stacklevel=3)
+                return
+        frame = frame.f_back
+
+
+def _tool_that_cuts_queries(frame):
+    """(owner, message) for a frame of a tool that subsamples rows, else None."""
+    name = frame.f_code.co_name
+    local = frame.f_locals
+    if name == "learning_curve" and "train_sizes" in local:
+        return local.get("estimator"), _CUT_QUERIES["learning_curve"]
+    if name == "permutation_importance":
+        max_samples, X = local.get("max_samples"), local.get("X")
+        if isinstance(max_samples, Integral) and max_samples < _n_rows(X):
+            return local.get("estimator"), _CUT_QUERIES["permutation_importance"]
+        return None
+    owner = local.get("self")
+    if type(owner).__name__.startswith("Halving") and (
+        getattr(owner, "resource", None) == "n_samples"
+    ):
+        return owner, _CUT_QUERIES["halving"].format(name=type(owner).__name__)
+    return None
+
+
+def _n_rows(X):
+    shape = getattr(X, "shape", None)
+    return shape[0] if shape else len(X)
 
 
 class RankingScorer:
@@ -273,6 +408,7 @@ class RankingScorer:
             )
         if query_id is None:
             query_id = self._query_id_from_column(X)
+        _warn_if_queries_are_cut()
         y_score = self._model_scores(estimator, X, query_id)
         params = dict(self._kwargs)
         if sample_weight is not None:
@@ -287,9 +423,9 @@ class RankingScorer:
 
     def _query_id_from_column(self, X):
         column = self.query_id_column
-        if column is not None and hasattr(X, "columns") and column in X.columns:
-            ids = X[column]
-            return ids.to_numpy() if hasattr(ids, "to_numpy") else np.asarray(ids)
+        ids = None if column is None else frame_column(X, column)
+        if ids is not None:
+            return ids
         raise ValueError(_missing_query_id_message(self, X))
 
     def _model_scores(self, estimator, X, query_id):

@@ -12,6 +12,7 @@ def import_pyplot(owner):
     except ImportError as exc:
         raise ImportError(
             f"{owner} needs matplotlib, an optional dependency of skrank: install "
-            "it with `pip install skrank[plot]` (or `pip install matplotlib`)."
+            "it with `pip install matplotlib` (or, in a skrank checkout, "
+            "`pip install -e \".[plot]\"`)."
         ) from exc
     return plt

@@ -1,6 +1,6 @@
 """FAPCurveDisplay: mean F@k, AP@k and FAP@k against the cutoff k.
 
-matplotlib is an optional extra (``pip install skrank[plot]``): it is
+matplotlib is an optional extra (``pip install matplotlib``): it is
 imported inside :meth:`FAPCurveDisplay.plot` only, so computing a display
 and the rest of skrank work without it.
 """

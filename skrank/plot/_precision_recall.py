@@ -16,7 +16,7 @@ class PrecisionRecallAtKDisplay:
 
     Build it with :meth:`from_predictions`, or from arrays and call
     :meth:`plot`. matplotlib is needed only to plot
-    (``pip install skrank[plot]``).
+    (``pip install matplotlib``).
 
     Parameters
     ----------

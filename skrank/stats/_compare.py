@@ -66,7 +66,7 @@ class ComparisonTable:
         except ImportError as exc:  # pragma: no cover - pandas is a test dependency
             raise ImportError(
                 "to_frame() needs pandas, an optional dependency of skrank: "
-                "install it with `pip install skrank[pandas]`."
+                "install it with `pip install pandas`."
             ) from exc
         return pd.DataFrame(self.rows, columns=list(self.columns))
 
@@ -300,8 +300,9 @@ def compare(
         least two systems.
     query_id : array-like of shape (n_rows,), default=None
         Query of each row: ints, strings or any hashable ids, rows in any
-        order. None means one ranking (1-D input) or one ranking per row
-        (2-D input, as in scikit-learn's ``ndcg_score``).
+        order; a list, numpy array, or pandas or polars Series. None scores
+        all rows as ONE ranked list (1-D input, however many rows), or each
+        row as one ranking (2-D input, as in scikit-learn's ``ndcg_score``).
     metrics : str or list of str, default=("ndcg@10", "map")
         Metric names, as for :func:`evaluate`.
     baseline : str, default=None

@@ -312,7 +312,7 @@ def test_display_without_matplotlib_names_the_extra(monkeypatch):
     display = PrecisionRecallAtKDisplay(k=[1], precision=[1.0], recall=[1.0])
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
-    with pytest.raises(ImportError, match=r"pip install skrank\[plot\]"):
+    with pytest.raises(ImportError, match=r"pip install matplotlib"):
         display.plot()
     with warnings.catch_warnings():  # computing curves needs no matplotlib
         warnings.simplefilter("error")

@@ -63,7 +63,7 @@ def test_a_single_name_and_the_default_metrics():
 @pytest.mark.parametrize(
     "metrics, message",
     [
-        (["ndgc@10"], "Unknown metric name 'ndgc@10'.*Did you mean 'ndcg@k'"),
+        (["ndgc@10"], "Unknown metric name 'ndgc@10'.*Did you mean 'ndcg@10'"),
         (["r_precision@5"], "takes no cutoff"),
         (["map@0"], "positive integer"),
         ([], "`metrics` is empty"),

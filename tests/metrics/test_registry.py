@@ -26,7 +26,7 @@ def test_names_parse_to_stem_and_cutoff(name, stem, k):
 
 @pytest.mark.parametrize(
     "name, message",
-    [("ndgc@10", "Did you mean 'ndcg@k'"), ("r_precision@5", "takes no cutoff"),
+    [("ndgc@10", "Did you mean 'ndcg@10'"), ("r_precision@5", "takes no cutoff"),
      ("map@0", "positive integer"), (3, "must be a string"), ("", "Unknown metric")],
 )
 def test_bad_names(name, message):

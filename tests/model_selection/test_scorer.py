@@ -547,8 +547,8 @@ def test_get_scorer_names_from_the_spec(data, name, func, options):
 @pytest.mark.parametrize(
     "name, match",
     [
-        ("ndgc@10", "Unknown metric name 'ndgc@10'. Did you mean 'ndcg@k'"),
-        ("precison@5", "Did you mean 'precision@k'"),
+        ("ndgc@10", "Unknown metric name 'ndgc@10'. Did you mean 'ndcg@10'"),
+        ("precison@5", "Did you mean 'precision@5'"),
         ("ndcg@k", "replace k by a positive integer cutoff, such as 'ndcg@10'"),
         ("gauc@10", "takes no cutoff"),
         ("ndcg@0", "positive integer"),

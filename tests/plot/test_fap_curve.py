@@ -130,5 +130,5 @@ def test_a_clear_error_names_the_plot_extra_without_matplotlib(monkeypatch):
     display = FAPCurveDisplay(k=[1, 2], fap=[0.5, 1.0], f=[0.5, 1.0], ap=[1.0, 1.0])
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
-    with pytest.raises(ImportError, match=r"pip install skrank\[plot\]"):
+    with pytest.raises(ImportError, match=r"pip install matplotlib"):
         display.plot()
