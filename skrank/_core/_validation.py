@@ -4,6 +4,7 @@ Each helper raises ``ValueError`` with one wording, naming the argument, so
 that a message reads the same whichever metric raised it.
 """
 
+import datetime
 import sys
 import warnings
 from numbers import Integral, Real
@@ -173,6 +174,19 @@ def _float64_is_exact(array, as_float):
     return bool(np.array_equal(as_float.astype(array.dtype), array))  # longdouble
 
 
+def _datetimes_as_datetime64(array):
+    """An object array of ``datetime``/``date`` objects as datetime64; else unchanged."""
+    first = array.flat[0] if array.size else None
+    if not isinstance(first, (datetime.date, np.datetime64)):
+        return array
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # e.g. time zones numpy would drop
+            return array.astype("datetime64")
+    except (TypeError, ValueError, Warning):
+        return array
+
+
 def check_score(name, values, *, ndim=(1, 2)):
     """Scores: finite, real, of 1 or 2 dimensions, in a dtype that keeps their order.
 
@@ -180,8 +194,9 @@ def check_score(name, values, *, ndim=(1, 2)):
     up to 64 bits, booleans, integers up to 2**53, ...). Otherwise the
     array keeps a dtype in which the scores stay distinct: int64/uint64
     beyond 2**53, ``datetime64``/``timedelta64`` as their int64 ticks
-    (``NaT`` is refused like NaN), ``longdouble``, or an object array of
-    Python integers (or other exactly comparable numbers). The caller ranks
+    (``NaT`` is refused like NaN; Python ``datetime``/``date`` objects are
+    read as datetime64), ``longdouble``, or an object array of Python
+    integers (or other exactly comparable numbers). The caller ranks
     those through :func:`skrank._core._layout._exact_score_key`.
     """
     _reject_masked(name, values)
@@ -194,6 +209,8 @@ def check_score(name, values, *, ndim=(1, 2)):
         exact = np.asarray(values, dtype=object)
         if exact.shape == array.shape and not _float64_is_exact(exact, array):
             array = exact
+    if array.dtype == object:
+        array = _datetimes_as_datetime64(array)
     kind = array.dtype.kind
     if kind in "mM":
         if np.isnat(array).any():
@@ -212,6 +229,12 @@ def check_score(name, values, *, ndim=(1, 2)):
                 "rescale the scores."
             ) from None
         except (TypeError, ValueError):
+            if isinstance(array.flat[0], datetime.date):
+                raise ValueError(
+                    f"`{name}` holds datetimes numpy can't convert (time zones?): "
+                    "pass naive datetimes, datetime64 values or a pandas datetime "
+                    "Series."
+                ) from None
             raise ValueError(
                 f"`{name}` must contain numbers, got an array of dtype {array.dtype}."
             ) from None

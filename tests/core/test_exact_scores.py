@@ -218,3 +218,17 @@ def test_a_masked_array_without_masked_entries_is_its_data():
 def test_scores_beyond_the_float64_range_are_refused():
     with pytest.raises(ValueError, match="`y_score` has values beyond the float64 range"):
         ndcg_score([1, 0], np.array([10**400, 1], dtype=object))
+
+
+def test_python_datetimes_rank_by_their_exact_values():
+    import datetime
+
+    later = datetime.datetime(2024, 1, 1, 0, 0, 0, 1)  # one microsecond later
+    earlier = datetime.datetime(2024, 1, 1)
+    assert precision_at_k_score([1, 0], [later, earlier], k=1) == 1.0
+    assert precision_at_k_score([0, 1], [later, earlier], k=1) == 0.0
+    with pytest.raises(ValueError, match="`y_score` contains NaT"):
+        precision_at_k_score([1, 0], [later, None], k=1)
+    aware = datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc)
+    with pytest.raises(ValueError, match="`y_score` holds datetimes numpy can't convert"):
+        precision_at_k_score([1, 0], [aware, aware], k=1)
