@@ -203,7 +203,9 @@ def check_score(name, values, *, ndim=(1, 2)):
     from_list = isinstance(values, (list, tuple))
     array = _to_array(name, values)
     _reject_complex(name, array)
-    if from_list and array.dtype.kind == "f":
+    if from_list and array.dtype.kind == "f" and array.size and (
+        np.abs(array).max() >= 2.0**53  # below, every int was read exactly
+    ):
         # numpy reads a list of floats and big Python ints as float64,
         # rounding the ints; keep the Python values when it does
         exact = np.asarray(values, dtype=object)
