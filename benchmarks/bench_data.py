@@ -90,10 +90,15 @@ def query_sizes(kind, rows, rng):
         return sizes
     if kind != "zipf":
         raise ValueError(kind)
+    return zipf_sizes(rows, rng)
+
+
+def zipf_sizes(rows, rng, exponent=ZIPF_EXPONENT, largest=ZIPF_MAX):
+    """Query sizes from a Zipf law truncated at ``largest``, summing to ``rows``."""
     chunks, total = [], 0
     while total < rows:
-        draw = rng.zipf(ZIPF_EXPONENT, size=max(rows // 4, 1000))
-        draw = draw[draw <= ZIPF_MAX]
+        draw = rng.zipf(exponent, size=max(rows // 4, 1000))
+        draw = draw[draw <= largest]
         chunks.append(draw)
         total += int(draw.sum())
     sizes = np.concatenate(chunks)

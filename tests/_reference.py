@@ -88,6 +88,20 @@ def _floats(values):
     return [float(v) for v in values]
 
 
+def _exact(values):
+    """Scores as exactly comparable Python values (never rounded to float64).
+
+    Integers of any size stay Python ints, datetime64/timedelta64 become
+    their integer ticks, longdouble stays numpy longdouble scalars.
+    """
+    values = np.asarray(values)
+    if values.dtype.kind in "mM":
+        return values.view(np.int64).tolist()
+    if values.dtype.kind == "f" and values.dtype.itemsize > 8:
+        return list(values)
+    return values.tolist()
+
+
 def _split_queries(y_true, y_score, query_id, sample_weight):
     """Return the queries, in ascending order of query id."""
     y_true = np.asarray(y_true)
@@ -108,7 +122,7 @@ def _split_queries(y_true, y_score, query_id, sample_weight):
             _Query(
                 i,
                 _floats(y_true[i].tolist()),
-                _floats(y_score[i].tolist()),
+                _exact(y_score[i]),
                 [query_weights[i]] * n_items,
             )
             for i in range(n_queries)
@@ -116,7 +130,7 @@ def _split_queries(y_true, y_score, query_id, sample_weight):
     if y_true.ndim != 1:
         raise ValueError("y_true must be 1-D or 2-D")
     relevance = _floats(y_true.tolist())
-    score = _floats(y_score.tolist())
+    score = _exact(y_score)
     n = len(relevance)
     if n == 0:
         raise ValueError("empty input")

@@ -98,6 +98,8 @@ def partial_mean(
             values = _fill_undefined(values, undefined, no_relevant)
     keep = ~np.isnan(values)
     values, weights = values[keep], weights[keep]
+    # relative weights (largest 1): the sums neither overflow nor underflow
+    # for weights anywhere in float64's range, 1e308 and 5e-324 included
     scale = float(weights.max()) if weights.shape[0] else 0.0
     if scale > 0:
         weights = weights / scale

@@ -18,11 +18,11 @@ import numpy as np
 
 from ._factorize import _factorize
 from ._validation import (
-    check_numeric,
     check_option,
     check_relevance,
     check_same_length,
     check_sample_weight,
+    check_score,
     warn_if_label_scores,
 )
 
@@ -49,6 +49,18 @@ def segment_cumsum(values, starts, segment):
     return running
 
 
+def _segment_mean(values, starts, sizes):
+    """Mean of non-negative ``values`` over segments, safe at float64's extremes.
+
+    Huge values are divided by their maximum before summing (no overflow
+    for 1e308), and the mean scaled back.
+    """
+    largest = values.max() if values.shape[0] else 0.0
+    if not largest > 0 or largest < 1e290:
+        return segment_sum(values, starts) / sizes
+    return segment_sum(values / largest, starts) / sizes * largest
+
+
 @dataclass(frozen=True, eq=False)
 class RankedQueries:
     """Rows ordered by (query, descending score); made by :func:`rank_queries`.
@@ -64,7 +76,9 @@ class RankedQueries:
     query_ids: np.ndarray  # (n_queries,) the user's id of each query
     order: np.ndarray  # (n_rows,) input row index of each ranked row
     row_weight: np.ndarray | None  # (n_rows,) sample_weight in ranked order
-    score: np.ndarray | None = None  # (n_rows,) y_score in ranked order
+    # (n_rows,) y_score in ranked order, as float64: the nearest float64 for
+    # scores ranked by their exact key (int64 past 2**53, datetimes, ...)
+    score: np.ndarray | None = None
 
     @property
     def n_rows(self):
@@ -100,7 +114,7 @@ class RankedQueries:
         """Each query's weight: the mean of its rows' weights (1 without weights)."""
         if self.row_weight is None:
             return np.ones(self.n_queries)
-        return segment_sum(self.row_weight, self.query_start) / self.query_size
+        return _segment_mean(self.row_weight, self.query_start, self.query_size)
 
     # -- tie blocks -------------------------------------------------------
     @cached_property
@@ -171,6 +185,26 @@ class RankedQueries:
         cumulative = np.cumsum(self.block_relevant) - self.block_relevant
         first_block_of_query = np.searchsorted(self.block_start, self.query_start)
         return cumulative - cumulative[first_block_of_query][self.block_query]
+
+
+def _exact_score_key(score):
+    """``(values, key)``: float64 scores and a float64 key with their exact order.
+
+    ``score`` comes from :func:`check_score`. A float64 array is its own key
+    (the fast path, no work). Scores float64 can't hold exactly (int64
+    beyond 2**53, datetime ticks, longdouble, Python integers) are ranked by
+    their dense rank instead, ``np.unique``'s inverse: equal scores share a
+    key, and the key is an integer below 2**53, exact in float64. ``values``
+    is the nearest float64 of each score, for the few metrics that use the
+    scores' values rather than their order.
+    """
+    if score.dtype == np.float64:
+        return score, score
+    with np.errstate(over="ignore"):
+        values = score.astype(np.float64)
+    _, inverse = np.unique(score.reshape(-1), return_inverse=True)
+    key = inverse.reshape(score.shape).astype(np.float64)
+    return values, key
 
 
 def _descending_bits(score):
@@ -254,10 +288,17 @@ def rank_queries(
     Returns
     -------
     RankedQueries
+
+    Notes
+    -----
+    Scores rank by their exact values: those float64 can't hold exactly
+    (see :func:`check_score`) are sorted and split into tie blocks by the
+    exact key of :func:`_exact_score_key`; float64 scores are their own key.
     """
     check_option("ties", ties, TIES)
     relevance = check_relevance(y_true, binary=binary)
-    score = check_numeric("y_score", y_score)
+    score_values, score = _exact_score_key(check_score("y_score", y_score))
+    keyed = score_values is not score  # ranked by the exact key, not the values
     if relevance.shape != score.shape:
         raise ValueError(
             f"`y_true` and `y_score` have different shapes: {relevance.shape} "
@@ -317,9 +358,11 @@ def rank_queries(
         np.not_equal(sorted_score[1:], sorted_score[:-1], out=new_block[1:])
         new_block[query_start] = True
         block_start = np.flatnonzero(new_block)
-        warn_if_label_scores(score, relevance, query_start.shape[0])
+        warn_if_label_scores(score_values, relevance, query_start.shape[0])
     else:
         block_start = np.arange(n_rows)
+    if keyed:  # blocks came from the exact key; the layout reports the values
+        sorted_score = score_values.reshape(-1)[order]
 
     return RankedQueries(
         relevance=relevance,

@@ -16,13 +16,38 @@ def _log_choose(n, k):
     return gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
 
 
+def _log_hypergeometric_none(m, r, t):
+    """log P(no relevant row among ``t`` positions of a block of ``m`` rows, ``r`` relevant).
+
+    P = C(m - r, t) / C(m, t) = prod_{i < t} (1 - r / (m - i)), and by
+    symmetry the same product with r and t swapped, so it is summed as
+    min(t, r) terms log1p(-max(t, r) / (m - i)): exact to rounding even
+    in a block of millions of rows, where differences of gammaln values
+    (each ~1e7) cancel. The terms number at most the block's relevant rows
+    (or t), so over all blocks at most the number of rows. -inf when
+    t > m - r (a relevant row is sure to be there).
+    """
+    m, r, t = (np.asarray(a, dtype=np.float64) for a in (m, r, t))
+    shape = np.broadcast_shapes(m.shape, r.shape, t.shape)
+    m, r, t = (np.broadcast_to(a, shape).reshape(-1) for a in (m, r, t))
+    possible = t <= m - r
+    n_terms = np.where(possible, np.minimum(t, r), 0.0).astype(np.intp)
+    other = np.maximum(t, r)
+    owner = np.repeat(np.arange(m.shape[0]), n_terms)
+    i = np.arange(owner.shape[0]) - np.repeat(np.cumsum(n_terms) - n_terms, n_terms)
+    terms = np.log1p(-other[owner] / (m[owner] - i))
+    out = np.bincount(owner, weights=terms, minlength=m.shape[0])
+    return np.where(possible, out, -np.inf).reshape(shape)
+
+
 def _hypergeometric_none(m, r, t):
     """P(no relevant row among ``t`` positions of a block of ``m`` rows, ``r`` relevant)."""
-    m, r, t = (np.asarray(a, dtype=np.float64) for a in (m, r, t))
-    possible = t <= m - r
-    safe_t = np.where(possible, t, 0.0)
-    log_p = _log_choose(m - r, safe_t) - _log_choose(m, safe_t)
-    return np.where(possible, np.exp(log_p), 0.0)
+    return np.exp(_log_hypergeometric_none(m, r, t))
+
+
+def _hypergeometric_some(m, r, t):
+    """P(at least one relevant row among the ``t`` positions), with expm1: no cancellation."""
+    return -np.expm1(_log_hypergeometric_none(m, r, t))
 
 
 def _expected_hits_at_k(ranked, k):

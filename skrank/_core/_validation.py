@@ -4,6 +4,7 @@ Each helper raises ``ValueError`` with one wording, naming the argument, so
 that a message reads the same whichever metric raised it.
 """
 
+import datetime
 import sys
 import warnings
 from numbers import Integral, Real
@@ -11,6 +12,11 @@ from numbers import Integral, Real
 import numpy as np
 
 from ._frames import to_numpy
+
+#: Integers above this (``2**62``) are clamped to it by :func:`check_positive_int`:
+#: a cutoff that large is past the end of every query, and the clamp keeps
+#: ``k + 1`` and friends inside int64.
+LARGEST_INT = 1 << 62
 
 
 def _describe(value):
@@ -30,7 +36,11 @@ def check_option(name, value, allowed):
 
 
 def check_positive_int(name, value, *, allow_none=True):
-    """Check that ``value`` is an integer >= 1 (or None when allowed)."""
+    """Check that ``value`` is an integer >= 1 (or None when allowed).
+
+    Values above 2**62 (``LARGEST_INT``) come back as 2**62: past the end of
+    any query, so ``k=2**70`` means the whole list like any other large k.
+    """
     if value is None and allow_none:
         return None
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, Integral):
@@ -43,7 +53,8 @@ def check_positive_int(name, value, *, allow_none=True):
         raise ValueError(
             f"`{name}` must be a positive integer{suffix}, got {_describe(value)}."
         )
-    return int(value)
+    # beyond any query's length either way; small enough for int64 arithmetic
+    return min(int(value), LARGEST_INT)
 
 
 def check_positive_real(name, value):
@@ -92,16 +103,25 @@ def _to_array(name, values):
     return array
 
 
-def check_numeric(name, values, *, ndim=(1, 2)):
-    """Return ``values`` as a finite float64 array of 1 or 2 dimensions."""
-    array = _to_array(name, values)
-    if array.dtype == object or array.dtype.kind not in "biuf":
-        try:
-            array = array.astype(np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"`{name}` must contain numbers, got an array of dtype {array.dtype}."
-            ) from None
+def _reject_masked(name, values):
+    """A masked array with masked entries is refused: its mask would be lost."""
+    if np.ma.isMaskedArray(values) and np.ma.getmaskarray(values).any():
+        raise ValueError(
+            f"`{name}` is a masked array with masked entries; skrank does not "
+            "drop rows by a mask: remove those rows from every input (e.g. with "
+            "`~mask` indexing) or fill them (`.filled(...)`)."
+        )
+
+
+def _reject_complex(name, array):
+    if array.dtype.kind == "c":
+        raise ValueError(
+            f"`{name}` must contain real numbers, got complex values (dtype "
+            f"{array.dtype}); pass the real part or the modulus."
+        )
+
+
+def _check_dimensions(name, array, ndim):
     if array.ndim not in ndim:
         wanted = " or ".join(f"{d}-D" for d in ndim)
         raise ValueError(
@@ -109,9 +129,132 @@ def check_numeric(name, values, *, ndim=(1, 2)):
         )
     if array.size == 0:
         raise ValueError(f"`{name}` is empty: at least one row is needed.")
+
+
+def check_numeric(name, values, *, ndim=(1, 2)):
+    """Return ``values`` as a finite float64 array of 1 or 2 dimensions."""
+    _reject_masked(name, values)
+    array = _to_array(name, values)
+    _reject_complex(name, array)
+    if array.dtype == object or array.dtype.kind not in "biuf":
+        try:
+            array = array.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"`{name}` must contain numbers, got an array of dtype {array.dtype}."
+            ) from None
+    _check_dimensions(name, array, ndim)
     array = array.astype(np.float64, copy=False)
     if not np.isfinite(array).all():
         raise ValueError(f"`{name}` contains NaN or infinity.")
+    return array
+
+
+def _float64_is_exact(array, as_float):
+    """Whether ``as_float`` (float64) keeps every value of ``array`` distinct.
+
+    The conversion never reverses an order, so it keeps the order exactly
+    when it loses no distinction: when converting back gives every value
+    again (a round trip is a sound injectivity test, whatever an
+    out-of-range cast returns).
+    """
+    if array.dtype.kind in "bf" and array.dtype.itemsize <= 8:
+        return True
+    if array.dtype.kind in "iu":
+        if array.dtype.itemsize <= 4:
+            return True
+        low, high = array.min(), array.max()
+        if low >= -(1 << 53) and high <= (1 << 53):
+            return True
+        with np.errstate(invalid="ignore", over="ignore"):
+            back = as_float.astype(array.dtype)
+        return bool(np.array_equal(back, array))
+    if array.dtype == object:
+        return bool((as_float.astype(object) == array).all())
+    return bool(np.array_equal(as_float.astype(array.dtype), array))  # longdouble
+
+
+def _datetimes_as_datetime64(array):
+    """An object array of ``datetime``/``date`` objects as datetime64; else unchanged."""
+    first = array.flat[0] if array.size else None
+    if not isinstance(first, (datetime.date, np.datetime64)):
+        return array
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # e.g. time zones numpy would drop
+            return array.astype("datetime64")
+    except (TypeError, ValueError, Warning):
+        return array
+
+
+def check_score(name, values, *, ndim=(1, 2)):
+    """Scores: finite, real, of 1 or 2 dimensions, in a dtype that keeps their order.
+
+    Returns a float64 array when float64 holds every score exactly (floats
+    up to 64 bits, booleans, integers up to 2**53, ...). Otherwise the
+    array keeps a dtype in which the scores stay distinct: int64/uint64
+    beyond 2**53, ``datetime64``/``timedelta64`` as their int64 ticks
+    (``NaT`` is refused like NaN; Python ``datetime``/``date`` objects are
+    read as datetime64), ``longdouble``, or an object array of Python
+    integers (or other exactly comparable numbers). The caller ranks
+    those through :func:`skrank._core._layout._exact_score_key`.
+    """
+    _reject_masked(name, values)
+    from_list = isinstance(values, (list, tuple))
+    array = _to_array(name, values)
+    _reject_complex(name, array)
+    if from_list and array.dtype.kind == "f" and array.size and (
+        np.abs(array).max() >= 2.0**53  # below, every int was read exactly
+    ):
+        # numpy reads a list of floats and big Python ints as float64,
+        # rounding the ints; keep the Python values when it does
+        exact = np.asarray(values, dtype=object)
+        if exact.shape == array.shape and not _float64_is_exact(exact, array):
+            array = exact
+    if array.dtype == object:
+        array = _datetimes_as_datetime64(array)
+    kind = array.dtype.kind
+    if kind in "mM":
+        if np.isnat(array).any():
+            raise ValueError(
+                f"`{name}` contains NaT (a missing date or time); like NaN it "
+                "cannot be ranked: drop or fill those rows."
+            )
+        array = array.view(np.int64)
+        kind = "i"
+    if array.dtype == object:
+        try:
+            as_float = array.astype(np.float64)
+        except OverflowError:
+            raise ValueError(
+                f"`{name}` has values beyond the float64 range (about 1.8e308); "
+                "rescale the scores."
+            ) from None
+        except (TypeError, ValueError):
+            if isinstance(array.flat[0], datetime.date):
+                raise ValueError(
+                    f"`{name}` holds datetimes numpy can't convert (time zones?): "
+                    "pass naive datetimes, datetime64 values or a pandas datetime "
+                    "Series."
+                ) from None
+            raise ValueError(
+                f"`{name}` must contain numbers, got an array of dtype {array.dtype}."
+            ) from None
+    elif kind not in "biuf":
+        return check_numeric(name, array, ndim=ndim)
+    else:
+        with np.errstate(over="ignore"):
+            as_float = array.astype(np.float64, copy=False)
+    _check_dimensions(name, array, ndim)
+    if not np.isfinite(as_float).all():
+        if kind == "f" and np.isfinite(array).all():
+            raise ValueError(
+                f"`{name}` has values beyond the float64 range (about 1.8e308); "
+                "rescale the scores."
+            )
+        raise ValueError(f"`{name}` contains NaN or infinity.")
+    if as_float is array or _float64_is_exact(array, as_float):
+        return as_float
     return array
 
 
@@ -136,7 +279,9 @@ def check_sample_weight(sample_weight, n_expected, *, what="rows"):
     """Non-negative finite weights of length ``n_expected``, or None."""
     if sample_weight is None:
         return None
+    _reject_masked("sample_weight", sample_weight)
     weight = _to_array("sample_weight", sample_weight)
+    _reject_complex("sample_weight", weight)
     if weight.ndim != 1:
         raise ValueError(
             f"`sample_weight` must be 1-D, got an array of shape {weight.shape}."

@@ -17,6 +17,7 @@ def _auc_per_query(ranked):
     negative_weight)`` per query; auc is nan for a single-class query.
     """
     weight = np.ones(ranked.n_rows) if ranked.row_weight is None else ranked.row_weight
+    weight = _moderate(weight)  # AUC is the same for weights times any constant
     positive = weight * ranked.is_relevant
     negative = weight - positive
     pos_block = segment_sum(positive, ranked.block_start)
@@ -39,13 +40,26 @@ def _auc_per_query(ranked):
     return auc, pos_query, neg_query
 
 
+def _moderate(weight):
+    """Weights divided by their largest when they are extreme (products, sums).
+
+    Pair weights multiply two row weights and query weights add them, which
+    over- or underflows for weights near 1e308 or 5e-324; ratios of weights
+    are all that AUC and the weighted mean need.
+    """
+    largest = weight.max() if weight.shape[0] else 0.0
+    if largest > 0 and not 1e-100 < largest < 1e100:
+        return weight / largest
+    return weight
+
+
 def _gauc_weights(ranked, weighting="samples"):
     """Query weights of GAUC: rows (or row-weight sums) per query, or 1 each."""
     if weighting == "uniform":
         return np.ones(ranked.n_queries)
     if ranked.row_weight is None:
         return ranked.query_size.astype(np.float64)
-    return segment_sum(ranked.row_weight, ranked.query_start)
+    return segment_sum(_moderate(ranked.row_weight), ranked.query_start)
 
 
 def gauc_score(

@@ -9,21 +9,53 @@ import numpy as np
 
 from .._core._aggregate import aggregate_queries, check_aggregate_options
 from .._core._layout import rank_queries, segment_sum
-from .._core._validation import check_option
+from .._core._validation import check_option, check_score
 
 METHODS = ("spearman", "kendall", "pearson")
 
 
+def _standardised(x, ranked):
+    """``x`` centred on its query's mean and divided by its query's largest |value|.
+
+    Scaling before centring keeps the sums finite for values near 1e308 and
+    scaling after keeps the products away from underflow for values near
+    1e-300, as scipy's ``pearsonr`` normalises before it multiplies.
+    """
+    with np.errstate(invalid="ignore", divide="ignore"):
+        x = x / ranked.per_row(np.maximum.reduceat(np.abs(x), ranked.query_start))
+        x = x - ranked.per_row(segment_sum(x, ranked.query_start) / ranked.query_size)
+        return x / ranked.per_row(np.maximum.reduceat(np.abs(x), ranked.query_start))
+
+
 def _pearson_per_query(x, y, ranked):
     """Pearson's r of x and y (rows in ranked order) within each query."""
-    size = ranked.query_size
-    x = x - ranked.per_row(segment_sum(x, ranked.query_start) / size)
-    y = y - ranked.per_row(segment_sum(y, ranked.query_start) / size)
+    x = _standardised(x, ranked)
+    y = _standardised(y, ranked)
     sxy = segment_sum(x * y, ranked.query_start)
     sxx = segment_sum(x * x, ranked.query_start)
     syy = segment_sum(y * y, ranked.query_start)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.clip(sxy / np.sqrt(sxx * syy), -1.0, 1.0)
+        return np.clip(sxy / np.sqrt(sxx * syy), -1.0, 1.0)  # sxx, syy in [1, n]
+
+
+def _exact_score_offsets(y_score, ranked):
+    """Each score minus its query's lowest score, exact before the float64 rounding.
+
+    For scores float64 can't hold exactly (int64 beyond 2**53, datetime
+    ticks, longdouble, Python integers): the difference is taken in their
+    own type, so values 100 ns apart stay 100 apart. None for float64 scores.
+    """
+    score = check_score("y_score", y_score).reshape(-1)
+    if score.dtype == np.float64:
+        return None
+    score = score[ranked.order]
+    lowest = score[ranked.query_start + ranked.query_size - 1][ranked.query]  # ranked descending
+    if score.dtype.kind == "i":  # the difference fits uint64 exactly
+        return (score.astype(np.uint64) - lowest.astype(np.uint64)).astype(np.float64)
+    try:
+        return (score - lowest).astype(np.float64)
+    except (TypeError, ValueError, OverflowError):  # mixed Python number types
+        return ranked.score
 
 
 def _groups(new_group):
@@ -124,7 +156,7 @@ def _kendall_per_query(ranked):
     return np.clip(tau, -1.0, 1.0)
 
 
-def _rank_correlation_per_query(ranked, *, method):
+def _rank_correlation_per_query(ranked, *, method, y_score=None):
     """Correlation per query; nan where the score or the relevance is constant."""
     order, new = _relevance_order(ranked)
     constant = (
@@ -132,7 +164,9 @@ def _rank_correlation_per_query(ranked, *, method):
         | (_n_distinct(np.flatnonzero(new), ranked.query[order], ranked.n_queries) < 2)
     )
     if method == "pearson":
-        values = _pearson_per_query(ranked.score, ranked.relevance, ranked)
+        offsets = None if y_score is None else _exact_score_offsets(y_score, ranked)
+        score = ranked.score if offsets is None else offsets
+        values = _pearson_per_query(score, ranked.relevance, ranked)
     elif method == "spearman":
         # descending mid-rank of the score, negated: ascending like the relevance
         score_rank = -ranked.block_mean(ranked.rank.astype(np.float64))
@@ -219,7 +253,7 @@ def rank_correlation_score(
     ranked = rank_queries(
         y_true, y_score, query_id=query_id, sample_weight=sample_weight
     )
-    values = _rank_correlation_per_query(ranked, method=method)
+    values = _rank_correlation_per_query(ranked, method=method, y_score=y_score)
     return aggregate_queries(
         values, ranked, aggregate=aggregate, undefined=np.isnan(values)
     )

@@ -15,7 +15,7 @@ from .._core._validation import check_positive_int, check_positive_real
 
 def _cutoff_length(ranked, k):
     """The k each query is divided by: k, or the query's length when k is None."""
-    return ranked.query_size if k is None else np.full(ranked.n_queries, k)
+    return ranked.query_size if k is None else np.full(ranked.n_queries, float(k))
 
 
 def _precision_at_k_per_query(ranked, *, k):
@@ -27,14 +27,27 @@ def _recall_at_k_per_query(ranked, *, k):
         return _expected_hits_at_k(ranked, k) / ranked.n_relevant
 
 
+def _fbeta_weights(beta):
+    """``(w, v) = (b^2, 1) / (1 + b^2)``, so that F-beta = TP / (w R + v n).
+
+    Dividing (1 + b^2) TP / (b^2 R + n) through by 1 + b^2 keeps every
+    factor in [0, 1]: no overflow for a huge beta (1e155 squares to inf),
+    and the limits come out right (recall as beta grows, precision as it
+    shrinks).
+    """
+    if beta <= 1.0:
+        beta2 = beta * beta
+        return beta2 / (1.0 + beta2), 1.0 / (1.0 + beta2)
+    inverse2 = (1.0 / beta) ** 2
+    return 1.0 / (1.0 + inverse2), inverse2 / (1.0 + inverse2)
+
+
 def _fbeta_at_k_per_query(ranked, *, k, beta):
     """Expected F-beta@k = (1 + b^2) hits@k / (b^2 R + k), which is linear in hits@k."""
-    beta2 = beta * beta
+    w, v = _fbeta_weights(beta)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return (
-            (1.0 + beta2)
-            * _expected_hits_at_k(ranked, k)
-            / (beta2 * ranked.n_relevant + _cutoff_length(ranked, k))
+        return _expected_hits_at_k(ranked, k) / (
+            w * ranked.n_relevant + v * _cutoff_length(ranked, k)
         )
 
 

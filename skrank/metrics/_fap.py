@@ -15,17 +15,25 @@ from .._core._aggregate import (
     weighted_mean,
 )
 from .._core._layout import rank_queries, segment_cumsum
-from .._core._validation import check_bool, check_positive_int, check_positive_real
+from .._core._validation import (
+    LARGEST_INT,
+    check_bool,
+    check_positive_int,
+    check_positive_real,
+)
 from ._average_precision import _average_precision_per_query, _average_precision_terms
-from ._cutoff import _fbeta_at_k_per_query
+from ._cutoff import _fbeta_at_k_per_query, _fbeta_weights
 
 def _combine(f, ap, beta):
-    """(1 + b^2) F AP / (b^2 F + AP), and 0 where F and AP are both 0."""
-    beta2 = beta * beta
-    denominator = beta2 * f
-    denominator += ap
+    """(1 + b^2) F AP / (b^2 F + AP), and 0 where F and AP are both 0.
+
+    Computed as F AP / (w F + v AP) with ``(w, v) = (b^2, 1) / (1 + b^2)``,
+    which is finite for every beta.
+    """
+    w, v = _fbeta_weights(beta)
+    denominator = w * f
+    denominator += v * ap
     out = f * ap
-    out *= 1.0 + beta2
     # F and AP are non-negative, so a zero denominator has a zero numerator
     np.divide(out, denominator, out=out, where=denominator > 0)
     return out
@@ -43,7 +51,7 @@ def _parts_at_each_rank(ranked, beta):
     Running sums per query of the tie-averaged hits and AP terms; nan for
     the F and AP of a query with no relevant row.
     """
-    beta2 = beta * beta
+    w, v = _fbeta_weights(beta)
     relevant = ranked.per_row(ranked.n_relevant)
     with np.errstate(invalid="ignore", divide="ignore"):
         ap = segment_cumsum(
@@ -51,37 +59,93 @@ def _parts_at_each_rank(ranked, beta):
         )
         ap /= relevant
         f = segment_cumsum(ranked.tie_share, ranked.query_start, ranked.query)
-        f *= 1.0 + beta2
-        relevant *= beta2
-        relevant += ranked.rank
-        f /= relevant  # (1 + b^2) hits / (b^2 R + k)
+        relevant *= w
+        relevant += v * ranked.rank
+        f /= relevant  # (1 + b^2) hits / (b^2 R + k), as hits / (w R + v k)
     del relevant
     return f, ap, _combine(f, ap, beta)
 
 
-def _tail_sums(size, alpha, gamma, max_k):
-    """``out[k-1]`` = sum of alpha / (gamma + k) over the queries with size < k.
+_DIRECT_UP_TO = 64  # cutoffs summed query by query
+_NODES = 32  # Chebyshev points per band of larger cutoffs
 
-    One vector operation per cutoff k over the queries shorter than k. When
-    that work dwarfs the number of queries, queries sharing (size, gamma)
-    are merged first (their alphas add up), which shrinks the work to the
-    number of distinct pairs, typically small for short queries.
+
+def _tail_sums(size, alpha, gamma, scale, max_k):
+    """``out[k-1]`` = sum of alpha / (gamma + scale * k) over the queries with size < k.
+
+    For k = 1..max_k; ``alpha``, ``gamma`` >= 0 and ``scale`` >= 0. Up to
+    k = 64 each cutoff is one dot product over the queries shorter than k.
+    Past that, the cutoffs are cut into bands [lo, 2 lo - 1]: the queries
+    shorter than ``lo`` add a smooth function of k over the whole band
+    (:func:`_band_sum`), and the few that end inside the band add their
+    terms one by one (at most one per row of theirs). So the cost is
+    O(rows + queries * log(max_k)), not queries times cutoffs.
     """
     out = np.zeros(max_k)
-    order = np.argsort(size, kind="stable")
-    size, alpha, gamma = size[order], alpha[order], gamma[order]
-    shorter = np.searchsorted(size, np.arange(1, max_k + 1), side="left")
-    if shorter.sum() > 4 * size.shape[0]:
+    if max_k > int(size.min()) + 8:  # many cutoffs per query: merge equal terms
+        # queries sharing (size, gamma) add up their alphas; F's gamma is a
+        # multiple of R, so its terms collapse to a few distinct pairs
         order = np.lexsort((gamma, size))
         size, alpha, gamma = size[order], alpha[order], gamma[order]
         new = np.ones(size.shape[0], dtype=bool)
         new[1:] = (size[1:] != size[:-1]) | (gamma[1:] != gamma[:-1])
         starts = np.flatnonzero(new)
         size, gamma, alpha = size[starts], gamma[starts], np.add.reduceat(alpha, starts)
-        shorter = np.searchsorted(size, np.arange(1, max_k + 1), side="left")
-    for k in range(int(size[0]) + 1, max_k + 1):
+    else:
+        order = np.argsort(size, kind="stable")
+        size, alpha, gamma = size[order], alpha[order], gamma[order]
+    direct_end = min(max_k, _DIRECT_UP_TO)
+    shorter = np.searchsorted(size, np.arange(1, direct_end + 1), side="left")
+    for k in range(int(size[0]) + 1, direct_end + 1):
         upto = shorter[k - 1]
-        out[k - 1] = np.dot(alpha[:upto], 1.0 / (gamma[:upto] + k))
+        out[k - 1] = np.dot(alpha[:upto], 1.0 / (gamma[:upto] + scale * k))
+    lo = direct_end + 1
+    while lo <= max_k:
+        hi = min(2 * lo - 1, max_k)
+        full = int(np.searchsorted(size, lo, side="left"))  # in for all of the band
+        if full:
+            out[lo - 1 : hi] += _band_sum(alpha[:full], gamma[:full], scale, lo, hi)
+        ends = int(np.searchsorted(size, hi, side="left"))  # in from size + 1 on
+        if ends > full:
+            count = hi - size[full:ends]
+            owner = np.repeat(np.arange(full, ends), count)
+            k = np.arange(owner.shape[0]) - np.repeat(np.cumsum(count) - count, count)
+            k += size[owner] + 1
+            terms = alpha[owner] / (gamma[owner] + scale * k)
+            out[lo - 1 : hi] += np.bincount(k - lo, weights=terms, minlength=hi - lo + 1)
+        lo = hi + 1
+    return out
+
+
+def _band_sum(alpha, gamma, scale, lo, hi):
+    """sum of alpha / (gamma + scale * k) for every integer k in [lo, hi], hi < 2 lo.
+
+    The sum is exact at 32 Chebyshev points of [lo, hi] and interpolated
+    (barycentric formula) in between. Each term's pole, k = -gamma/scale,
+    lies at or below 0, at least 3 half-widths from the band's centre, so
+    the interpolant of a positive sum of such terms is good to about
+    5.8**-32 of the sum: float64 rounding, not an approximation one can see.
+    """
+    n_k = hi - lo + 1
+    if n_k <= _NODES:
+        k = np.arange(lo, hi + 1, dtype=np.float64)
+        return np.array([np.dot(alpha, 1.0 / (gamma + scale * x)) for x in k])
+    centre, half = (lo + hi) / 2.0, (hi - lo) / 2.0
+    nodes = centre + half * np.cos(np.pi * np.arange(_NODES) / (_NODES - 1))
+    values = np.array([np.dot(alpha, 1.0 / (gamma + scale * x)) for x in nodes])
+    weights = np.where(np.arange(_NODES) % 2, -1.0, 1.0)
+    weights[[0, -1]] *= 0.5
+    out = np.empty(n_k)
+    for start in range(0, n_k, 1 << 14):  # bounded memory: chunks of cutoffs
+        k = np.arange(lo + start, min(lo + start + (1 << 14), hi + 1), dtype=np.float64)
+        difference = k[:, None] - nodes[None, :]
+        at_node = difference == 0.0
+        difference[at_node] = 1.0
+        ratio = weights / difference
+        chunk = (ratio @ values) / ratio.sum(axis=1)
+        hit_row, hit_node = np.nonzero(at_node)
+        chunk[hit_row] = values[hit_node]
+        out[start : start + k.shape[0]] = chunk
     return out
 
 
@@ -94,9 +158,10 @@ def _fap_curve_parts(ranked, *, max_k, beta, no_relevant):
     (P@k divides by k): a closed form in k, summed over the short queries
     for each k (a loop over cutoffs, not over queries).
     """
-    beta2 = beta * beta
     relevant = ranked.n_relevant
     weight = ranked.query_weight
+    if weight.max() > 0:  # relative weights: no overflow in the sums
+        weight = weight / weight.max()
     undefined = relevant == 0
     apply_no_relevant(np.zeros(ranked.n_queries), undefined, ranked, no_relevant)
 
@@ -137,15 +202,15 @@ def _fap_curve_parts(ranked, *, max_k, beta, no_relevant):
         sums[1] += np.cumsum(
             np.bincount(size[short], weights=w_short * final_ap, minlength=max_k + 1)
         )[:max_k]
-        # Past its end a query's F@k and FAP@k are alpha / (gamma + k):
-        #   F   = c R / (b^2 R + k)
-        #   FAP = c^2 R / (b^2 R (c + A) / A + k)      (c = 1 + b^2, A > 0)
-        # so each k needs one division per query shorter than k.
-        c = 1.0 + beta2
+        # Past its end a query's F@k and FAP@k are alpha / (gamma + s k): with
+        # (w, v) = (b^2, 1) / (1 + b^2) and A > 0 its final AP,
+        #   F   = R / (w R + v k)
+        #   FAP = F A / (w F + v A) = R / (w R (1 + v A) / A + v^2 k)
+        w, v = _fbeta_weights(beta)
         r_short, w_r = relevant[short], w_short * relevant[short]
-        sums[0] += _tail_sums(size[short], c * w_r, beta2 * r_short, max_k)
+        sums[0] += _tail_sums(size[short], w_r, w * r_short, v, max_k)
         sums[2] += _tail_sums(
-            size[short], c * c * w_r, beta2 * r_short * (c + final_ap) / final_ap, max_k
+            size[short], w_r, w * r_short * (1.0 + v * final_ap) / final_ap, v * v, max_k
         )
 
     f, ap, fap = ((s + constant) / total_weight for s in sums)
@@ -265,7 +330,8 @@ def fap_curve(
         Score of each row; within a query, higher scores rank first.
     max_k : int, default=None
         Largest cutoff of the curve; None means the length of the longest
-        query.
+        query, and so does any ``max_k`` of 2**62 or more (no array could
+        hold a curve that long).
     beta : float, default=1.0
         Weight of the F part relative to the AP part, as in F-beta.
     query_id : array-like of shape (n_rows,), default=None
@@ -308,7 +374,11 @@ def fap_curve(
     -----
     The whole curve costs one sort plus running sums per query; a query
     shorter than k keeps its final AP while its F@k keeps falling (P@k
-    divides by k), which adds a term for each (short query, k) pair.
+    divides by k). Those tails are a closed form in k, summed for all
+    short queries at once (exactly at a few points of each band of
+    cutoffs, interpolated in between to float64 precision), so the cost
+    grows with the rows and the number of queries, not with their product
+    with ``max_k``.
 
     Examples
     --------
@@ -326,7 +396,7 @@ def fap_curve(
     ranked = rank_queries(
         y_true, y_score, query_id=query_id, sample_weight=sample_weight, ties=ties
     )
-    if max_k is None:
+    if max_k is None or max_k >= LARGEST_INT:  # 2**62 and up: no curve that long
         max_k = int(ranked.query_size.max())
     f, ap, fap = _fap_curve_parts(ranked, max_k=max_k, beta=beta, no_relevant=no_relevant)
     k = np.arange(1, max_k + 1)

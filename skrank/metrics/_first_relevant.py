@@ -7,7 +7,7 @@ block that holds a relevant row.
 import numpy as np
 
 from .._core._aggregate import score_queries
-from .._core._ties import _first_relevant_block, _hypergeometric_none, _log_choose
+from .._core._ties import _first_relevant_block, _hypergeometric_some
 from .._core._validation import check_positive_int
 
 
@@ -16,24 +16,42 @@ def _reciprocal_rank_per_query(ranked, *, k):
 
     Only the first tie block holding a relevant row matters: with m rows, r
     of them relevant, starting at rank s, the first relevant row lands at
-    offset j with probability C(m-1-j, r-1) / C(m, r).
+    offset j with probability
+
+        P(j) = C(m-1-j, r-1) / C(m, r) = (r/m) prod_{i<j} (1 - (r-1)/(m-1-i)).
+
+    The log of the product is a running sum of log1p terms over the
+    offsets of all blocks at once. Each block's terms are followed by
+    minus their total, so the running sum returns to ~0 between blocks and
+    its rounding stays that of one block's values (differences of gammaln
+    values of size ~1e7 lose 8 digits in a block of millions of rows).
     """
     values = np.zeros(ranked.n_queries)
     first_block = _first_relevant_block(ranked)
     has = np.flatnonzero(first_block >= 0)
     blocks = first_block[has]
-    m = ranked.block_size[blocks]
-    r = ranked.block_relevant[blocks].astype(np.intp)
+    m = ranked.block_size[blocks].astype(np.float64)
+    r = ranked.block_relevant[blocks]
     s = ranked.block_first_rank[blocks]
-    n_offsets = m - r + 1
+    n_offsets = (m - r + 1).astype(np.intp)
+    if k is not None:  # offsets past the cutoff add nothing
+        n_offsets = np.clip(k - s + 1, 0, n_offsets)
     owner = np.repeat(np.arange(blocks.shape[0]), n_offsets)
-    j = np.arange(owner.shape[0]) - np.repeat(np.cumsum(n_offsets) - n_offsets, n_offsets)
+    first = np.cumsum(n_offsets) - n_offsets
+    j = np.arange(owner.shape[0]) - np.repeat(first, n_offsets)
     mm, rr = m[owner], r[owner]
-    probability = np.exp(_log_choose(mm - 1 - j, rr - 1) - _log_choose(mm, rr))
-    position = s[owner] + j
-    contribution = probability / position
-    if k is not None:
-        contribution = np.where(position <= k, contribution, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        term = np.log1p(-(rr - 1.0) / (mm - 1.0 - j))  # the factor for offsets past j
+    term[j >= mm - rr] = 0.0  # the last offset's factor is never used
+    term[np.isnan(term)] = 0.0
+    in_use = np.flatnonzero(n_offsets)
+    last = first[in_use] + n_offsets[in_use] - 1
+    term[last] -= np.add.reduceat(term, first[in_use]) if in_use.shape[0] else 0.0
+    running = np.zeros(owner.shape[0] + 1)
+    np.cumsum(term, out=running[1:])  # running[i] = sum of term[:i]
+    log_product = running[:-1] - np.repeat(running[first], n_offsets)
+    probability = np.exp(np.log(rr / mm) + log_product)
+    contribution = probability / (s[owner] + j)
     values[has] = np.bincount(owner, weights=contribution, minlength=blocks.shape[0])
     return values
 
@@ -125,8 +143,7 @@ def _hit_rate_per_query(ranked, *, k):
     blocks = first_block[has]
     m = ranked.block_size[blocks]
     inside = np.clip(k - ranked.block_first_rank[blocks] + 1, 0, m)
-    miss = _hypergeometric_none(m, ranked.block_relevant[blocks], inside)
-    values[has] = 1.0 - miss
+    values[has] = _hypergeometric_some(m, ranked.block_relevant[blocks], inside)
     return values
 
 

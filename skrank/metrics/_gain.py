@@ -10,10 +10,37 @@ GAINS = ("exponential", "linear")
 
 
 def _gain(relevance, gain):
-    """Gain of each relevance grade: 2**rel - 1 or rel."""
+    """Gain of each relevance grade: 2**rel - 1 or rel.
+
+    Below 1, 2**rel - 1 is computed as expm1(rel ln 2), so a tiny relevant
+    grade keeps a tiny positive gain instead of rounding to 0 (a 0/0 nDCG).
+    """
     if gain == "exponential":
-        return np.exp2(relevance) - 1.0
+        out = np.exp2(relevance) - 1.0
+        small = (relevance < 1.0) & (relevance != 0.0)  # rare: fractional grades
+        if small.any():
+            out[small] = np.expm1(relevance[small] * np.log(2.0))
+        return out
     return relevance
+
+
+def _check_gain_range(ranked, gain):
+    """Refuse grades whose gain (or a query's DCG) would overflow float64."""
+    top = float(ranked.relevance.max())
+    if gain == "linear":
+        if top * (ranked.n_rows + 1.0) >= 1e307:
+            raise ValueError(
+                f"`y_true` has a relevance grade of {top:g}: a DCG made of such "
+                "gains overflows float64; rescale the grades."
+            )
+        return
+    # a DCG adds at most n_rows gains of at most 2**top
+    if top + np.log2(ranked.n_rows + 1.0) >= 1023.0:
+        raise ValueError(
+            f"`y_true` has a relevance grade of {top:g}: with gain='exponential' "
+            "its gain 2**y_true - 1 (or a DCG made of it) overflows float64. "
+            "Use gain='linear', or smaller grades."
+        )
 
 
 def _cumulative_discount(n):
@@ -25,6 +52,7 @@ def _cumulative_discount(n):
 
 def _dcg_per_query(ranked, *, k, gain):
     """Expected DCG@k per query: a tie block's mean gain fills each of its positions."""
+    _check_gain_range(ranked, gain)
     contribution = ranked.block_mean(_gain(ranked.relevance, gain)) / np.log2(
         ranked.rank + 1.0
     )

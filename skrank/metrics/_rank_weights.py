@@ -15,6 +15,7 @@ from .._core._validation import (
     check_fraction,
     check_nonnegative,
     check_numeric,
+    check_score,
     check_positive_int,
     check_same_shape_as_y_true,
 )
@@ -78,7 +79,7 @@ def rank_decay_weights(y_score, *, decay=0.8, query_id=None, ties="average"):
     >>> roc_auc_score(y_true, y_score, sample_weight=w)     # 0.65625 / 0.78125
     0.84
     """
-    score = check_numeric("y_score", y_score)
+    score = check_score("y_score", y_score)  # exact order kept
     decay = check_fraction("decay", decay, closed_high=True)
     ranked = rank_queries(np.zeros(score.shape), score, query_id=query_id, ties=ties)
     in_ranked_order = ranked.block_mean(np.power(decay, ranked.rank - 1.0))

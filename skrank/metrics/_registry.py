@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
+from .._core._validation import check_positive_int
 from ._auc import _auc_per_query, gauc_score, _gauc_weights
 from ._average_precision import _average_precision_per_query, average_precision_score
 from ._curves import _pr_auc_per_query, pr_auc_score
@@ -193,4 +194,5 @@ def parse_metric_name(name):
         raise ValueError(f"Metric {spec.stem!r} takes no cutoff; use {spec.stem!r}.")
     if k is not None and int(k) < 1:
         raise ValueError(f"The cutoff in {name!r} must be a positive integer.")
-    return spec, None if k is None else int(k)
+    # a cutoff past int64 (or past 2**62) is clamped like any k argument
+    return spec, None if k is None else check_positive_int("k", int(k))

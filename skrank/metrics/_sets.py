@@ -9,16 +9,17 @@ import numpy as np
 from .._core._aggregate import score_queries
 from .._core._layout import segment_sum
 from .._core._validation import check_numeric, check_positive_real
+from ._cutoff import _fbeta_weights
 
 
 def _set_fbeta_per_query(ranked, *, beta):
     """(1 + b^2) TP / (b^2 R + returned) per query, with returned rows scored > 0."""
-    beta2 = beta * beta
+    w, v = _fbeta_weights(beta)  # (1 + b^2) divided out: finite for any beta
     returned = (ranked.score > 0).astype(np.float64)
     true_positive = segment_sum(returned * ranked.is_relevant, ranked.query_start)
     size = segment_sum(returned, ranked.query_start)
     with np.errstate(invalid="ignore", divide="ignore"):
-        values = (1.0 + beta2) * true_positive / (beta2 * ranked.n_relevant + size)
+        values = true_positive / (w * ranked.n_relevant + v * size)
     return np.where(true_positive > 0, values, 0.0)
 
 

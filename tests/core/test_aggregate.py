@@ -54,6 +54,33 @@ def test_zero_weights_everywhere_warn():
     assert np.isnan(value)
 
 
+@pytest.mark.parametrize(
+    "weights",
+    [[1e308, 1e308, 1e300, 1e300], [5e-324, 5e-324, 1e-323, 1e-323],
+     [1e308, 1e308, 5e-324, 5e-324], [1.7e308, 1.7e308, 1.7e308, 1.7e308]],
+)
+def test_extreme_sample_weights_give_the_exact_weighted_mean(weights):
+    from fractions import Fraction
+
+    # query 1 (rows 1-2) scores 1, query 2 (rows 3-4) scores 0 at k=1
+    y, s, q = [1, 0, 0, 1], [2, 1, 2, 1], [1, 1, 2, 2]
+    w1, w2 = (Fraction(weights[0]) + Fraction(weights[1])) / 2, (
+        Fraction(weights[2]) + Fraction(weights[3])) / 2
+    expected = float(w1 / (w1 + w2))
+    from skrank import precision_at_k_score
+
+    got = precision_at_k_score(y, s, k=1, query_id=q, sample_weight=weights)
+    assert got == pytest.approx(expected, rel=1e-15)
+
+
+@pytest.mark.parametrize("weight", [1e308, 5e-324, 1e-200])
+def test_gauc_with_extreme_weights_equals_unit_weights(weight):
+    y, s, q = [1, 0, 1, 0, 1, 0, 0], [2, 1, 1, 2, 3, 3, 1], [1, 1, 2, 2, 3, 3, 3]
+    expected = gauc_score(y, s, query_id=q)
+    assert gauc_score(y, s, query_id=q, sample_weight=[weight] * 7) == pytest.approx(
+        expected, rel=1e-15)
+
+
 # no_relevant, worked by hand on P@k
 WORKED_EXAMPLES = [
     # id, metric, y_true, y_score, kwargs, expected

@@ -34,3 +34,17 @@ def test_first_relevant_block_per_query():
     first = _first_relevant_block(ranked)
     assert first[1] == -1
     assert ranked.block_start[first[0]] == 1  # the tied block starts at row 1
+
+
+@pytest.mark.parametrize("m, r, t", [(5, 2, 1), (5, 2, 3), (5, 2, 4), (10, 0, 7), (6, 6, 1),
+                                     (3_000_000, 2, 1), (3_000_000, 1, 5)])
+def test_some_relevant_row_is_exact_near_zero(m, r, t):
+    from fractions import Fraction
+    from math import comb
+
+    from skrank._core._ties import _hypergeometric_some
+
+    # 1 - C(m - r, t) / C(m, t), in exact rational arithmetic
+    expected = 1 - Fraction(comb(m - r, t), comb(m, t)) if t <= m - r else Fraction(1)
+    got = _hypergeometric_some(np.array([m]), np.array([r]), np.array([t]))[0]
+    assert got == pytest.approx(float(expected), rel=1e-14, abs=0 if expected else 1e-300)

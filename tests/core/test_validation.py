@@ -118,3 +118,32 @@ def test_shapes_must_match_in_2d():
 def test_3d_input_is_refused():
     with pytest.raises(ValueError, match="`y_true` must be 1-D or 2-D"):
         METRICS["ndcg"].func(np.ones((2, 2, 2)), np.ones((2, 2, 2)))
+
+
+# metrics whose value at a k past every query is the value at k=None
+# (P@k and F@k still divide by k, and FAP's F part does)
+_WHOLE_LIST = [s for s in SPECS if s.takes_k and s.stem not in ("precision", "f1", "fap")]
+
+
+@pytest.mark.parametrize("spec", _WHOLE_LIST, ids=lambda s: s.stem)
+@pytest.mark.parametrize("k", [2**62, 2**63, 2**70, np.uint64(2**64 - 1)])
+def test_a_k_past_int64_means_the_whole_list(spec, k):
+    assert _call(spec, k=k) == pytest.approx(_call(spec, k=None), rel=1e-15, nan_ok=True)
+
+
+@pytest.mark.parametrize("k", [2**63, 2**70])
+def test_a_k_past_int64_divides_precision_by_a_huge_k(k):
+    from skrank import precision_at_k_score
+
+    # 3 relevant rows, each query: hits / k, about 1e-19; no OverflowError
+    value = precision_at_k_score(Y, S, query_id=Q, k=k)
+    assert 0 < value <= 2 / 2**62
+
+
+@pytest.mark.parametrize("name", ["ndcg@99999999999999999999", "map@9223372036854775808",
+                                  "hit_rate@99999999999999999999"])
+def test_a_scorer_name_with_a_huge_cutoff_means_the_whole_list(name):
+    from skrank.metrics._registry import parse_metric_name
+
+    spec, k = parse_metric_name(name)
+    assert _call(spec, k=k) == pytest.approx(_call(spec, k=None), rel=1e-15)

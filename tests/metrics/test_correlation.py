@@ -157,3 +157,34 @@ def test_bad_inputs_name_the_argument(kwargs, argument):
     args.update(kwargs)
     with pytest.raises(ValueError, match=f"`{argument}`"):
         rank_correlation_score(args.pop("y_true"), args.pop("y_score"), **args)
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-200, 1e160, 1e300])
+def test_pearson_at_extreme_scales_matches_scipy(scale):
+    rng = np.random.default_rng(11)
+    y = rng.integers(0, 4, size=25).astype(float)
+    x = rng.random(25)
+    expected = stats.pearsonr(x * scale, y).statistic
+    assert rank_correlation_score(y, x * scale, method="pearson") == pytest.approx(
+        expected, rel=1e-12)
+    # the relevance at extreme scales too
+    assert rank_correlation_score(y * scale, x, method="pearson") == pytest.approx(
+        stats.pearsonr(x, y).statistic, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    "score",
+    [
+        np.datetime64("2024-01-01T00:00:00", "ns") + np.arange(25) * np.timedelta64(100, "ns"),
+        np.int64(2**62) + 3 * np.arange(25, dtype=np.int64),
+        np.uint64(2**64 - 100) + np.arange(25, dtype=np.uint64),
+        np.array([2**80 + 7 * i for i in range(25)], dtype=object),
+    ],
+    ids=["datetime64", "int64", "uint64", "python-int"],
+)
+def test_pearson_of_exact_scores_uses_their_exact_differences(score):
+    # evenly spaced scores: Pearson's r with the relevance is that of 0..24
+    y = np.random.default_rng(12).integers(0, 4, size=25)
+    expected = stats.pearsonr(np.arange(25), y).statistic
+    assert rank_correlation_score(y, score, method="pearson") == pytest.approx(
+        expected, rel=1e-12)

@@ -71,3 +71,13 @@ def test_scorer_scores_the_decisions_and_passes_query_ids():
     query = np.array([1, 1, 2, 2])
     # query 1 returns its relevant row (F1 1); query 2 returns the other (F1 0)
     assert scorer(TopOne(), np.zeros((4, 1)), y, query_id=query) == pytest.approx(0.5)
+
+
+def test_a_huge_or_tiny_beta_gives_the_limits_not_nan():
+    y_true = [1, 1, 0, 0, 1, 0]
+    y_pred = [1, 0, 1, 0, 1, 1]
+    query = ["a", "a", "a", "b", "b", "b"]
+    # beta -> inf: recall (a: 1/2, b: 1/1); beta -> 0: precision (a: 1/2, b: 1/2)
+    assert set_fbeta_score(y_true, y_pred, query_id=query, beta=1e155) == pytest.approx(0.75)
+    assert set_fbeta_score(y_true, y_pred, query_id=query, beta=1e300) == pytest.approx(0.75)
+    assert set_fbeta_score(y_true, y_pred, query_id=query, beta=1e-200) == pytest.approx(0.5)
