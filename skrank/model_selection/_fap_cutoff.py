@@ -36,15 +36,8 @@ from .._core._validation import (
     check_positive_real,
 )
 from ._cutoff_search import _top_k_mask, search_cutoff
-from ._oof import (
-    _AUTO_RESPONSE,
-    RESPONSE_METHODS,
-    _check_cv,
-    _fit_and_score_fold,
-    _n_rows,
-    _positive_score,
-    query_folds,
-)
+from ._oof import _check_cv, _fit_and_score_fold, _n_rows, query_folds
+from ._response import _AUTO_RESPONSE, RESPONSE_METHODS, ranking_scores
 
 CUTOFFS = ("rank", "score")
 
@@ -426,7 +419,9 @@ class FAPCutoffClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
                 ) from exc
             self.estimator_ = self.estimator
             folds = [(None, np.arange(n_rows))]
-            fold_scores = [_positive_score(self.estimator_, X, response, pos_label)]
+            fold_scores = [ranking_scores(
+                self.estimator_, X, response_method=response, pos_label=pos_label
+            )]
         else:
             folds = query_folds(cv, X, y, groups, random_state=self.random_state)
             if not refit and len(folds) > 1:
@@ -461,8 +456,9 @@ class FAPCutoffClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     # -- predict ------------------------------------------------------------
     def _score_rows(self, X):
         check_is_fitted(self, "estimator_")
-        return _positive_score(
-            self.estimator_, X, self.response_method, self.classes_[self._pos_index]
+        return ranking_scores(
+            self.estimator_, X, response_method=self.response_method,
+            pos_label=self.classes_[self._pos_index],
         )
 
     def predict(self, X, *, query_id=None):

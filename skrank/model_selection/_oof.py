@@ -16,10 +16,8 @@ from sklearn.model_selection import (
 )
 
 from .._core._validation import _describe, check_option
+from ._response import ranking_scores
 
-RESPONSE_METHODS = ("auto", "predict_proba", "decision_function", "predict")
-# the order of TunedThresholdClassifierCV's "auto", then predict for regressors
-_AUTO_RESPONSE = ("predict_proba", "decision_function", "predict")
 
 
 # -- small helpers (module level, so tests can reach them) -------------------
@@ -47,49 +45,6 @@ def _slice_params(params, indices, n_rows):
     return sliced
 
 
-def _positive_score(estimator, X, response_method, pos_label):
-    """One score per row, higher meaning more likely ``pos_label``.
-
-    ``predict_proba``: the column of ``pos_label``; ``decision_function``:
-    negated if ``pos_label`` is the first class; ``predict``: the output of
-    a regressor or ranker, or ``predict == pos_label`` for a classifier.
-    """
-    names = _AUTO_RESPONSE if response_method == "auto" else (response_method,)
-    for name in names:
-        method = getattr(estimator, name, None)
-        if method is not None:
-            break
-    else:
-        raise ValueError(
-            f"`estimator` ({type(estimator).__name__}) has no "
-            f"{' or '.join(names)} method to score rows with "
-            f"(response_method={response_method!r})."
-        )
-    output = np.asarray(method(X))
-    classes = getattr(estimator, "classes_", None)
-    if name == "predict_proba":
-        column = np.flatnonzero(np.asarray(classes) == pos_label)
-        if column.shape[0] != 1:
-            raise ValueError(
-                f"`pos_label` {pos_label!r} is not one of the estimator's classes "
-                f"{list(classes)}."
-            )
-        return output[:, column[0]].astype(np.float64)
-    if name == "decision_function":
-        if output.ndim != 1:
-            raise ValueError(
-                "`estimator.decision_function` must return one value per row "
-                f"(a binary classifier), got shape {output.shape}."
-            )
-        output = output.astype(np.float64)
-        if classes is not None and len(classes) == 2 and classes[0] == pos_label:
-            return -output
-        return output
-    if classes is not None:  # a classifier's predicted labels
-        return (output == pos_label).astype(np.float64)
-    return output.astype(np.float64).reshape(-1)
-
-
 def _fit_and_score_fold(estimator, X, y, train, test, fit_params, response_method,
                         pos_label):
     """Fit a clone on the training rows, score the test rows; returns (model, score)."""
@@ -99,7 +54,10 @@ def _fit_and_score_fold(estimator, X, y, train, test, fit_params, response_metho
         _take_rows(y, train),
         **_slice_params(fit_params, train, n),
     )
-    score = _positive_score(model, _take_rows(X, test), response_method, pos_label)
+    score = ranking_scores(
+        model, _take_rows(X, test), response_method=response_method,
+        pos_label=pos_label,
+    )
     return model, score
 
 

@@ -35,10 +35,8 @@ from sklearn.utils.metadata_routing import (
 from .._core._frames import column as frame_column, column_names
 from .._core._validation import check_option, _describe
 from ..metrics._registry import metric_names, METRICS, parse_metric_name
+from ._response import RESPONSE_METHODS, ranking_scores
 
-RESPONSE_METHODS = ("auto", "predict_proba", "decision_function", "predict")
-# "auto" takes the first available, in the order of TunedThresholdClassifierCV
-_AUTO_RESPONSE = ("predict_proba", "decision_function", "predict")
 # arguments a scorer fills in itself; they cannot be fixed at construction
 _RESERVED = ("y_true", "y_score", "query_id", "sample_weight")
 _ROUTED = ("query_id", "sample_weight")
@@ -67,70 +65,6 @@ def _check_alias(name, alias):
     raise ValueError(
         f"`{name}` must be True, False, None or a parameter name to use as an "
         f"alias (such as \"groups\"), got {_describe(alias)}."
-    )
-
-
-def _method_takes_query_id(estimator, method_name):
-    """Whether ``estimator.<method_name>`` should be given the query ids.
-
-    True when the method has a ``query_id`` parameter (a per-query top-k
-    selector), or, for a Pipeline, when its final step's method has one
-    (routing off: the Pipeline passes keywords to the final step) or some
-    step consumes ``query_id`` for that method (routing on).
-    """
-    method = getattr(estimator, method_name)
-    try:
-        parameters = inspect.signature(method).parameters
-    except (TypeError, ValueError):  # builtins without a signature
-        return False
-    if "query_id" in parameters:
-        return True
-    if not any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
-        return False
-    if _routing_on():
-        try:
-            routing = get_routing_for_object(estimator)
-            return bool(routing.consumes(method_name, ["query_id"]))
-        except Exception:  # an estimator without routing support
-            return False
-    if isinstance(estimator, Pipeline):
-        final = estimator.steps[-1][1]
-        if final is None or final == "passthrough" or not hasattr(final, method_name):
-            return False
-        return _method_takes_query_id(final, method_name)
-    return False
-
-
-def _reduce_output(scores, estimator, method_name):
-    """One score per row from a model's output (higher = more relevant).
-
-    A binary classifier's ``predict_proba`` gives the positive class's
-    column; a multiclass one (graded labels) gives the expected grade
-    ``proba @ classes_``.
-    """
-    scores = np.asarray(scores)
-    if scores.ndim == 2 and scores.shape[1] == 1:
-        scores = scores[:, 0]
-    if scores.ndim == 1:
-        return scores
-    if scores.ndim == 2 and method_name == "predict_proba":
-        if scores.shape[1] == 2:
-            return scores[:, 1]
-        classes = np.asarray(getattr(estimator, "classes_", ()))
-        if classes.shape == (scores.shape[1],) and classes.dtype.kind in "biuf":
-            return scores @ classes.astype(np.float64)
-        raise ValueError(
-            f"{type(estimator).__name__}.predict_proba returned {scores.shape[1]} "
-            "columns, and its `classes_` are not numeric relevance grades, so they "
-            "cannot be reduced to one ranking score per row (the expected grade "
-            "proba @ classes_). Train on numeric grades or pass "
-            "response_method=\"predict\"."
-        )
-    raise ValueError(
-        f"{type(estimator).__name__}.{method_name} returned an array of shape "
-        f"{scores.shape}; a ranking scorer needs one score per row. For a "
-        "multiclass classifier trained on relevance grades, use "
-        "response_method=\"predict_proba\" (scored by the expected grade)."
     )
 
 
@@ -429,22 +363,9 @@ class RankingScorer:
         raise ValueError(_missing_query_id_message(self, X))
 
     def _model_scores(self, estimator, X, query_id):
-        methods = (
-            _AUTO_RESPONSE if self.response_method == "auto"
-            else (self.response_method,)
+        return ranking_scores(
+            estimator, X, response_method=self.response_method, query_id=query_id
         )
-        for name in methods:
-            # hasattr is False for methods hidden by available_if
-            if hasattr(estimator, name):
-                break
-        else:
-            raise ValueError(
-                f"{type(estimator).__name__} has no {' or '.join(methods)} method "
-                f"to score rows with (response_method={self.response_method!r})."
-            )
-        forward = _method_takes_query_id(estimator, name)
-        params = {"query_id": query_id} if forward else {}
-        return _reduce_output(getattr(estimator, name)(X, **params), estimator, name)
 
     def _accept_sample_weight(self):
         # scikit-learn duck-types this on custom scorers in multi-metric
