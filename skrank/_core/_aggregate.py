@@ -1,6 +1,5 @@
 """From per-query values to what the user asked for: a weighted mean or per-query values."""
 
-import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -8,6 +7,7 @@ from sklearn.exceptions import UndefinedMetricWarning
 
 from ._layout import rank_queries
 from ._validation import check_option
+from ._warnings import warn
 
 NO_RELEVANT = ("skip", "zero", "one", "error")
 AGGREGATE = ("mean", None)
@@ -42,7 +42,7 @@ def check_aggregate_options(no_relevant="skip", aggregate="mean"):
 
 def weighted_mean(values, weights):
     """Weighted mean of the non-nan ``values``; nan and a warning if none is left."""
-    return finish_mean(partial_mean(values, weights), stacklevel=4)
+    return finish_mean(partial_mean(values, weights))
 
 
 class PartialMean(NamedTuple):
@@ -131,10 +131,8 @@ def merge_partial_means(partials):
     )
 
 
-def finish_mean(partial, *, stacklevel=2):
+def finish_mean(partial):
     """The weighted mean of a :class:`PartialMean`: the one finishing step.
-
-    ``stacklevel`` is passed to :func:`warnings.warn` (2: the caller).
 
     Raises the ``no_relevant="error"`` ValueError when a query had no
     relevant row; warns (``UndefinedMetricWarning``) and returns nan when no
@@ -143,11 +141,10 @@ def finish_mean(partial, *, stacklevel=2):
     if partial.n_undefined:
         raise _no_relevant_error(partial.n_undefined, partial.undefined_ids)
     if not partial.n_values or partial.weight_sum <= 0:
-        warnings.warn(
+        warn(
             "No query is left to average (every query has no relevant row, "
             "a single class, or zero weight); returning nan.",
             UndefinedMetricWarning,
-            stacklevel=stacklevel,
         )
         return float("nan")
     return float(partial.weighted_sum / partial.weight_sum)
@@ -205,7 +202,7 @@ def aggregate_queries(
         values, weights, undefined=undefined, query_ids=ranked.query_ids,
         no_relevant=no_relevant,
     )
-    return finish_mean(partial, stacklevel=3)
+    return finish_mean(partial)
 
 
 def score_queries(

@@ -5,13 +5,13 @@ that a message reads the same whichever metric raised it.
 """
 
 import datetime
-import sys
 import warnings
 from numbers import Integral, Real
 
 import numpy as np
 
 from ._frames import to_numpy
+from ._warnings import warn
 
 #: Integers above this (``2**62``) are clamped to it by :func:`check_positive_int`:
 #: a cutoff that large is past the end of every query, and the clamp keeps
@@ -360,14 +360,5 @@ def warn_if_label_scores(score, relevance, n_queries):
         return
     if not (relevance > 0).any():
         return
-    warnings.warn(LABEL_SCORES_WARNING, UserWarning, stacklevel=_caller_level())
+    warn(LABEL_SCORES_WARNING, UserWarning)
 
-
-def _caller_level():
-    """``stacklevel`` pointing at the first frame outside skrank (the user's call)."""
-    frame, level = sys._getframe(2), 2
-    while frame is not None and frame.f_globals.get("__name__", "").startswith(
-        "skrank."
-    ):
-        frame, level = frame.f_back, level + 1
-    return level

@@ -323,7 +323,7 @@ def evaluate(
         raise ValueError("`df` has no rows: there is nothing to evaluate.")
     results = {}
     for name, row in zip(metrics, merged[_PARTIAL_COLUMNS].itertuples(index=False)):
-        results[name] = finish_mean(PartialMean(*row), stacklevel=3)
+        results[name] = finish_mean(PartialMean(*row))
     return results
 
 

@@ -19,7 +19,6 @@ P@(i-1) <= P@i, so every trapezoid lies under its step: the trapezoidal
 area never exceeds AP, and equals it only for a perfect ranking.
 """
 
-import warnings
 
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
@@ -33,6 +32,7 @@ from .._core._aggregate import (
 from .._core._layout import rank_queries, segment_sum
 from .._core._validation import check_positive_int, _describe, _to_array
 from ._average_precision import _average_precision_terms
+from .._core._warnings import warn
 
 KINDS = ("curve", "k")
 
@@ -81,11 +81,10 @@ def _no_relevant_fill(ranked, no_relevant):
 
 
 def _warn_nothing_left():
-    warnings.warn(
+    warn(
         "No query is left to average (every query has no relevant row, or "
         "zero weight); returning nan.",
         UndefinedMetricWarning,
-        stacklevel=3,
     )
 
 

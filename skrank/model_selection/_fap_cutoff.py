@@ -9,7 +9,6 @@ inner model on all the data. Modelled on scikit-learn's
 """
 
 import sys
-import warnings
 from numbers import Integral
 
 import numpy as np
@@ -38,6 +37,7 @@ from .._core._validation import (
 from ._cutoff_search import _top_k_mask, search_cutoff
 from ._oof import _check_cv, _fit_and_score_fold, _n_rows, query_folds
 from ._response import _AUTO_RESPONSE, RESPONSE_METHODS, ranking_scores
+from .._core._warnings import warn
 
 CUTOFFS = ("rank", "score")
 
@@ -389,13 +389,12 @@ class FAPCutoffClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
                     f"{n_rows} rows."
                 )
         elif self.cutoff == "rank":
-            warnings.warn(
+            warn(
                 "FAPCutoffClassifier.fit got no `query_id`: all rows are treated as "
                 "one query (the rows of each test fold form one ranking), so "
                 "`best_k_` counts rows of a whole fold, not of a query. Pass "
                 "`query_id=` (or route it), or use cutoff='score'.",
                 UserWarning,
-                stacklevel=2,
             )
 
         if get_config().get("enable_metadata_routing", False):

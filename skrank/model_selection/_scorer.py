@@ -25,17 +25,13 @@ from numbers import Integral
 
 import numpy as np
 from sklearn import get_config
-from sklearn.pipeline import Pipeline
-from sklearn.utils.metadata_routing import (
-    UNCHANGED,
-    MetadataRequest,
-    get_routing_for_object,
-)
+from sklearn.utils.metadata_routing import UNCHANGED, MetadataRequest
 
 from .._core._frames import column as frame_column, column_names
 from .._core._validation import check_option, _describe
 from ..metrics._registry import metric_names, METRICS, parse_metric_name
 from ._response import RESPONSE_METHODS, ranking_scores
+from .._core._warnings import warn
 
 # arguments a scorer fills in itself; they cannot be fixed at construction
 _RESERVED = ("y_true", "y_score", "query_id", "sample_weight")
@@ -218,7 +214,7 @@ def _warn_if_queries_are_cut():
                     _WARNED_CUTS.add(owner)
                 except TypeError:  # an owner without weak references
                     pass
-                warnings.warn(text, UserWarning, stacklevel=3)
+                warn(text, UserWarning)
                 return
         frame = frame.f_back
 

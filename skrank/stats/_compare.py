@@ -25,6 +25,7 @@ from .._core._validation import (
 )
 from .._core._aggregate import QueryValues
 from ..metrics._evaluate import evaluate
+from .._core._warnings import warn
 
 CORRECTIONS = ("holm", "bonferroni", None)
 # largest number of resamples held in memory at once (times n_queries)
@@ -494,11 +495,10 @@ def compare(
         values = values[:, keep]
         n = values.shape[1]
         if n == 0:
-            warnings.warn(
+            warn(
                 f"No query has a value of {metric!r} for every system; its "
                 "results are nan.",
                 UndefinedMetricWarning,
-                stacklevel=2,
             )
             boot = np.full((1, len(names)), np.nan)
         else:
