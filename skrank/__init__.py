@@ -40,6 +40,7 @@ from .metrics import (
 )
 from .model_selection import (
     FAPCutoffClassifier,
+    MultiMetricScorer,
     RankingScorer,
     get_scorer,
     get_scorer_names,
@@ -54,6 +55,7 @@ __version__ = "0.1.0.dev0"
 __all__ = [
     "FAPCurveDisplay",
     "FAPCutoffClassifier",
+    "MultiMetricScorer",
     "PrecisionRecallAtKDisplay",
     "QueryValues",
     "RankingScorer",

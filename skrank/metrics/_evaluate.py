@@ -3,6 +3,7 @@
 import inspect
 import re
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 
@@ -110,38 +111,96 @@ def evaluate(
                 "without it all rows form ONE ranked list, and a group metric "
                 "needs the queries. Pass query_id=... (one id per row)."
             )
-    ranked = rank_queries(
-        y_true,
-        y_score,
-        query_id=query_id,
-        sample_weight=sample_weight,
-        ties=ties,
-        binary=any(spec.binary for spec, _ in parsed),
-    )
-    results = {}
+    requests = []
     for name, (spec, k) in zip(metrics, parsed):
-        if taken[name]:  # the metric's own function applies and checks them
-            shared = {
-                "query_id": query_id, "sample_weight": sample_weight, "ties": ties,
-                "no_relevant": no_relevant, "aggregate": aggregate, "k": k,
-            }
-            parameters = inspect.signature(spec.func).parameters
-            shared = {key: v for key, v in shared.items() if key in parameters}
-            with warnings.catch_warnings():  # rank_queries above already warned
-                warnings.filterwarnings("ignore", re.escape(LABEL_SCORES_WARNING))
-                results[name] = spec.func(
-                    y_true, y_score, **shared, **spec.options, **taken[name]
-                )
+        kernel_options, function_options = split_options(spec, taken[name])
+        requests.append(MetricRequest(
+            name, spec, k, kernel_options, function_options, no_relevant, ties
+        ))
+    return score_requests(
+        y_true, y_score, requests, query_id=query_id, sample_weight=sample_weight,
+        aggregate=aggregate,
+    )
+
+
+class MetricRequest(NamedTuple):
+    """One metric to compute: its result key, spec, cutoff and options.
+
+    ``kernel_options`` are validated options the kernel takes on the shared
+    layout; with ``function_options`` the metric's own function computes it
+    (one more sort, for options such as ``unjudged`` that change the input).
+    """
+
+    key: object
+    spec: object
+    k: object
+    kernel_options: dict
+    function_options: dict
+    no_relevant: str = "skip"
+    ties: str = "average"
+
+
+def split_options(spec, options):
+    """(kernel options, function options) of a metric; both validated.
+
+    Options the kernel takes go through the metric function's own checks
+    (a dry run on two rows) and come back in the kernel's form; any other
+    option leaves the metric to its function.
+    """
+    if not options:
+        return {}, {}
+    if not set(options) <= set(spec.kernel_options):
+        return {}, dict(options)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        spec.func([1, 0], [1.0, 0.0], query_id=[0, 0], **options)
+    return dict(options), {}
+
+
+def score_requests(y_true, y_score, requests, *, query_id, sample_weight,
+                   aggregate="mean"):
+    """Key -> result of every request: one validation and one sort per ``ties``.
+
+    The engine of :func:`evaluate` and of multi-metric scorers.
+    """
+    binary = any(request.spec.binary for request in requests)
+    layouts, results = {}, {}
+    for request in requests:
+        if request.function_options:
             continue
+        ranked = layouts.get(request.ties)
+        if ranked is None:
+            ranked = layouts[request.ties] = rank_queries(
+                y_true, y_score, query_id=query_id, sample_weight=sample_weight,
+                ties=request.ties, binary=binary,
+            )
         values, undefined, weights, policy = metric_query_values(
-            ranked, spec, k, no_relevant
+            ranked, request.spec, request.k, request.no_relevant,
+            request.kernel_options,
         )
-        results[name] = aggregate_queries(
+        results[request.key] = aggregate_queries(
             values, ranked, no_relevant=policy, aggregate=aggregate,
             undefined=undefined, weights=weights,
         )
-    return results
-
+    for request in requests:
+        if not request.function_options:
+            continue
+        # the metric's own function applies its options (one more sort)
+        spec = request.spec
+        shared = {
+            "query_id": query_id, "sample_weight": sample_weight,
+            "ties": request.ties, "no_relevant": request.no_relevant,
+            "aggregate": aggregate, "k": request.k,
+        }
+        parameters = inspect.signature(spec.func).parameters
+        shared = {key: v for key, v in shared.items() if key in parameters}
+        with warnings.catch_warnings():
+            if layouts:  # the shared layout has already warned about 0/1 scores
+                warnings.filterwarnings("ignore", re.escape(LABEL_SCORES_WARNING))
+            results[request.key] = spec.func(
+                y_true, y_score, **shared, **spec.options, **request.function_options,
+            )
+    return {request.key: results[request.key] for request in requests}
 
 
 # parameters evaluate() sets itself; the others of a metric function are options
@@ -188,7 +247,7 @@ def _options_by_metric(metrics, parsed, options):
     return taken
 
 
-def metric_query_values(ranked, spec, k, no_relevant):
+def metric_query_values(ranked, spec, k, no_relevant, options=None):
     """One registry metric on a shared layout, before the ``no_relevant`` policy.
 
     Returns ``(values, undefined, weights, no_relevant)`` per query: the
@@ -197,7 +256,7 @@ def metric_query_values(ranked, spec, k, no_relevant):
     weights, such as GAUC, whose undefined queries are always left out).
     :func:`evaluate` and :func:`skrank.dask.evaluate` (per partition) share it.
     """
-    values = spec.kernel(ranked, k)
+    values = spec.compute(ranked, k, options)
     if spec.query_weights is None:
         return values, ranked.n_relevant == 0, ranked.query_weight, no_relevant
     return values, np.isnan(values), spec.query_weights(ranked), "skip"

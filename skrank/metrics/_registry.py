@@ -4,6 +4,7 @@ A metric name is a stem with an optional cutoff: ``"ndcg"``, ``"ndcg@10"``.
 """
 
 import difflib
+import inspect
 import re
 from dataclasses import dataclass, field
 from typing import Callable
@@ -48,8 +49,13 @@ class MetricSpec:
     takes_k : bool
         Whether ``"stem@k"`` is accepted.
     kernel : callable
-        ``kernel(ranked, k) -> values`` per query, on a shared layout
-        (used by :func:`evaluate`, which sorts once for many metrics).
+        ``kernel(ranked, k, **kernel_options) -> values`` per query, on a
+        shared layout (used by :func:`evaluate` and the multi-metric
+        scorer, which sort once for many metrics).
+    kernel_options : tuple of str
+        Options of ``func`` the kernel takes as they are (``gain``, ``beta``,
+        ``p``, ``normalize``); their defaults are read from ``func``'s
+        signature (:attr:`defaults`), never written twice.
     options : dict
         Keyword arguments fixed by the name (``"f1"`` is F-beta with beta 1).
     binary : bool
@@ -69,11 +75,31 @@ class MetricSpec:
     func: Callable
     takes_k: bool
     kernel: Callable
+    kernel_options: tuple = ()
     options: dict = field(default_factory=dict)
     binary: bool = False
     group_only: bool = False
     query_weights: Callable | None = None
     response_method: str = "auto"
+
+    @property
+    def defaults(self):
+        """The kernel options' defaults, from ``func``'s signature and the name."""
+        parameters = inspect.signature(self.func).parameters
+        values = {name: parameters[name].default for name in self.kernel_options}
+        values.update(
+            (key, value) for key, value in self.options.items()
+            if key in self.kernel_options
+        )
+        return values
+
+    def compute(self, ranked, k, options=None):
+        """Per-query values of the metric on a shared layout.
+
+        ``options`` are kernel options (already validated) that override
+        the defaults.
+        """
+        return self.kernel(ranked, k, **{**self.defaults, **(options or {})})
 
 
 def _gauc_kernel(ranked, k):
@@ -84,11 +110,15 @@ METRICS = {
     spec.stem: spec
     for spec in (
         MetricSpec("ndcg", ndcg_score, True,
-                   lambda ranked, k: _ndcg_per_query(ranked, k=k, gain="exponential")),
+                   lambda ranked, k, gain: _ndcg_per_query(ranked, k=k, gain=gain),
+                   ("gain",)),
         MetricSpec("dcg", dcg_score, True,
-                   lambda ranked, k: _dcg_per_query(ranked, k=k, gain="exponential")),
+                   lambda ranked, k, gain: _dcg_per_query(ranked, k=k, gain=gain),
+                   ("gain",)),
         MetricSpec("map", average_precision_score, True,
-                   lambda ranked, k: _average_precision_per_query(ranked, k=k)),
+                   lambda ranked, k, normalize: _average_precision_per_query(
+                       ranked, k=k, normalize=normalize),
+                   ("normalize",)),
         MetricSpec("mrr", reciprocal_rank_score, True,
                    lambda ranked, k: _reciprocal_rank_per_query(ranked, k=k)),
         MetricSpec("precision", precision_at_k_score, True,
@@ -96,23 +126,25 @@ METRICS = {
         MetricSpec("recall", recall_at_k_score, True,
                    lambda ranked, k: _recall_at_k_per_query(ranked, k=k)),
         MetricSpec("f1", fbeta_at_k_score, True,
-                   lambda ranked, k: _fbeta_at_k_per_query(ranked, k=k, beta=1.0),
-                   options={"beta": 1.0}),
+                   lambda ranked, k, beta: _fbeta_at_k_per_query(ranked, k=k, beta=beta),
+                   ("beta",), options={"beta": 1.0}),
         MetricSpec("fap", fap_score, True,
-                   lambda ranked, k: _fap_per_query(ranked, k=k, beta=1.0)),
+                   lambda ranked, k, beta: _fap_per_query(ranked, k=k, beta=beta),
+                   ("beta",)),
         MetricSpec("r_precision", r_precision_score, False,
                    lambda ranked, k: _r_precision_per_query(ranked)),
         MetricSpec("hit_rate", hit_rate_score, True,
                    lambda ranked, k: _hit_rate_per_query(ranked, k=k)),
         MetricSpec("set_f1", set_fbeta_score, False,
-                   lambda ranked, k: _set_fbeta_per_query(ranked, beta=1.0),
-                   options={"beta": 1.0}, response_method="predict"),
+                   lambda ranked, k, beta: _set_fbeta_per_query(ranked, beta=beta),
+                   ("beta",), options={"beta": 1.0}, response_method="predict"),
         MetricSpec("gauc", gauc_score, False, _gauc_kernel, binary=True,
                    group_only=True, query_weights=_gauc_weights),
         MetricSpec("bpref", bpref_score, False,
                    lambda ranked, k: _bpref_per_query(ranked)[0]),
         MetricSpec("rbp", rbp_score, True,
-                   lambda ranked, k: _rbp_per_query(ranked, k=k, p=0.8)),
+                   lambda ranked, k, p, gain: _rbp_per_query(ranked, k=k, p=p, gain=gain),
+                   ("p", "gain")),
         MetricSpec("gap", graded_average_precision_score, True,
                    lambda ranked, k: _graded_average_precision_per_query(ranked, k=k)),
         MetricSpec("pr_auc", pr_auc_score, False,

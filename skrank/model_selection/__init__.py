@@ -7,10 +7,17 @@ its maximum) and ``_fap_cutoff`` (the estimator face).
 """
 
 from ._fap_cutoff import FAPCutoffClassifier
-from ._scorer import RankingScorer, get_scorer, get_scorer_names, make_ranking_scorer
+from ._scorer import (
+    MultiMetricScorer,
+    RankingScorer,
+    get_scorer,
+    get_scorer_names,
+    make_ranking_scorer,
+)
 
 __all__ = [
     "FAPCutoffClassifier",
+    "MultiMetricScorer",
     "RankingScorer",
     "get_scorer",
     "get_scorer_names",

@@ -28,7 +28,8 @@ from sklearn import get_config
 from sklearn.utils.metadata_routing import UNCHANGED, MetadataRequest
 
 from .._core._frames import column as frame_column, column_names
-from .._core._validation import check_option, _describe
+from .._core._validation import check_option, check_positive_int, _describe
+from ..metrics._evaluate import MetricRequest, score_requests, split_options
 from ..metrics._registry import metric_names, METRICS, parse_metric_name
 from ._response import RESPONSE_METHODS, ranking_scores
 from .._core._warnings import warn
@@ -243,7 +244,83 @@ def _n_rows(X):
     return shape[0] if shape else len(X)
 
 
-class RankingScorer:
+class _QueryScorer:
+    """What every skrank scorer shares: query ids, routing requests, column.
+
+    Subclasses set ``query_id_column`` and call ``_init_requests()``.
+    """
+
+    def _init_requests(self):
+        self._score_request = {"query_id": True, "sample_weight": None}
+
+    def _query_id_from_column(self, X):
+        column = self.query_id_column
+        ids = None if column is None else frame_column(X, column)
+        if ids is not None:
+            return ids
+        raise ValueError(_missing_query_id_message(self, X))
+
+    # -- metadata routing ----------------------------------------------------
+    def set_score_request(self, *, query_id=UNCHANGED, sample_weight=UNCHANGED):
+        """Set which metadata the scorer requests, for metadata routing.
+
+        Unlike scikit-learn's scorers, this works whether routing is on or
+        off; the requests take effect when routing is on.
+
+        Parameters
+        ----------
+        query_id : bool, None or str, default=UNCHANGED
+            True (the default request): receive ``query_id``; a string: receive
+            the metadata of that name as ``query_id`` (``query_id="groups"``
+            reuses the splitter's ``groups``); False: do not request it;
+            None: error if it is passed.
+        sample_weight : bool, None or str, default=UNCHANGED
+            The same for ``sample_weight`` (None, unset, by default).
+
+        Returns
+        -------
+        self : RankingScorer or MultiMetricScorer
+            The scorer, changed in place.
+
+        Examples
+        --------
+        >>> from skrank import get_scorer
+        >>> scorer = get_scorer("map").set_score_request(query_id="groups")
+        >>> scorer.get_metadata_routing().score.requests
+        {'query_id': 'groups', 'sample_weight': None}
+        """
+        for name, alias in (("query_id", query_id), ("sample_weight", sample_weight)):
+            if alias is not UNCHANGED:
+                self._score_request[name] = _check_alias(name, alias)
+        return self
+
+    def get_metadata_routing(self):
+        """The metadata the scorer requests (scikit-learn metadata routing).
+
+        Returns
+        -------
+        request : sklearn.utils.metadata_routing.MetadataRequest
+            ``score`` requests ``query_id`` unless changed with
+            :meth:`set_score_request`.
+
+        Examples
+        --------
+        >>> from skrank import get_scorer
+        >>> get_scorer("ndcg@10").get_metadata_routing().score.requests
+        {'query_id': True, 'sample_weight': None}
+        """
+        request = MetadataRequest(owner=self)
+        for name, alias in self._score_request.items():
+            request.score.add_request(param=name, alias=alias)
+        return request
+
+    def _routing_repr(self):
+        # scikit-learn's routing error messages name the scorer with this
+        return repr(self)
+
+
+
+class RankingScorer(_QueryScorer):
     """A scikit-learn scorer computing a skrank metric per query.
 
     Make one with :func:`make_ranking_scorer` or :func:`get_scorer`; pass it
@@ -293,7 +370,7 @@ class RankingScorer:
         self.response_method = check_option(
             "response_method", response_method, RESPONSE_METHODS
         )
-        self._score_request = {"query_id": True, "sample_weight": None}
+        self._init_requests()
 
     @property
     def metric(self):
@@ -351,13 +428,6 @@ class RankingScorer:
             )
         return float(value)
 
-    def _query_id_from_column(self, X):
-        column = self.query_id_column
-        ids = None if column is None else frame_column(X, column)
-        if ids is not None:
-            return ids
-        raise ValueError(_missing_query_id_message(self, X))
-
     def _model_scores(self, estimator, X, query_id):
         return ranking_scores(
             estimator, X, response_method=self.response_method, query_id=query_id
@@ -374,64 +444,6 @@ class RankingScorer:
             p.kind is p.VAR_KEYWORD for p in parameters.values()
         )
 
-    # -- metadata routing ----------------------------------------------------
-    def set_score_request(self, *, query_id=UNCHANGED, sample_weight=UNCHANGED):
-        """Set which metadata the scorer requests, for metadata routing.
-
-        Unlike scikit-learn's scorers, this works whether routing is on or
-        off; the requests take effect when routing is on.
-
-        Parameters
-        ----------
-        query_id : bool, None or str, default=UNCHANGED
-            True (the default request): receive ``query_id``; a string: receive
-            the metadata of that name as ``query_id`` (``query_id="groups"``
-            reuses the splitter's ``groups``); False: do not request it;
-            None: error if it is passed.
-        sample_weight : bool, None or str, default=UNCHANGED
-            The same for ``sample_weight`` (None, unset, by default).
-
-        Returns
-        -------
-        self : RankingScorer
-            The scorer, changed in place.
-
-        Examples
-        --------
-        >>> from skrank import get_scorer
-        >>> scorer = get_scorer("map").set_score_request(query_id="groups")
-        >>> scorer.get_metadata_routing().score.requests
-        {'query_id': 'groups', 'sample_weight': None}
-        """
-        for name, alias in (("query_id", query_id), ("sample_weight", sample_weight)):
-            if alias is not UNCHANGED:
-                self._score_request[name] = _check_alias(name, alias)
-        return self
-
-    def get_metadata_routing(self):
-        """The metadata the scorer requests (scikit-learn metadata routing).
-
-        Returns
-        -------
-        request : sklearn.utils.metadata_routing.MetadataRequest
-            ``score`` requests ``query_id`` unless changed with
-            :meth:`set_score_request`.
-
-        Examples
-        --------
-        >>> from skrank import get_scorer
-        >>> get_scorer("ndcg@10").get_metadata_routing().score.requests
-        {'query_id': True, 'sample_weight': None}
-        """
-        request = MetadataRequest(owner=self)
-        for name, alias in self._score_request.items():
-            request.score.add_request(param=name, alias=alias)
-        return request
-
-    def _routing_repr(self):
-        # scikit-learn's routing error messages name the scorer with this
-        return repr(self)
-
     def __repr__(self):
         parts = [_func_repr(self._metric)]
         parts += [f"{key}={value!r}" for key, value in self._kwargs.items()]
@@ -440,6 +452,288 @@ class RankingScorer:
         if self.response_method != "auto":
             parts.append(f"response_method={self.response_method!r}")
         return f"make_ranking_scorer({', '.join(parts)})"
+
+
+class MultiMetricScorer(_QueryScorer):
+    """A scorer computing several skrank metrics from one predict and one sort.
+
+    Make one with :func:`get_scorer` or :func:`make_ranking_scorer` given a
+    list (or dict) of metrics; pass it as ``scoring`` to ``cross_validate``,
+    ``GridSearchCV`` or ``RandomizedSearchCV`` (with ``refit="ndcg@10"``,
+    one of its keys, in a search). Called on a test fold it returns a dict
+    ``{key: score}``, which scikit-learn reads as multi-metric scoring.
+
+    Per test fold it calls the model's response method once (once per
+    distinct method, when a set metric needs ``predict``), validates the
+    data and sorts it once, then runs each metric's kernel. Every value
+    equals the single scorer's (:class:`RankingScorer`) on the same fold.
+
+    Parameters
+    ----------
+    metrics : list or dict
+        Metric names (``"ndcg@10"``), :class:`RankingScorer` objects (to give
+        one metric its own options or response method), or metric
+        functions; a dict maps result keys to them. In a list, a name is its
+        own key, a scorer or function is keyed by its metric's name.
+    options : dict, default=None
+        Options for every metric that takes them (``{"gain": "linear"}``),
+        as :func:`skrank.evaluate` spreads its ``**options``; an option no
+        metric takes raises a ``ValueError``.
+    query_id_column : str, int or None, default="qid"
+        Column of a DataFrame ``X`` read for query ids when none are routed.
+        None: never read a column.
+    response_method : {"auto", "predict_proba", "decision_function", \
+"predict"}, default="auto"
+        The estimator's method giving the ranking scores of the metrics
+        given by name or function (a name's own method where the metric
+        has one: ``"set_f1"`` scores ``predict``).
+
+    See Also
+    --------
+    get_scorer : ``get_scorer(["ndcg@10", "map"])`` makes one.
+    RankingScorer : The scorer of one metric.
+    skrank.evaluate : Several metrics of given scores, from one sort.
+
+    Notes
+    -----
+    Query ids arrive as for :class:`RankingScorer`: by metadata routing (the
+    scorer requests ``query_id``; see :meth:`set_score_request`) or from the
+    ``query_id_column`` of a DataFrame ``X``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LinearRegression
+    >>> from skrank import get_scorer
+    >>> scorer = get_scorer(["ndcg@2", "map"])
+    >>> scorer
+    get_scorer(['ndcg@2', 'map'])
+    >>> X = np.array([[3.0], [2.0], [1.0], [1.0], [2.0], [3.0]])
+    >>> y = np.array([1, 0, 0, 1, 0, 0])
+    >>> qid = np.array([1, 1, 1, 2, 2, 2])
+    >>> model = LinearRegression().fit(X[:3], y[:3])   # ranks larger x first
+    >>> scorer(model, X, y, query_id=qid)   # query 2's relevant row is last
+    {'ndcg@2': 0.5, 'map': 0.6666...}
+    """
+
+    def __init__(self, metrics, options=None, *, query_id_column="qid",
+                 response_method="auto"):
+        self.query_id_column = _check_query_id_column(query_id_column)
+        self.response_method = check_option(
+            "response_method", response_method, RESPONSE_METHODS
+        )
+        self._metrics = metrics
+        self._options = dict(options or {}) if _is_dict_like(options or {}) else options
+        self._scorers = _check_metric_list(
+            metrics, self._options, query_id_column, response_method
+        )
+        self._init_requests()
+
+    @property
+    def scorers(self):
+        """Result key -> the single :class:`RankingScorer` each value equals."""
+        return dict(self._scorers)
+
+    def __call__(self, estimator, X, y_true, sample_weight=None, query_id=None,
+                 **kwargs):
+        """Score a fitted estimator on ``X`` with every metric, one ranking per query.
+
+        Parameters
+        ----------
+        estimator : object
+            A fitted estimator.
+        X : array-like or DataFrame of shape (n_rows, n_features)
+            The test rows, as given to the estimator's ``predict``.
+        y_true : array-like of shape (n_rows,)
+            Relevance of each row.
+        sample_weight : array-like of shape (n_rows,), default=None
+            One weight per row, passed to every metric.
+        query_id : array-like of shape (n_rows,), default=None
+            Query of each row. None: read the ``query_id_column`` of a
+            DataFrame ``X``, else raise a ``ValueError``.
+        **kwargs : dict
+            Not accepted: any other metadata raises a ``TypeError``.
+
+        Returns
+        -------
+        scores : dict
+            Key -> the metric's mean over the queries of ``X``.
+        """
+        if kwargs:
+            raise TypeError(
+                f"{self!r} got unexpected metadata {sorted(kwargs)}; it accepts "
+                "`query_id` and `sample_weight`."
+            )
+        if query_id is None:
+            query_id = self._query_id_from_column(X)
+        _warn_if_queries_are_cut()
+        by_method = {}
+        for key, scorer in self._scorers.items():
+            by_method.setdefault(scorer.response_method, []).append(key)
+        results = {}
+        for method, keys in by_method.items():
+            y_score = ranking_scores(
+                estimator, X, response_method=method, query_id=query_id
+            )
+            results.update(_score_many(
+                {key: self._scorers[key] for key in keys},
+                y_true, y_score, query_id=query_id, sample_weight=sample_weight,
+            ))
+        return {key: float(results[key]) for key in self._scorers}
+
+    def _accept_sample_weight(self):
+        return all(s._accept_sample_weight() for s in self._scorers.values())
+
+    def __repr__(self):
+        options = "" if not self._options else ", " + ", ".join(
+            f"{key}={value!r}" for key, value in self._options.items()
+        )
+        extra = ""
+        if self.query_id_column != "qid":
+            extra += f", query_id_column={self.query_id_column!r}"
+        if self.response_method != "auto":
+            extra += f", response_method={self.response_method!r}"
+        if isinstance(self._metrics, (list, tuple)) and all(
+            isinstance(m, str) for m in self._metrics
+        ) and not options and not extra:
+            return f"get_scorer({list(self._metrics)!r})"
+        return f"make_ranking_scorer({self._metrics!r}{options}{extra})"
+
+
+def _is_dict_like(value):
+    return isinstance(value, dict)
+
+
+def _metric_key(metric):
+    """The result key of a list entry: a name itself, else its metric's name."""
+    if isinstance(metric, str):
+        return metric
+    if isinstance(metric, RankingScorer):
+        spec = _spec_of(metric.metric)
+        kwargs = metric.kwargs
+        if spec is not None and set(kwargs) <= {"k"} | set(spec.options):
+            k = kwargs.get("k")
+            if all(spec.options[key] == kwargs.get(key) for key in spec.options):
+                return spec.stem if k is None else f"{spec.stem}@{k}"
+        return repr(metric)
+    return _func_repr(metric)
+
+
+def _check_metric_list(metrics, options, query_id_column, response_method):
+    """Key -> single RankingScorer for each entry of a multi-metric scorer."""
+    if not isinstance(options, dict):
+        raise ValueError(f"`options` must be a dict, got {_describe(options)}.")
+    if isinstance(metrics, dict):
+        items = list(metrics.items())
+        for key, _ in items:
+            if not isinstance(key, str):
+                raise ValueError(
+                    "The keys of a dict of metrics name the results; they must be "
+                    f"strings, got {_describe(key)}."
+                )
+    elif isinstance(metrics, (list, tuple)):
+        items = [(_metric_key(metric), metric) for metric in metrics]
+    else:
+        raise ValueError(
+            "`metrics` must be a list or dict of metric names, scorers or "
+            f"functions, got {_describe(metrics)}."
+        )
+    if not items:
+        raise ValueError("`metrics` is empty: name at least one metric.")
+    keys = [key for key, _ in items]
+    twice = sorted({key for key in keys if keys.count(key) > 1})
+    if twice:
+        raise ValueError(
+            f"Metric {', '.join(map(repr, twice))} is given twice; give each "
+            "metric once (use a dict to name two variants of one metric)."
+        )
+    scorers = {}
+    for key, metric in items:
+        if isinstance(metric, RankingScorer):
+            scorers[key] = metric
+            continue
+        if isinstance(metric, MultiMetricScorer):
+            raise ValueError(
+                f"{key!r}: a multi-metric scorer cannot be nested in another; "
+                "list its metrics instead."
+            )
+        method = response_method
+        if isinstance(metric, str) and response_method == "auto":
+            method = parse_metric_name(metric)[0].response_method
+        scorers[key] = RankingScorer(
+            metric, query_id_column=query_id_column, response_method=method,
+        )
+    _spread_options(scorers, options)
+    return scorers
+
+
+def _spread_options(scorers, options):
+    """Give each option to every scorer whose metric takes it (in place)."""
+    unused = set(options)
+    for key, scorer in list(scorers.items()):
+        taken = {}
+        for name, value in options.items():
+            if name in _RESERVED or name in scorer._kwargs:
+                continue
+            try:
+                parameters = inspect.signature(scorer.metric).parameters
+            except (TypeError, ValueError):
+                continue
+            if name in parameters:
+                taken[name] = value
+        if taken:
+            unused -= set(taken)
+            scorers[key] = RankingScorer(
+                scorer.metric, {**scorer._kwargs, **taken},
+                query_id_column=scorer.query_id_column,
+                response_method=scorer.response_method,
+            )
+    if unused:
+        raise ValueError(
+            f"No metric of the scorer takes the option"
+            f"{'s' if len(unused) > 1 else ''} {', '.join(map(repr, sorted(unused)))}; "
+            "check the spelling, or pass it to the one scorer that takes it."
+        )
+
+
+def _spec_of(func):
+    for spec in METRICS.values():
+        if spec.func is func:
+            return spec
+    return None
+
+
+def _score_many(scorers, y_true, y_score, *, query_id, sample_weight):
+    """Key -> score of each single scorer, on one layout where they allow it."""
+    requests, custom = [], {}
+    for key, scorer in scorers.items():
+        spec = _spec_of(scorer.metric)
+        if spec is None:  # a function of the user's: called as it is
+            custom[key] = scorer
+            continue
+        kwargs = dict(scorer._kwargs)
+        k = kwargs.pop("k", None)
+        if k is not None:
+            k = check_positive_int("k", k)
+        # set metrics score 0/1 decisions: the function keeps the input order
+        ties = kwargs.pop("ties", "input" if spec.response_method == "predict" else "average")
+        no_relevant = kwargs.pop("no_relevant", "skip")
+        for name, value in spec.options.items():
+            if kwargs.get(name) == value:
+                kwargs.pop(name)
+        kernel_options, function_options = split_options(spec, kwargs)
+        requests.append(MetricRequest(
+            key, spec, k, kernel_options, function_options, no_relevant, ties
+        ))
+    weights = {} if sample_weight is None else {"sample_weight": sample_weight}
+    results = score_requests(
+        y_true, y_score, requests, query_id=query_id, sample_weight=sample_weight,
+    ) if requests else {}
+    for key, scorer in custom.items():
+        results[key] = scorer._metric(
+            y_true, y_score, query_id=query_id, **weights, **scorer._kwargs
+        )
+    return results
 
 
 def _check_query_id_column(column):
@@ -522,11 +816,13 @@ def make_ranking_scorer(metric, *, query_id_column="qid", response_method="auto"
 
     Parameters
     ----------
-    metric : callable or str
+    metric : callable, str, list or dict
         A skrank metric function (:func:`skrank.ndcg_score`, ...) or any
         function ``metric(y_true, y_score, *, query_id, ...)`` returning a
         float; or a metric name such as ``"ndcg@10"`` (see
-        :func:`get_scorer_names`).
+        :func:`get_scorer_names`). A list of them (names, functions or
+        single scorers), or a dict mapping result keys to them, gives one
+        :class:`MultiMetricScorer`.
     query_id_column : str, int or None, default="qid"
         Column of a DataFrame ``X`` holding the query ids, read when no
         ``query_id`` is routed to the scorer. None: never read a column.
@@ -540,13 +836,18 @@ def make_ranking_scorer(metric, *, query_id_column="qid", response_method="auto"
         (a per-query selector) is given the query ids.
     **kwargs : dict
         Options of the metric, fixed for every call (``k=10``,
-        ``gain="linear"``, ``no_relevant="zero"``, ...).
+        ``gain="linear"``, ``no_relevant="zero"``, ...). With several
+        metrics, each option goes to every metric that takes it; give one
+        metric its own options as a single scorer in the list:
+        ``make_ranking_scorer(["map", make_ranking_scorer("ndcg@10",
+        gain="linear")])``.
 
     Returns
     -------
-    scorer : RankingScorer
+    scorer : RankingScorer or MultiMetricScorer
         A picklable callable ``scorer(estimator, X, y_true, *,
-        sample_weight=None, query_id=None)`` returning a float.
+        sample_weight=None, query_id=None)`` returning a float (a dict of
+        floats for several metrics).
 
     Raises
     ------
@@ -590,6 +891,11 @@ def make_ranking_scorer(metric, *, query_id_column="qid", response_method="auto"
     >>> scorer(model, X, y, query_id=qid)   # query 1: nDCG 1, query 2: nDCG 0
     0.5
     """
+    if isinstance(metric, (list, tuple, dict)):
+        return MultiMetricScorer(
+            metric, kwargs, query_id_column=query_id_column,
+            response_method=response_method,
+        )
     return RankingScorer(
         metric,
         kwargs,
@@ -603,18 +909,20 @@ def get_scorer(name):
 
     Parameters
     ----------
-    name : str
+    name : str or list of str
         A metric name from :func:`get_scorer_names`: a stem (``"ndcg"``,
         ``"map"``, ``"gauc"``, ...), with ``@k`` for a cutoff where the
         metric takes one (``"ndcg@10"``, ``"precision@5"``); any positive
-        integer ``k`` works.
+        integer ``k`` works. A list of names gives one multi-metric scorer.
 
     Returns
     -------
-    scorer : RankingScorer
+    scorer : RankingScorer or MultiMetricScorer
         A new scorer (changing its requests leaves other scorers alone),
         with the metric's defaults otherwise; for other options use
-        :func:`make_ranking_scorer`.
+        :func:`make_ranking_scorer`. For a list, a
+        :class:`MultiMetricScorer` returning ``{name: score}``, which
+        predicts and sorts once per test fold for all the metrics.
 
     Raises
     ------
@@ -628,8 +936,12 @@ def get_scorer(name):
     Notes
     -----
     scikit-learn validates string ``scoring`` values against its own names,
-    so pass the scorer object, or a dict of them for several metrics:
-    ``scoring={name: get_scorer(name) for name in ["ndcg@10", "map"]}``.
+    so pass the scorer object. For several metrics pass one multi-metric
+    scorer, ``scoring=get_scorer(["ndcg@10", "map", "gauc"])`` with
+    ``refit="ndcg@10"`` in a search: each test fold is predicted and sorted
+    once for all of them. A dict of single scorers,
+    ``{name: get_scorer(name) for name in names}``, gives the same numbers
+    with one predict and one sort per metric.
 
     Examples
     --------
@@ -638,19 +950,31 @@ def get_scorer(name):
     make_ranking_scorer(ndcg_score, k=10)
     >>> get_scorer("f1@5")
     make_ranking_scorer(fbeta_at_k_score, k=5, beta=1.0)
+    >>> get_scorer(["ndcg@10", "map", "gauc"])
+    get_scorer(['ndcg@10', 'map', 'gauc'])
     """
+    if isinstance(name, (list, tuple)) and all(isinstance(n, str) for n in name):
+        for one in name:
+            _check_scorer_name(one)
+        return MultiMetricScorer(list(name))
     if not isinstance(name, str):
         raise ValueError(
-            f"`name` must be a metric name (a string), got {_describe(name)}."
+            "`name` must be a metric name (a string) or a list of them, got "
+            f"{_describe(name)}."
         )
+    _check_scorer_name(name)
+    spec, _ = parse_metric_name(name)
+    return make_ranking_scorer(name, response_method=spec.response_method)
+
+
+def _check_scorer_name(name):
     if re.fullmatch(r"\s*[A-Za-z_0-9]+@k\s*", name):
         stem = name.strip().rsplit("@", 1)[0]
         raise ValueError(
             f"In {name!r}, replace k by a positive integer cutoff, such as "
             f"{stem + '@10'!r}."
         )
-    spec, _ = parse_metric_name(name)
-    return make_ranking_scorer(name, response_method=spec.response_method)
+    parse_metric_name(name)
 
 
 def get_scorer_names():
