@@ -61,13 +61,14 @@ model = make_pipeline(
 # With routing off, ``groups=`` goes straight to ``GroupKFold``.
 from sklearn.model_selection import GroupKFold, cross_validate
 
-scoring = {name: skrank.get_scorer(name) for name in ["ndcg@10", "map", "gauc"]}
+names = ["ndcg@10", "map", "gauc"]
+scoring = skrank.get_scorer(names)   # one scorer, one predict per fold
 scores = cross_validate(model, X, y, groups=X["qid"], cv=GroupKFold(n_splits=5),
                         scoring=scoring)
 print_table(
-    [[f"fold {i}"] + [scores[f"test_{m}"][i] for m in scoring] for i in range(5)]
-    + [["mean"] + [scores[f"test_{m}"].mean() for m in scoring]],
-    ["cross_validate"] + list(scoring),
+    [[f"fold {i}"] + [scores[f"test_{m}"][i] for m in names] for i in range(5)]
+    + [["mean"] + [scores[f"test_{m}"].mean() for m in names]],
+    ["cross_validate"] + names,
 )
 
 # %%
@@ -100,7 +101,7 @@ fitted = search.best_estimator_
 print("Demonstration: scoring a numpy X with no query ids. The ValueError "
       "below is expected; it is what this section shows, not a failure:")
 try:
-    scoring["map"](fitted[-2:], X.drop(columns="qid").to_numpy(), y)
+    scoring(fitted[-2:], X.drop(columns="qid").to_numpy(), y)
 except ValueError as error:
     print("ValueError (expected):", error, "\n")
 

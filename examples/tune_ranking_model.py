@@ -54,12 +54,15 @@ print(
 # --------------------------
 # ``skrank.get_scorer`` turns a metric name into a scorer that *requests*
 # ``query_id`` through metadata routing. scikit-learn only accepts its own
-# names as strings, so pass the scorer objects, here as a dict.
+# names as strings, so pass a scorer object: a list of names gives one
+# multi-metric scorer, which predicts and sorts each test fold once for all
+# the metrics.
 import sklearn
 
 sklearn.set_config(enable_metadata_routing=True)
 
-scoring = {name: skrank.get_scorer(name) for name in ["ndcg@10", "map", "gauc"]}
+names = ["ndcg@10", "map", "gauc"]
+scoring = skrank.get_scorer(names)
 print("scoring:", scoring, "\n")
 
 # %%
@@ -135,8 +138,8 @@ for cv, params in [
 ]:
     scores = cross_validate(best, X[train], y[train], cv=cv, scoring=scoring,
                             params=params, n_jobs=2)
-    rows.append([type(cv).__name__] + [scores[f"test_{n}"].mean() for n in scoring])
-print_table(rows, ["splitter"] + list(scoring))
+    rows.append([type(cv).__name__] + [scores[f"test_{n}"].mean() for n in names])
+print_table(rows, ["splitter"] + names)
 
 # %%
 # Pitfall 2: scoring all rows as one list
