@@ -53,7 +53,7 @@ def _hypergeometric_some(m, r, t):
 def _expected_hits_at_k(ranked, k):
     """Expected number of relevant rows in each query's top k."""
     if k is None:
-        return ranked.n_relevant
+        return ranked.n_relevant_retrieved
     return segment_sum(np.where(ranked.rank <= k, ranked.tie_share, 0.0), ranked.query_start)
 
 
