@@ -6,13 +6,13 @@ those positions; these helpers give the expectations the kernels need.
 """
 
 import numpy as np
-from scipy.special import gammaln
-
 from ._layout import segment_sum
 
 
 def _log_choose(n, k):
     """log of the binomial coefficient C(n, k), for 0 <= k <= n (arrays)."""
+    from scipy.special import gammaln  # lazy: not needed without ties
+
     return gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
 
 

@@ -186,8 +186,9 @@ def _read_pandas(data, path, kind):
         )
     except (ValueError, pd.errors.ParserError):
         return None
-    if frame.isna().any().any():
-        return None
+    last = frame[columns[-1]]
+    if frame.isna().any().any() or (last.astype(str) == "").any():
+        return None  # a line with too few fields
     value = frame[value_name].to_numpy(dtype=np.float64)
     if kind == "run" and np.isinf(value).any():
         return None
