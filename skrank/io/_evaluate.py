@@ -32,6 +32,17 @@ class RunEvaluation:
         The evaluated queries' ids (strings), sorted as trec_eval sorts them.
     name : str or None
         The run's name: its file's last column (the run tag), when known.
+
+    Examples
+    --------
+    >>> from skrank import evaluate_run
+    >>> result = evaluate_run({"q1": {"d1": 1}, "q2": {"d2": 1}},
+    ...                       {"q1": {"d1": 2.0, "d3": 1.0}, "q2": {"d3": 1.0}},
+    ...                       ["recip_rank", "num_rel_ret"])
+    >>> result.mean                    # num_rel_ret: a sum, as trec_eval's "all"
+    {'recip_rank': 0.5, 'num_rel_ret': 1.0}
+    >>> result.query_ids, result.per_query["recip_rank"]
+    (array(['q1', 'q2'], dtype=object), array([1., 0.]))
     """
 
     mean: dict

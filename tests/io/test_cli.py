@@ -90,3 +90,17 @@ def test_bad_input_one_line_and_status_2(files, args, message):
     assert done.returncode == 2
     assert done.stdout == ""
     assert len(done.stderr.strip().splitlines()) == 1 and message in done.stderr
+
+
+def test_evaluating_one_run_does_not_import_scikit_learn(files):
+    # importing scikit-learn takes seconds; one run needs numpy only
+    root, _, _ = files
+    code = (
+        "import sys; from skrank.io._cli import main; "
+        f"main(['evaluate', {str(root / 'qrels')!r}, {str(root / 'run')!r}, '-m', 'map', "
+        "'-m', 'P_10', '--format', 'trec']); "
+        "print('heavy:', [m for m in ('sklearn', 'scipy') if m in sys.modules])"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.stdout.strip().endswith("heavy: []"), done.stdout + done.stderr
