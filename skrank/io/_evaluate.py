@@ -5,7 +5,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .._core._layout import RankedQueries, rank_queries
+from .._core._layout import RankedQueries, _packed_order, rank_queries
 from .._core._validation import check_bool, check_option, check_positive_int
 from ._measures import parse_trec_measure
 from ._read import FORMATS, _Table, _from_strings, _load_file
@@ -145,15 +145,83 @@ def _first_duplicate(keys):
     return -1 if same.shape[0] == 0 else int(order[same[0] + 1])
 
 
+def _fixed_width_words(docs):
+    """Each id of a pyarrow string array as big-endian uint64 words, NUL-padded.
+
+    Exact (ids hold no NUL), and comparing the word rows compares the ids as
+    strcmp does. None when an id is longer than 64 bytes (too wide a matrix).
+    """
+    offsets = np.frombuffer(docs.buffers()[1], dtype=np.int32)
+    offsets = offsets[docs.offset : docs.offset + len(docs) + 1].astype(np.int64)
+    data = np.frombuffer(docs.buffers()[2], dtype=np.uint8) if docs.buffers()[2] else \
+        np.zeros(1, dtype=np.uint8)
+    lengths = np.diff(offsets)
+    longest = int(lengths.max()) if lengths.shape[0] else 0
+    if longest > 64 or data.shape[0] == 0:
+        return None
+    width = (longest + 7) // 8 * 8
+    if width == longest and (lengths == longest).all():  # ids of one length: a view
+        block = data[offsets[0] : offsets[-1]].reshape(lengths.shape[0], longest)
+        return np.ascontiguousarray(block).view(">u8")
+    matrix = np.zeros((lengths.shape[0], width), dtype=np.uint8)
+    start, last = offsets[:-1], data.shape[0] - 1
+    for c in range(longest):
+        column = data[np.minimum(start + c, last)]
+        column[lengths <= c] = 0
+        matrix[:, c] = column
+    return matrix.view(">u8")
+
+
+def _first_duplicate_arrow(query, docs):
+    """A row repeating an earlier (query, id) pair, from hashed fixed-width ids; -1 if none.
+
+    A 64-bit hash of each row sorts once; rows of equal hash are compared
+    exactly, so a collision is never taken for a duplicate.
+    """
+    words = _fixed_width_words(docs)
+    if words is None:
+        codes = np.asarray(docs.dictionary_encode().indices, dtype=np.int64)
+        return _first_duplicate(query * (int(codes.max(initial=0)) + 1) + codes)
+    mixed = query.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    with np.errstate(over="ignore"):
+        for j in range(words.shape[1]):
+            mixed ^= words[:, j].astype(np.uint64)
+            mixed *= np.uint64(0xBF58476D1CE4E5B9)
+            mixed ^= mixed >> np.uint64(31)
+    ordered = np.sort(mixed)  # (numpy's hashing unique is slower here)
+    if not (ordered[1:] == ordered[:-1]).any():
+        return -1
+    order = np.argsort(mixed, kind="stable")
+    same = np.flatnonzero(mixed[order][1:] == mixed[order][:-1])
+    a, b = order[same], order[same + 1]
+    equal = (query[a] == query[b]) & (words[a] == words[b]).all(axis=1)
+    return int(np.maximum(a, b)[equal].min()) if equal.any() else -1
+
+
 def _check_duplicates(table, kind):
-    n_docs = max(table.doc_labels.shape[0], 1)
-    position = _first_duplicate(table.query * n_docs + table.doc)
+    if table.doc_array is not None:
+        position = _first_duplicate_arrow(table.query, table.doc_array)
+    else:
+        n_docs = max(table.doc_labels.shape[0], 1)
+        position = _first_duplicate(table.query * n_docs + table.doc)
     if position >= 0:
         raise ValueError(
-            f"{table.source}: document {table.doc_labels[table.doc[position]]!r} appears "
+            f"{table.source}: document {table.doc_strings([position])[0]!r} appears "
             f"twice in query {table.query_labels[table.query[position]]!r} "
             f"(line {position + 1} of the {kind}); trec_eval refuses this too."
         )
+
+
+def _run_docs_in_qrels(run, qrels):
+    """For each run line, its document's index in the qrels' documents (-1 if unjudged)."""
+    if run.doc_array is not None:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        value_set = pa.array(qrels.doc_labels.tolist(), type=pa.string())
+        index = pc.index_in(run.doc_array, value_set=value_set)
+        return np.asarray(index.fill_null(-1), dtype=np.int64)
+    return _indexer(qrels.doc_labels, run.doc_labels)[run.doc]
 
 
 def _sorted_label_rank(labels):
@@ -164,13 +232,14 @@ def _sorted_label_rank(labels):
     return rank
 
 
-def _trec_order(query, score, doc_rank):
+def _trec_order(query, score, doc_strings):
     """Rows by (query, score descending, document id descending): trec_eval's order.
 
     One argsort of packed keys; only the runs of tied scores look at the
-    document ids.
+    document ids (``doc_strings(rows)`` gives those rows' ids).
     """
-    order = np.lexsort((-score, query))
+    packed = _packed_order(score, query) if query.shape[0] > 1 else None
+    order = np.lexsort((-score, query)) if packed is None else packed[0]
     q, s = query[order], score[order]
     tied = np.flatnonzero((q[1:] == q[:-1]) & (s[1:] == s[:-1]))
     if tied.shape[0]:
@@ -181,7 +250,8 @@ def _trec_order(query, score, doc_rank):
         start = np.ones(rows.shape[0], dtype=bool)
         start[1:] = ~np.isin(rows[1:] - 1, tied) | (rows[1:] != rows[:-1] + 1)
         run_id = np.cumsum(start)
-        fixed = rows[np.lexsort((-doc_rank[order[rows]], run_id))]
+        _, doc_rank = np.unique(doc_strings(order[rows]).astype(str), return_inverse=True)
+        fixed = rows[np.lexsort((-doc_rank.reshape(-1), run_id))]
         order[rows] = order[fixed]
     return order
 
@@ -201,14 +271,18 @@ def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
     n_qdocs = max(qrels.doc_labels.shape[0], 1)
     run_query = _indexer(qrels.query_labels, run.query_labels)[run.query]
     keep = run_query >= 0  # trec_eval drops run queries the qrels lack
-    run_doc = _indexer(qrels.doc_labels, run.doc_labels)[run.doc]
+    run_doc = _run_docs_in_qrels(run, qrels)
     qrels_key = qrels.query * n_qdocs + qrels.doc
     key_order = np.argsort(qrels_key, kind="stable")
     sorted_key = qrels_key[key_order]
-    run_key = run_query * n_qdocs + run_doc
+    # only lines whose document the qrels judge (in some query) are looked up
+    candidate = np.flatnonzero(keep & (run_doc >= 0))
+    run_key = run_query[candidate] * n_qdocs + run_doc[candidate]
     position = np.minimum(np.searchsorted(sorted_key, run_key), sorted_key.shape[0] - 1)
-    found = keep & (run_doc >= 0) & (sorted_key[position] == run_key)
-    qrels_row = np.where(found, key_order[position], -1)
+    match = sorted_key[position] == run_key
+    qrels_row = np.full(run_query.shape[0], -1, dtype=np.int64)
+    qrels_row[candidate[match]] = key_order[position[match]]
+    found = qrels_row >= 0
     if judged_docs_only:
         keep &= found
     rows = np.flatnonzero(keep)
@@ -218,8 +292,7 @@ def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
     qrels_row = qrels_row[rows]
 
     if compat == "trec_eval" or max_docs is not None:
-        doc_rank = _sorted_label_rank(run.doc_labels)[run.doc[rows]]
-        order = _trec_order(run_qkey, score, doc_rank)
+        order = _trec_order(run_qkey, score, lambda i: run.doc_strings(rows[i]))
         run_qkey, score, qrels_row = run_qkey[order], score[order], qrels_row[order]
         if max_docs is not None:
             start = np.flatnonzero(np.r_[True, run_qkey[1:] != run_qkey[:-1]])

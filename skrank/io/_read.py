@@ -37,9 +37,25 @@ class _Table:
     value: np.ndarray  # (n,) float64
     source: str = "input"
     tag: str | None = None  # a run's name (its last column), when known
+    # the document ids as a pyarrow string array, one per line; then ``doc``
+    # and ``doc_labels`` are None: a run's millions of ids are never
+    # dictionary-encoded (hashing them costs more than all the rest)
+    doc_array: object = None
 
     def __len__(self):
         return self.query.shape[0]
+
+    def doc_strings(self, rows=None):
+        """The document ids (numpy object array) of ``rows`` (all by default)."""
+        if self.doc_array is not None:
+            if rows is None:
+                return np.asarray(self.doc_array.to_numpy(zero_copy_only=False), dtype=object)
+            import pyarrow as pa
+
+            picked = self.doc_array.take(pa.array(np.asarray(rows, dtype=np.int64)))
+            return np.asarray(picked.to_numpy(zero_copy_only=False), dtype=object)
+        codes = self.doc if rows is None else self.doc[rows]
+        return self.doc_labels[codes]
 
 
 def _is_gzip(path):
@@ -130,7 +146,7 @@ def _read_pyarrow(data, path, kind):
     first = data[: data.find(b"\n")] if b"\n" in data else data
     delimiter = "\t" if b"\t" in first and b" " not in first.strip() else " "
     dictionary = pa.dictionary(pa.int32(), pa.string())
-    types = {"query_id": dictionary, "doc_id": dictionary, value_name: pa.float64()}
+    types = {"query_id": dictionary, "doc_id": pa.string(), value_name: pa.float64()}
     try:
         table = pv.read_csv(
             io.BytesIO(data),
@@ -154,8 +170,12 @@ def _read_pyarrow(data, path, kind):
     if kind == "run" and table.num_rows:
         tag = str(table.column("tag")[0])
     query, query_labels = _dictionary_codes(table.column("query_id"))
-    doc, doc_labels = _dictionary_codes(table.column("doc_id"))
-    return _Table(query, query_labels, doc, doc_labels, value, source=path, tag=tag)
+    docs = table.column("doc_id").combine_chunks()
+    if kind == "qrels":  # few lines: codes are cheap and handy
+        doc, doc_labels = _dictionary_codes(pa.chunked_array([docs.dictionary_encode()]))
+        return _Table(query, query_labels, doc, doc_labels, value, source=path)
+    return _Table(query, query_labels, None, None, value, source=path, tag=tag,
+                  doc_array=docs)
 
 
 def _dictionary_codes(column):
@@ -218,7 +238,7 @@ def _to_frame(table, kind):
     value_name = FORMATS[kind][0]
     return pd.DataFrame({
         "query_id": table.query_labels[table.query],
-        "doc_id": table.doc_labels[table.doc],
+        "doc_id": table.doc_strings(),
         value_name: table.value,
     })
 
