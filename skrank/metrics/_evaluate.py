@@ -7,6 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._core._params import check_params
 from .._core._aggregate import aggregate_queries, check_aggregate_options
 from .._core._layout import rank_queries
 from .._core._validation import LABEL_SCORES_WARNING
@@ -15,6 +16,7 @@ from ._registry import parse_metric_name
 DEFAULT_METRICS = ("ndcg@10", "map", "mrr", "precision@10", "recall@10")
 
 
+@check_params
 def evaluate(
     y_true,
     y_score,
