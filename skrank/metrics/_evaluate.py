@@ -69,8 +69,10 @@ def evaluate(
         or ``p=0.9`` (:func:`rbp_score`). Each option goes to every requested
         metric whose function has a parameter of that name, except where the
         name fixes it (``"f1"`` is F-beta with beta 1); an option that no
-        requested metric takes raises a ``ValueError``. A metric given an
-        option is computed by its own function (one more sort for it).
+        requested metric takes raises a ``ValueError``. ``gain``,
+        ``normalize``, ``beta`` and ``p`` stay on the one shared sort; a
+        metric given another option (such as ``weighting``) is computed by
+        its own function (one more sort for it).
 
     Returns
     -------
