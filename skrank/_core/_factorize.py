@@ -91,6 +91,24 @@ def _check_length(ids, n_rows):
     )
 
 
+def hash_words(words, seed=None):
+    """A 64-bit mix of each row of an (n, w) array of machine words (numpy only).
+
+    ``seed`` (an int array of length n, such as query codes) enters the mix
+    first. Equal rows always get equal hashes; callers check rows of equal
+    hash exactly, so collisions never change a result.
+    """
+    mixed = np.zeros(words.shape[0], dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        if seed is not None:
+            mixed += seed.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+        for j in range(words.shape[1]):
+            mixed ^= words[:, j].astype(np.uint64, copy=False)
+            mixed *= np.uint64(0xBF58476D1CE4E5B9)
+            mixed ^= mixed >> np.uint64(31)
+    return mixed
+
+
 def _fixed_width_codes(ids):
     """Codes and labels of numpy ``U``/``S`` ids by hashing their fixed-width bytes.
 
@@ -108,12 +126,7 @@ def _fixed_width_codes(ids):
     ids = np.ascontiguousarray(ids)
     word = np.uint64 if ids.dtype.itemsize % 8 == 0 else np.uint32
     words = ids.view(word).reshape(n, -1)
-    mixed = np.zeros(n, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        for j in range(words.shape[1]):
-            mixed ^= words[:, j].astype(np.uint64, copy=False)
-            mixed *= np.uint64(0xBF58476D1CE4E5B9)
-            mixed ^= mixed >> np.uint64(31)
+    mixed = hash_words(words)
     try:
         import pandas as pd
     except ImportError:

@@ -5,13 +5,12 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from .._core._factorize import hash_words
 from .._core._layout import RankedQueries, _packed_order, rank_queries
-from .._core._validation import check_bool, check_option, check_positive_int
+from .._core._params import check_params
 from ._measures import parse_trec_measure
 from ._read import FORMATS, _Table, _from_strings, _load_file
 
-COMPAT = (None, "trec_eval")
-NO_RELEVANT = ("zero", "skip", "one")
 DEFAULT_MEASURES = ("map", "ndcg", "P_10", "recall_100")
 
 
@@ -182,12 +181,7 @@ def _first_duplicate_arrow(query, docs):
     if words is None:
         codes = np.asarray(docs.dictionary_encode().indices, dtype=np.int64)
         return _first_duplicate(query * (int(codes.max(initial=0)) + 1) + codes)
-    mixed = query.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-    with np.errstate(over="ignore"):
-        for j in range(words.shape[1]):
-            mixed ^= words[:, j].astype(np.uint64)
-            mixed *= np.uint64(0xBF58476D1CE4E5B9)
-            mixed ^= mixed >> np.uint64(31)
+    mixed = hash_words(words, seed=query)
     ordered = np.sort(mixed)  # (numpy's hashing unique is slower here)
     if not (ordered[1:] == ordered[:-1]).any():
         return -1
@@ -393,6 +387,7 @@ def _bpref_registry(parts):
     return _bpref_per_query(parts.binary, judged=parts.judged)[0]
 
 
+@check_params
 def evaluate_run(
     qrels,
     run,
@@ -479,15 +474,6 @@ def evaluate_run(
     >>> result.per_query["map"]
     array([0.5, 1. ])
     """
-    check_option("compat", compat, COMPAT)
-    check_option("no_relevant", no_relevant, NO_RELEVANT)
-    check_option("ties", ties, ("average", "input"))
-    complete_qrels = check_bool("complete_qrels", complete_qrels)
-    judged_docs_only = check_bool("judged_docs_only", judged_docs_only)
-    max_docs = check_positive_int("max_docs", max_docs)
-    if isinstance(relevance_level, bool) or not isinstance(relevance_level, (int, float, np.number)) \
-            or not np.isfinite(relevance_level):
-        raise ValueError(f"`relevance_level` must be a number, got {relevance_level!r}.")
     measures = _parse_measures(metrics)
     qrels = _as_table(qrels, "qrels", "qrels")
     run_table = _as_table(run, "run", "run")

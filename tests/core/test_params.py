@@ -26,6 +26,7 @@ CALLS.update({
     "rank_decay_weights": ((S,), {"query_id": Q}),
     "compare": ((Y, {"a": S, "b": S[::-1]}), {"query_id": Q, "n_resamples": 20}),
     "load_digits_retrieval": ((), {"n_queries": 2, "n_candidates": 5}),
+    "evaluate_run": (({"1": {"a": 1}}, {"1": {"a": 1.0}}), {"metrics": ["map"]}),
 })
 
 # keyword options that are data or seeds, not options with a fixed domain
