@@ -74,22 +74,33 @@ def _number(name, value):
     return "nan" if math.isnan(value) else f"{value:.4f}"
 
 
-def _trec_lines(result, per_query, show_run):
+#: trec_eval measures about the whole run, printed on its "all" lines only
+RUN_LINES = ("runid", "num_q")
+
+
+def _trec_lines(result, per_query, show_run, run_lines=()):
+    """trec_eval's layout: each query's lines (-q), then the "all" lines.
+
+    ``run_lines`` holds the requested ``runid`` / ``num_q``, printed first among
+    the "all" lines, as trec_eval does; several runs start each block with
+    its ``runid``.
+    """
+    head = []
+    if show_run and "runid" not in run_lines:
+        head.append(f"{'runid':<22}\tall\t{result.name}")
     lines = []
-    if show_run:
-        lines.append(f"{'runid':<22}\tall\t{result.name}")
-    for name, values in result.per_query.items():
-        if per_query:
-            for qid, value in zip(result.query_ids, values):
-                lines.append(f"{name:<22}\t{qid}\t{_number(name, value)}")
+    if per_query:  # trec_eval prints every query's measures together
+        qids = [str(q) for q in result.query_ids]
+        for i in sorted(range(len(qids)), key=qids.__getitem__):  # strcmp order
+            qid = qids[i]
+            for name, values in result.per_query.items():
+                lines.append(f"{name:<22}\t{qid}\t{_number(name, values[i])}")
+    for name in run_lines:
+        value = result.name if name == "runid" else len(result.query_ids)
+        lines.append(f"{name:<22}\tall\t{value}")
     for name, value in result.mean.items():
         lines.append(f"{name:<22}\tall\t{_number(name, value)}")
-    if per_query:  # trec_eval prints every query's measures together
-        lines = lines[:1] * show_run + sorted(
-            lines[show_run:len(lines) - len(result.mean)],
-            key=lambda line: line.split("\t")[1],
-        ) + lines[len(lines) - len(result.mean):]
-    return lines
+    return head + lines
 
 
 def _table(header, rows):
@@ -135,6 +146,12 @@ def _evaluate(args):
     from ._evaluate import evaluate_run
 
     measures = args.measures or ["map", "ndcg", "P_10", "recall_100"]
+    run_lines = [m for m in dict.fromkeys(measures) if m in RUN_LINES]
+    measures = [m for m in measures if m not in RUN_LINES]
+    if run_lines and args.format != "trec":
+        raise ValueError(f"-m {run_lines[0]}: trec_eval's run lines need --format trec.")
+    if not measures:
+        raise ValueError("-m: name at least one measure besides runid and num_q.")
     results = [
         evaluate_run(
             args.qrels, run, measures, compat=args.compat,
@@ -149,7 +166,7 @@ def _evaluate(args):
     several = len(results) > 1
     if args.format == "trec":
         for result in results:
-            out += _trec_lines(result, args.per_query, several)
+            out += _trec_lines(result, args.per_query, several, run_lines)
     elif args.format == "json":
         data = [{
             "run": name, "tag": result.name, "mean": result.mean,

@@ -10,6 +10,7 @@ pure-Python reader the fallback, so files load without the extra too.
 import gzip
 import io
 import os
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -71,6 +72,17 @@ def _read_bytes(path):
     opener = gzip.open if _is_gzip(path) else open
     with opener(path, "rb") as handle:
         return handle.read()
+
+
+def _blank_comments(data):
+    """Empty every line that starts with ``#`` (trec_eval 10.0's comments).
+
+    The line breaks stay, so error messages keep the file's line numbers;
+    a ``#`` inside a line (a document id such as ``CR#93E-1860``) is data.
+    """
+    if data.startswith(b"#") or b"\n#" in data:
+        return re.sub(rb"(?m)^#[^\n]*", b"", data)
+    return data
 
 
 def _malformed(path, kind, line_number, line):
@@ -143,7 +155,8 @@ def _read_pyarrow(data, path, kind):
     except ImportError:
         return None
     value_name, n_fields, columns = FORMATS[kind]
-    first = data[: data.find(b"\n")] if b"\n" in data else data
+    head = data.lstrip()
+    first = head[: head.find(b"\n")] if b"\n" in head else head
     delimiter = "\t" if b"\t" in first and b" " not in first.strip() else " "
     dictionary = pa.dictionary(pa.int32(), pa.string())
     types = {"query_id": dictionary, "doc_id": pa.string(), value_name: pa.float64()}
@@ -222,7 +235,7 @@ def _read_pandas(data, path, kind):
 def _load_file(path, kind):
     """A TREC file as a :class:`_Table`: the fastest reader that parses every line."""
     name = os.fspath(path)
-    data = _read_bytes(name)
+    data = _blank_comments(_read_bytes(name))
     for reader in (_read_pyarrow, _read_pandas):
         table = reader(data, name, kind)
         if table is not None:

@@ -55,6 +55,23 @@ def test_trec_format_per_query_matches_trec_eval(files):
     assert seen == len(names) * (len(reference) + 1)
 
 
+def test_trec_format_runid_and_num_q_open_the_all_lines(files):
+    # trec_eval prints them on "all" lines only, before the means
+    root, qrels, run = files
+    done = _skrank("evaluate", root / "qrels", root / "run", "-m", "runid", "-m",
+                   "num_q", "-m", "map", "-q", "--format", "trec", "--compat", "trec_eval")
+    assert done.returncode == 0, done.stderr
+    lines = [line.split("\t") for line in done.stdout.splitlines()]
+    assert all(name.strip() == "map" for name, query, _ in lines if query != "all")
+    assert [(n.strip(), q) for n, q, _ in lines[-3:]] == [
+        ("runid", "all"), ("num_q", "all"), ("map", "all")]
+    evaluated = set(qrels) & set(run)  # without -c: the run's judged queries
+    assert lines[-3][2] == "run" and lines[-2][2] == str(len(evaluated))
+    assert lines[0][0] == f"{'map':<22}"  # names padded to 22 characters, as there
+    done = _skrank("evaluate", root / "qrels", root / "run", "-m", "num_q")
+    assert done.returncode == 2 and "--format trec" in done.stderr
+
+
 def test_json_and_csv(files):
     root, _, _ = files
     done = _skrank("evaluate", root / "qrels", root / "run", "-m", "map",

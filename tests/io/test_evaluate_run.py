@@ -83,6 +83,18 @@ def test_iprec_at_recall_uses_trec_eval_10_rounding():
     assert got["iprec_at_recall_0.70"] == 0.0  # 4 relevant needed, 3 retrieved
 
 
+def test_iprec_at_recall_rounds_the_level_to_the_nearest_count():
+    # R = 4, relevant at ranks 1, 4, 5 (the 4th is not retrieved); precisions
+    # 1, 1/2, 1/3, 2/4, 3/5. trec_eval 10.0 counts lround(level * R) relevant
+    # documents: 0.3 -> lround(1.2) = 1, 0.8 -> lround(3.2) = 3. Up to 9.x it
+    # took (long)(level * R + 0.9): 2 and 4, giving 0.6 and 0.0 instead.
+    qrels = {"q": {"r1": 1, "r2": 1, "r3": 1, "r4": 1}}
+    run = {"q": {"r1": 5.0, "n1": 4.0, "n2": 3.0, "r2": 2.0, "r3": 1.0}}
+    got = evaluate_run(qrels, run, ["iprec_at_recall.0.3,0.8"], compat="trec_eval").mean
+    assert got["iprec_at_recall_0.30"] == 1.0  # best precision from rank 1 on
+    assert got["iprec_at_recall_0.80"] == 0.6  # best precision from rank 5 on: 3/5
+
+
 def test_complete_qrels_scores_a_missing_query_zero():
     qrels = {"1": {"a": 1}, "2": {"b": 1, "c": 0}}
     run = {"1": {"a": 1.0}}

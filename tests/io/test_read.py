@@ -35,6 +35,32 @@ def test_every_reader_gives_the_same_table(tmp_path, reader, monkeypatch):
     assert table.value.tolist() == [1.0, 0.0, 2.0]
 
 
+@pytest.mark.parametrize("reader", ["pyarrow", "pandas", "python"])
+def test_comment_lines_are_skipped_as_trec_eval_10_does(tmp_path, reader, monkeypatch):
+    # a line starting with "#" is a comment; a "#" inside a document id is data
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("# judged by hand\n1 0 a 1\n# next one\n1 0 CR#93E-1860 0\n")
+    run.write_text("# my run\n1\tQ0\ta\t1\t  2.5\tSTANDARD\n"
+                   "# more\n1\tQ0\tb\t2\t  1.5\tSTANDARD\n")
+    if reader != "pyarrow":
+        monkeypatch.setattr(_read, "_read_pyarrow", lambda *a: None)
+    if reader == "python":
+        monkeypatch.setattr(_read, "_read_pandas", lambda *a: None)
+    frame = read_qrels(qrels)
+    assert frame["doc_id"].tolist() == ["a", "CR#93E-1860"]
+    assert frame["relevance"].tolist() == [1, 0]
+    frame = read_run(run)
+    assert frame["doc_id"].tolist() == ["a", "b"]
+    assert frame["score"].tolist() == [2.5, 1.5]
+
+
+def test_line_numbers_count_comment_lines(tmp_path):
+    path = tmp_path / "qrels"
+    path.write_text("# a comment\n1 0 a 1\n1 0 b\n")
+    with pytest.raises(ValueError, match=r"qrels:3: malformed qrels line '1 0 b'"):
+        read_qrels(path)
+
+
 @pytest.mark.parametrize("line, kind", [
     ("q1 Q0 d1 1 2.5", "run"),           # a field missing
     ("q1 Q0 d1 1 high t", "run"),        # a score that is not a number
