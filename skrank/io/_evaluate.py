@@ -9,7 +9,7 @@ from .._core._factorize import hash_words
 from .._core._layout import RankedQueries, _packed_order, rank_queries
 from .._core._params import check_params
 from ._measures import parse_trec_measure
-from ._read import FORMATS, _Table, _from_strings, _load_file
+from ._read import FORMATS, _Table, _from_strings, _load_file, _numeric
 
 DEFAULT_MEASURES = ("map", "ndcg", "P_10", "recall_100")
 
@@ -128,6 +128,8 @@ def _as_table(value, kind, argument):
 def _indexer(labels, targets):
     """For each target label, its index in ``labels`` (-1 if absent)."""
     try:
+        if len(labels) + len(targets) < 200_000:  # a dict is quick; spare pandas' import
+            raise ImportError
         import pandas as pd
     except ImportError:
         lookup = {label: i for i, label in enumerate(labels)}
@@ -212,9 +214,12 @@ def _run_docs_in_qrels(run, qrels):
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        value_set = pa.array(qrels.doc_labels.tolist(), type=pa.string())
+        value_set = qrels.doc_label_array  # pa.array() would import pandas
+        if value_set is None:
+            value_set = pa.array(qrels.doc_labels.tolist(), type=pa.string())
         index = pc.index_in(run.doc_array, value_set=value_set)
-        return np.asarray(index.fill_null(-1), dtype=np.int64)
+        width = index.type.bit_width  # buffer views: np.asarray would import pandas
+        return _numeric(index, np.dtype(f"int{width}"), fill=-1).astype(np.int64)
     return _indexer(qrels.doc_labels, run.doc_labels)[run.doc]
 
 

@@ -121,3 +121,19 @@ def test_evaluating_one_run_does_not_import_scikit_learn(files):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120)
     assert done.stdout.strip().endswith("heavy: []"), done.stdout + done.stderr
+
+
+def test_with_pyarrow_the_command_does_not_import_pandas(files):
+    # pandas' import alone is about 0.4 s of the command; pyarrow's reader,
+    # join and tie-breaking by document id get by without it
+    pytest.importorskip("pyarrow")
+    root, _, _ = files
+    code = (
+        "import sys; from skrank.io._cli import main; "
+        f"main(['evaluate', {str(root / 'qrels')!r}, {str(root / 'run')!r}, '-m', 'map', "
+        "'-m', 'bpref', '-m', 'ndcg_cut_10', '--compat', 'trec_eval', '--format', 'trec']); "
+        "print('pandas' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.stdout.strip().endswith("False"), done.stdout + done.stderr
