@@ -41,10 +41,12 @@ from .metrics import (
 from .model_selection import (
     FAPCutoffClassifier,
     MultiMetricScorer,
+    QueryGroupRanker,
     RankingScorer,
     get_scorer,
     get_scorer_names,
     make_ranking_scorer,
+    permutation_importance,
 )
 from .plot import FAPCurveDisplay, PrecisionRecallAtKDisplay
 from .stats import compare
@@ -57,6 +59,7 @@ __all__ = [
     "FAPCutoffClassifier",
     "MultiMetricScorer",
     "PrecisionRecallAtKDisplay",
+    "QueryGroupRanker",
     "QueryValues",
     "RankingScorer",
     "average_precision_score",
@@ -76,6 +79,7 @@ __all__ = [
     "load_digits_retrieval",
     "make_ranking_scorer",
     "ndcg_score",
+    "permutation_importance",
     "pr_auc_score",
     "precision_at_k_score",
     "precision_recall_at_k_curve",
