@@ -418,9 +418,15 @@ def test_lightgbm_early_stopping_on_held_out_queries_with_a_skrank_metric(shuffl
     def metric(y_true, y_pred, weight, group):
         return "ndcg10", per_query_ndcg(y_true, y_pred, held_qid), True
 
+    import inspect
+
+    if "eval_X" in inspect.signature(estimator.fit).parameters:  # LightGBM >= 4.7
+        held_data = {"eval_X": (X[held][order],), "eval_y": (y[held][order],)}
+    else:
+        held_data = {"eval_set": [(X[held][order], y[held][order])]}
     model = bare_fit(
         clone(estimator).set_params(metric="None"), X[train], y[train], qid[train],
-        eval_X=(X[held][order],), eval_y=(y[held][order],), eval_group=[sizes],
+        **held_data, eval_group=[sizes],
         eval_metric=metric,
         callbacks=[lightgbm.early_stopping(3, first_metric_only=True, verbose=False)],
     )
