@@ -158,7 +158,9 @@ def permutation_importance(estimator, X, y, *, query_id, scoring, n_repeats=5,
     if n_jobs is not None and (
         isinstance(n_jobs, bool) or not isinstance(n_jobs, Integral)
     ):
-        raise ValueError(f"`n_jobs` must be an integer or None, got {_describe(n_jobs)}.")
+        raise ValueError(
+            f"`n_jobs` must be an integer or None, got {_describe(n_jobs)}."
+        )
     if not hasattr(X, "iloc"):
         if column_names(X) is not None:
             raise ValueError(

@@ -265,7 +265,10 @@ def _missing_query_id_message(ranker, X):
     elif names is not None:
         why += f", and X has no column {column!r}"
     else:
-        why += f", and X ({type(X).__name__}) is not a DataFrame with a {column!r} column"
+        why += (
+            f", and X ({type(X).__name__}) is not a DataFrame with a {column!r} "
+            "column"
+        )
     return (
         f"QueryGroupRanker.fit needs the query id of every row, and got none: {why}. "
         "Pass them one of these ways: ranker.fit(X, y, query_id=qid); in a search, "
@@ -382,7 +385,7 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
     >>> X = rng.normal(size=(200, 3))
     >>> y = (X[:, 0] > 0.8).astype(int)
     >>> qid = rng.choice(["a", "b", "c", "d"], size=200)   # shuffled rows
-    >>> ranker = QueryGroupRanker(LGBMRanker(n_estimators=10, verbose=-1))
+    >>> ranker = QueryGroupRanker(LGBMRanker(n_estimators=10, n_jobs=1, verbose=-1))
     >>> ranker = ranker.fit(X, y, query_id=qid)
     >>> ranker.library_
     'lightgbm'
@@ -466,7 +469,9 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
 
         if get_config().get("enable_metadata_routing", False):
             fit_params = process_routing(self, "fit", **fit_params).estimator.fit
-        made = [_GROUP_ARGUMENT[library]] + (["eval_set"] if fraction is not None else [])
+        made = [_GROUP_ARGUMENT[library]]
+        if fraction is not None:
+            made.append("eval_set")
         for name in made:
             if name in fit_params:
                 raise ValueError(
@@ -655,7 +660,8 @@ def _add_evaluation(estimator, library, fit_args, fit_set, eval_set, rounds, nam
                 eval_set["row_weight"], rounds,
             )
             restore["callbacks"] = params.get("callbacks")
-            estimator.set_params(callbacks=list(params.get("callbacks") or []) + [callback])
+            callbacks = list(params.get("callbacks") or []) + [callback]
+            estimator.set_params(callbacks=callbacks)
         elif rounds is not None:
             restore["early_stopping_rounds"] = params.get("early_stopping_rounds")
             estimator.set_params(early_stopping_rounds=rounds)

@@ -51,7 +51,8 @@ def closure_scorer(metric, qid):
     return lambda est, X, y: per_query(metric, y, est.predict(X), qid)
 
 
-@pytest.mark.parametrize("scoring", ["ndcg@5", get_scorer("ndcg@5")], ids=["name", "scorer"])
+@pytest.mark.parametrize("scoring", ["ndcg@5", get_scorer("ndcg@5")],
+                         ids=["name", "scorer"])
 def test_equals_sklearn_with_a_scorer_that_knows_the_query_ids(fitted, scoring):
     model, X, y, qid = fitted
     result = permutation_importance(model, X, y, query_id=qid, scoring=scoring,
@@ -67,7 +68,8 @@ def test_equals_sklearn_with_a_scorer_that_knows_the_query_ids(fitted, scoring):
 def test_several_metrics_give_a_dict_of_bunches(fitted):
     model, X, y, qid = fitted
     for scoring in (["ndcg@5", "precision@3"],
-                    {"ndcg@5": "ndcg@5", "precision@3": make_ranking_scorer("precision@3")}):
+                    {"ndcg@5": "ndcg@5",
+                     "precision@3": make_ranking_scorer("precision@3")}):
         result = permutation_importance(model, X, y, query_id=qid, scoring=scoring,
                                         n_repeats=3, random_state=0, n_jobs=2)
         assert sorted(result) == ["ndcg@5", "precision@3"]
@@ -111,7 +113,7 @@ def test_works_with_a_query_group_ranker(fitted):
     lightgbm = pytest.importorskip("lightgbm")
     _, X, y, qid = fitted
     ranker = skrank.QueryGroupRanker(
-        lightgbm.LGBMRanker(n_estimators=10, num_leaves=7, verbose=-1)
+        lightgbm.LGBMRanker(n_estimators=10, num_leaves=7, n_jobs=1, verbose=-1)
     ).fit(X, y, query_id=qid)
     result = permutation_importance(ranker, X, y, query_id=qid, scoring="map",
                                     n_repeats=2, random_state=0)

@@ -49,7 +49,7 @@ def per_query_ndcg(y, score, qid, k=K):
 def sorted_by_query(qid):
     """Row order grouped by query (ids ascending, stable), codes and group sizes."""
     order = np.argsort(qid, kind="stable")
-    labels, codes, sizes = np.unique(qid[order], return_inverse=True, return_counts=True)
+    _, codes, sizes = np.unique(qid[order], return_inverse=True, return_counts=True)
     return order, codes, sizes
 
 
@@ -78,8 +78,9 @@ def take(X, rows):
 
 
 RANKERS = {
-    "lightgbm": lambda: lightgbm.LGBMRanker(n_estimators=8, num_leaves=7, verbose=-1),
-    "xgboost": lambda: xgboost.XGBRanker(n_estimators=8, max_depth=3),
+    "lightgbm": lambda: lightgbm.LGBMRanker(n_estimators=8, num_leaves=7, n_jobs=1,
+                                           verbose=-1),
+    "xgboost": lambda: xgboost.XGBRanker(n_estimators=8, max_depth=3, n_jobs=1),
 }
 
 
@@ -375,7 +376,8 @@ def test_estimator_without_group_information_is_refused(shuffled):
 
 @pytest.mark.parametrize("params, match", [
     ({"library": "sklearn"}, "`library` must be one of"),
-    ({"validation_fraction": 1.5}, r"`validation_fraction` must be a number in \(0, 1\)"),
+    ({"validation_fraction": 1.5},
+     r"`validation_fraction` must be a number in \(0, 1\)"),
     ({"early_stopping_rounds": 5}, "set validation_fraction"),
     ({"eval_metric": "ndcg@10"}, "set validation_fraction"),
     ({"eval_metric": ["ndcgg"], "validation_fraction": 0.2}, "ndcg"),
@@ -405,7 +407,7 @@ def held_out_split(X, y, qid, fraction, seed):
 def test_lightgbm_early_stopping_on_held_out_queries_with_a_skrank_metric(shuffled):
     X, y, qid = shuffled
     estimator = lightgbm.LGBMRanker(n_estimators=40, num_leaves=7, learning_rate=0.3,
-                                    verbose=-1)
+                                    n_jobs=1, verbose=-1)
     ranker = QueryGroupRanker(estimator, validation_fraction=0.3,
                               early_stopping_rounds=3, eval_metric="ndcg@10",
                               random_state=4).fit(X, y, query_id=qid)
@@ -439,9 +441,11 @@ def test_lightgbm_early_stopping_on_held_out_queries_with_a_skrank_metric(shuffl
 
 def test_xgboost_skrank_metric_per_round_and_early_stopping(shuffled):
     X, y, qid = shuffled
-    estimator = xgboost.XGBRanker(n_estimators=30, max_depth=3, learning_rate=0.5)
+    estimator = xgboost.XGBRanker(n_estimators=30, max_depth=3, learning_rate=0.5,
+                                  n_jobs=1)
     ranker = QueryGroupRanker(estimator, validation_fraction=0.3,
-                              early_stopping_rounds=4, eval_metric=["fap@10", "ndcg@10"],
+                              early_stopping_rounds=4,
+                              eval_metric=["fap@10", "ndcg@10"],
                               random_state=2).fit(X, y, query_id=qid)
     train, held = held_out_split(X, y, qid, 0.3, 2)
     model = bare_fit(estimator, X[train], y[train], qid[train])
@@ -462,7 +466,8 @@ def test_xgboost_skrank_metric_per_round_and_early_stopping(shuffled):
 
 def test_xgboost_early_stopping_on_its_own_metric(shuffled):
     X, y, qid = shuffled
-    estimator = xgboost.XGBRanker(n_estimators=30, max_depth=3, learning_rate=0.5)
+    estimator = xgboost.XGBRanker(n_estimators=30, max_depth=3, learning_rate=0.5,
+                                  n_jobs=1)
     ranker = QueryGroupRanker(estimator, validation_fraction=0.3,
                               early_stopping_rounds=3, random_state=2)
     ranker.fit(X, y, query_id=qid)
@@ -479,7 +484,7 @@ def test_xgboost_refuses_two_stopping_rules(shuffled):
                          random_state=0).fit(X, y, query_id=qid)
 
 
-# -- CatBoost ----------------------------------------------------------------------------
+# -- CatBoost ------------------------------------------------------------------
 def test_catboost_fold_equals_bare_fit_and_early_stops_on_a_skrank_metric(shuffled):
     catboost = pytest.importorskip(
         "catboost", reason="catboost is not installed (it is in the test extra)"
