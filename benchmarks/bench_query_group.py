@@ -33,13 +33,10 @@ def make_data(n_rows, seed=0):
     return X, y, query, sizes
 
 
-def best_of(func, repeats):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - start)
-    return min(times)
+def seconds(func):
+    start = time.perf_counter()
+    func()
+    return time.perf_counter() - start
 
 
 def main(argv=None):
@@ -92,11 +89,11 @@ def main(argv=None):
                 layout = _QueryLayout(keys)
                 Xs[layout.order], ys[layout.order]
 
-            bare_s = wrapped_s = np.inf
+            bare_s = wrapped_s = sort_s = np.inf
             for _ in range(args.repeats):  # alternate, so both see the same machine
-                bare_s = min(bare_s, best_of(bare, 1))
-                wrapped_s = min(wrapped_s, best_of(wrapped, 1))
-            sort_s = best_of(overhead, args.repeats)
+                bare_s = min(bare_s, seconds(bare))
+                wrapped_s = min(wrapped_s, seconds(wrapped))
+                sort_s = min(sort_s, seconds(overhead))
             np.testing.assert_allclose(  # the same model
                 ranker.predict(X),
                 lightgbm.LGBMRanker(**params)

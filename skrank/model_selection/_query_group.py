@@ -15,8 +15,6 @@ computed with :func:`skrank.evaluate` on the evaluation set's query ids.
 """
 
 import warnings
-from numbers import Integral
-
 import numpy as np
 from sklearn import get_config
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
@@ -40,6 +38,8 @@ from .._core._validation import (
 from ..metrics._evaluate import evaluate
 from ..metrics._registry import parse_metric_name
 from ._oof import _n_rows, _take_rows
+from ._response import ranking_scores
+from ._scorer import _check_query_id_column
 
 LIBRARIES = ("auto", "lightgbm", "xgboost", "catboost")
 # the fit argument that carries the queries, per library
@@ -409,14 +409,7 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
 
     def _check_params(self):
         library = check_option("library", self.library, LIBRARIES)
-        column = self.query_id_column
-        if column is not None and (
-            isinstance(column, bool) or not isinstance(column, (str, Integral))
-        ):
-            raise ValueError(
-                "`query_id_column` must be a column name (a string or an integer) "
-                f"or None, got {_describe(column)}."
-            )
+        _check_query_id_column(self.query_id_column)
         fraction = self.validation_fraction
         if fraction is not None:
             fraction = check_fraction("validation_fraction", fraction)
@@ -591,8 +584,9 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
                     "QueryGroupRanker.fit", "QueryGroupRanker.score"
                 )
             )
+        scores = ranking_scores(self, X, response_method="predict")
         return float(ndcg_score(
-            y, self.predict(X), query_id=query_id, sample_weight=sample_weight
+            y, scores, query_id=query_id, sample_weight=sample_weight
         ))
 
     def get_metadata_routing(self):
