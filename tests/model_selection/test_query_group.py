@@ -518,3 +518,37 @@ def test_catboost_fold_equals_bare_fit_and_early_stops_on_a_skrank_metric(shuffl
     weight[0] = 3.0
     with pytest.raises(ValueError, match="differs between rows of one query"):
         QueryGroupRanker(estimator).fit(X, y, query_id=qid, sample_weight=weight)
+
+
+def test_sample_weight_routed_when_requested(shuffled, routing):
+    X, y, qid = shuffled
+    weight = np.random.default_rng(2).uniform(0.5, 2.0, size=len(y))
+    ranker = QueryGroupRanker(RANKERS["lightgbm"]()).set_fit_request(sample_weight=True)
+    cv = GroupKFold(3)
+    result = cross_validate(
+        ranker, X, y, cv=cv, error_score="raise",
+        scoring=get_scorer("ndcg@10").set_score_request(sample_weight=False),
+        params={"query_id": qid, "groups": qid, "sample_weight": weight},
+    )
+    expected = []
+    for train, test in cv.split(X, y, qid):
+        order, _, _ = sorted_by_query(qid[train])
+        model = bare_fit(RANKERS["lightgbm"](), X[train], y[train], qid[train],
+                         sample_weight=weight[train][order])
+        expected.append(per_query_ndcg(y[test], model.predict(X[test]), qid[test]))
+    np.testing.assert_allclose(result["test_score"], expected, rtol=1e-12)
+
+
+def test_search_without_scoring_uses_the_wrappers_per_query_score(shuffled, routing):
+    X, y, qid = shuffled
+    cv = GroupKFold(3)
+    search = GridSearchCV(QueryGroupRanker(RANKERS["xgboost"]()),
+                          {"estimator__max_depth": [3]}, cv=cv, error_score="raise")
+    search.fit(X, y, query_id=qid, groups=qid)
+    expected = []
+    for train, test in cv.split(X, y, qid):
+        model = bare_fit(RANKERS["xgboost"](), X[train], y[train], qid[train])
+        expected.append(per_query_ndcg(y[test], model.predict(X[test]), qid[test],
+                                       k=None))
+    got = [search.cv_results_[f"split{i}_test_score"][0] for i in range(3)]
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
