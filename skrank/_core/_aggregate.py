@@ -5,12 +5,10 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
+from ._params import NO_RELEVANT, AGGREGATE
 from ._layout import rank_queries
 from ._validation import check_option
 from ._warnings import warn
-
-NO_RELEVANT = ("skip", "zero", "one", "error")
-AGGREGATE = ("mean", None)
 
 
 class QueryValues(NamedTuple):

@@ -16,6 +16,7 @@ from functools import cached_property
 
 import numpy as np
 
+from ._params import TIES
 from ._factorize import _factorize
 from ._validation import (
     check_option,
@@ -25,8 +26,6 @@ from ._validation import (
     check_score,
     warn_if_label_scores,
 )
-
-TIES = ("average", "input")
 
 
 def segment_sum(values, starts):

@@ -4,7 +4,7 @@ import numpy as np
 from sklearn.datasets import load_digits
 from sklearn.utils import Bunch, check_random_state
 
-from .._core._validation import check_bool, check_positive_int
+from .._core._params import check_params
 
 
 def _pool(images, size):
@@ -15,6 +15,7 @@ def _pool(images, size):
     )
 
 
+@check_params
 def load_digits_retrieval(
     *, n_queries=300, n_candidates=30, random_state=0, as_frame=False
 ):
@@ -57,9 +58,6 @@ def load_digits_retrieval(
     >>> data.data.shape, data.target.shape, data.query_id.shape
     ((1000, 20), (1000,), (1000,))
     """
-    n_queries = check_positive_int("n_queries", n_queries, allow_none=False)
-    n_candidates = check_positive_int("n_candidates", n_candidates, allow_none=False)
-    check_bool("as_frame", as_frame)
     digits = load_digits()
     images, labels = digits.images / 16.0, digits.target
     n_images = len(labels)

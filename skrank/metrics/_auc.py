@@ -2,11 +2,9 @@
 
 import numpy as np
 
+from .._core._params import check_params
 from .._core._aggregate import aggregate_queries, check_aggregate_options
 from .._core._layout import rank_queries, segment_sum
-from .._core._validation import check_option
-
-WEIGHTING = ("samples", "uniform")
 
 
 def _auc_per_query(ranked):
@@ -62,6 +60,7 @@ def _gauc_weights(ranked, weighting="samples"):
     return segment_sum(_moderate(ranked.row_weight), ranked.query_start)
 
 
+@check_params
 def gauc_score(
     y_true,
     y_score,
@@ -139,7 +138,6 @@ def gauc_score(
     ...            query_id=["u", "u", "u", "u", "v"])   # v has one class
     0.875
     """
-    check_option("weighting", weighting, WEIGHTING)
     check_aggregate_options("skip", aggregate)
     if query_id is None and np.ndim(y_true) == 1:
         raise ValueError(

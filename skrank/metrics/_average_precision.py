@@ -6,12 +6,10 @@ It is an exact expectations over the orders of tied rows, from closed forms
 
 import numpy as np
 
+from .._core._params import check_params
 from .._core._aggregate import score_queries
 from .._core._layout import segment_cumsum, segment_sum
 from .._core._ties import _expected_hits_at_k, _log_choose
-from .._core._validation import check_option, check_positive_int
-
-NORMALIZE = ("relevant", "min", "retrieved")
 
 
 def _average_precision_terms(ranked):
@@ -126,6 +124,7 @@ def _retrieved_average_precision(ranked, k, terms, total):
     return values
 
 
+@check_params
 def average_precision_score(
     y_true,
     y_score,
@@ -216,8 +215,6 @@ def average_precision_score(
     >>> average_precision_score([1, 0, 0, 1], [2, 1, 1, 2], query_id=[1, 1, 2, 2])
     1.0
     """
-    check_option("normalize", normalize, NORMALIZE)
-    k = check_positive_int("k", k)
     return score_queries(
         _average_precision_per_query,
         y_true, y_score, query_id=query_id, sample_weight=sample_weight,

@@ -7,11 +7,10 @@ without a loop over queries.
 
 import numpy as np
 
+from .._core._params import check_params
 from .._core._aggregate import aggregate_queries, check_aggregate_options
 from .._core._layout import rank_queries, segment_sum
-from .._core._validation import check_option, check_score
-
-METHODS = ("spearman", "kendall", "pearson")
+from .._core._validation import check_score
 
 
 def _standardised(x, ranked):
@@ -178,6 +177,7 @@ def _rank_correlation_per_query(ranked, *, method, y_score=None):
     return np.where(constant, np.nan, values)
 
 
+@check_params
 def rank_correlation_score(
     y_true,
     y_score,
@@ -248,7 +248,6 @@ def rank_correlation_score(
     >>> rank_correlation_score(y_true, y_score, method="kendall")   # (5 - 1) / 6
     0.6666...
     """
-    check_option("method", method, METHODS)
     check_aggregate_options("skip", aggregate)
     ranked = rank_queries(
         y_true, y_score, query_id=query_id, sample_weight=sample_weight

@@ -23,6 +23,7 @@ area never exceeds AP, and equals it only for a perfect ranking.
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
+from .._core._params import check_params
 from .._core._aggregate import (
     apply_no_relevant,
     check_aggregate_options,
@@ -30,7 +31,7 @@ from .._core._aggregate import (
     score_queries,
 )
 from .._core._layout import rank_queries, segment_sum
-from .._core._validation import check_positive_int, _describe, _to_array
+from .._core._validation import _describe, _to_array
 from ._average_precision import _average_precision_terms
 from .._core._warnings import warn
 
@@ -177,6 +178,7 @@ def _check_recall_levels(recall_levels):
     return levels
 
 
+@check_params
 def precision_recall_at_k_curve(
     y_true,
     y_score,
@@ -255,7 +257,6 @@ def precision_recall_at_k_curve(
     >>> recall
     array([0.5, 0.5, 1. , 1. ])
     """
-    max_k = check_positive_int("max_k", max_k)
     check_aggregate_options(no_relevant, aggregate)
     ranked = rank_queries(
         y_true, y_score, query_id=query_id, sample_weight=sample_weight, ties=ties
@@ -276,6 +277,7 @@ def precision_recall_at_k_curve(
     return k, precision, recall
 
 
+@check_params
 def interpolated_precision_recall_curve(
     y_true,
     y_score,
@@ -365,6 +367,7 @@ def interpolated_precision_recall_curve(
     return levels, _curve_output(values, ranked, no_relevant, aggregate)
 
 
+@check_params
 def pr_auc_score(
     y_true,
     y_score,

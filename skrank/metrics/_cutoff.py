@@ -7,10 +7,10 @@ gives the exact expectation over the orders of tied rows.
 
 import numpy as np
 
+from .._core._params import check_params
 from .._core._aggregate import score_queries
 from .._core._layout import segment_sum
 from .._core._ties import _expected_hits_at_k
-from .._core._validation import check_positive_int, check_positive_real
 
 
 def _cutoff_length(ranked, k):
@@ -59,6 +59,7 @@ def _r_precision_per_query(ranked):
         return hits / ranked.n_relevant
 
 
+@check_params
 def precision_at_k_score(
     y_true,
     y_score,
@@ -128,7 +129,6 @@ def precision_at_k_score(
     >>> precision_at_k_score([1, 0], [1, 1], k=1)      # the tie: 1/2 expected
     0.5
     """
-    k = check_positive_int("k", k)
     return score_queries(
         _precision_at_k_per_query,
         y_true, y_score, query_id=query_id, sample_weight=sample_weight,
@@ -136,6 +136,7 @@ def precision_at_k_score(
     )
 
 
+@check_params
 def recall_at_k_score(
     y_true,
     y_score,
@@ -202,7 +203,6 @@ def recall_at_k_score(
     >>> recall_at_k_score(relevance, scores, k=4)      # 3 / 4
     0.75
     """
-    k = check_positive_int("k", k)
     return score_queries(
         _recall_at_k_per_query,
         y_true, y_score, query_id=query_id, sample_weight=sample_weight,
@@ -210,6 +210,7 @@ def recall_at_k_score(
     )
 
 
+@check_params
 def fbeta_at_k_score(
     y_true,
     y_score,
@@ -285,8 +286,6 @@ def fbeta_at_k_score(
     >>> fbeta_at_k_score(relevance, scores, k=3)       # 2 * 2 / (4 + 3)
     0.5714...
     """
-    k = check_positive_int("k", k)
-    beta = check_positive_real("beta", beta)
     return score_queries(
         _fbeta_at_k_per_query,
         y_true, y_score, query_id=query_id, sample_weight=sample_weight,
@@ -294,6 +293,7 @@ def fbeta_at_k_score(
     )
 
 
+@check_params
 def r_precision_score(
     y_true,
     y_score,

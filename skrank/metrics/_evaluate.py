@@ -7,6 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._core._params import check_params
 from .._core._aggregate import aggregate_queries, check_aggregate_options
 from .._core._layout import rank_queries
 from .._core._validation import LABEL_SCORES_WARNING
@@ -15,6 +16,7 @@ from ._registry import parse_metric_name
 DEFAULT_METRICS = ("ndcg@10", "map", "mrr", "precision@10", "recall@10")
 
 
+@check_params
 def evaluate(
     y_true,
     y_score,
@@ -67,8 +69,10 @@ def evaluate(
         or ``p=0.9`` (:func:`rbp_score`). Each option goes to every requested
         metric whose function has a parameter of that name, except where the
         name fixes it (``"f1"`` is F-beta with beta 1); an option that no
-        requested metric takes raises a ``ValueError``. A metric given an
-        option is computed by its own function (one more sort for it).
+        requested metric takes raises a ``ValueError``. ``gain``,
+        ``normalize``, ``beta`` and ``p`` stay on the one shared sort; a
+        metric given another option (such as ``weighting``) is computed by
+        its own function (one more sort for it).
 
     Returns
     -------

@@ -8,6 +8,7 @@ the kernels of :mod:`skrank._precision` and :mod:`skrank._topk`.
 
 import numpy as np
 
+from .._core._params import check_params
 from .._core._aggregate import (
     apply_no_relevant,
     check_aggregate_options,
@@ -17,9 +18,6 @@ from .._core._aggregate import (
 from .._core._layout import rank_queries, segment_cumsum
 from .._core._validation import (
     LARGEST_INT,
-    check_bool,
-    check_positive_int,
-    check_positive_real,
 )
 from ._average_precision import _average_precision_per_query, _average_precision_terms
 from ._cutoff import _fbeta_at_k_per_query, _fbeta_weights
@@ -217,6 +215,7 @@ def _fap_curve_parts(ranked, *, max_k, beta, no_relevant):
     return f, ap, fap
 
 
+@check_params
 def fap_score(
     y_true,
     y_score,
@@ -298,8 +297,6 @@ def fap_score(
     >>> fap_score([1, 1, 1, 0, 0], [5, 4, 3, 2, 1], k=3)
     1.0
     """
-    k = check_positive_int("k", k)
-    beta = check_positive_real("beta", beta)
     return score_queries(
         _fap_per_query,
         y_true, y_score, query_id=query_id, sample_weight=sample_weight,
@@ -307,6 +304,7 @@ def fap_score(
     )
 
 
+@check_params
 def fap_curve(
     y_true,
     y_score,
@@ -389,9 +387,6 @@ def fap_curve(
     >>> fap.round(4)                     # the peak: cut after the 2 relevant rows
     array([0.5714, 1.    , 0.8889, 0.8   ])
     """
-    max_k = check_positive_int("max_k", max_k)
-    beta = check_positive_real("beta", beta)
-    check_bool("return_parts", return_parts)
     check_aggregate_options(no_relevant, "mean")
     ranked = rank_queries(
         y_true, y_score, query_id=query_id, sample_weight=sample_weight, ties=ties

@@ -6,9 +6,9 @@ block that holds a relevant row.
 
 import numpy as np
 
+from .._core._params import check_params
 from .._core._aggregate import score_queries
 from .._core._ties import _first_relevant_block, _hypergeometric_some
-from .._core._validation import check_positive_int
 
 
 def _reciprocal_rank_per_query(ranked, *, k):
@@ -56,6 +56,7 @@ def _reciprocal_rank_per_query(ranked, *, k):
     return values
 
 
+@check_params
 def reciprocal_rank_score(
     y_true,
     y_score,
@@ -124,7 +125,6 @@ def reciprocal_rank_score(
     >>> reciprocal_rank_score([0, 1], [1, 1])                   # (1/1 + 1/2) / 2
     0.75
     """
-    k = check_positive_int("k", k)
     return score_queries(
         _reciprocal_rank_per_query,
         y_true, y_score, query_id=query_id, sample_weight=sample_weight,
@@ -147,6 +147,7 @@ def _hit_rate_per_query(ranked, *, k):
     return values
 
 
+@check_params
 def hit_rate_score(
     y_true,
     y_score,
@@ -214,7 +215,6 @@ def hit_rate_score(
     >>> hit_rate_score([0, 1, 1, 0, 0], [1, 1, 1, 1, 0], k=2)  # 1 - C(2,2)/C(4,2)
     0.8333...
     """
-    k = check_positive_int("k", k)
     return score_queries(
         _hit_rate_per_query,
         y_true, y_score, query_id=query_id, sample_weight=sample_weight,

@@ -2,11 +2,9 @@
 
 import numpy as np
 
+from .._core._params import check_params
 from .._core._aggregate import score_queries
 from .._core._layout import segment_sum
-from .._core._validation import check_option, check_positive_int
-
-GAINS = ("exponential", "linear")
 
 
 def _gain(relevance, gain):
@@ -102,6 +100,7 @@ def _ndcg_per_query(ranked, *, k, gain):
         )
 
 
+@check_params
 def dcg_score(
     y_true,
     y_score,
@@ -192,8 +191,6 @@ def dcg_score(
     ...           gain="linear")         # ((3 + 2/log2(3)) + 1/log2(3)) / 2
     2.4463...
     """
-    check_option("gain", gain, GAINS)
-    k = check_positive_int("k", k)
     return score_queries(
         _dcg_per_query,
         y_true, y_score, query_id=query_id, sample_weight=sample_weight,
@@ -201,6 +198,7 @@ def dcg_score(
     )
 
 
+@check_params
 def ndcg_score(
     y_true,
     y_score,
@@ -280,8 +278,6 @@ def ndcg_score(
     >>> ndcg_score([1, 0, 0, 1], [0.5, 0.5, 0.9, 0.1], query_id=[1, 1, 2, 2])
     0.7231...
     """
-    check_option("gain", gain, GAINS)
-    k = check_positive_int("k", k)
     return score_queries(
         _ndcg_per_query,
         y_true, y_score, query_id=query_id, sample_weight=sample_weight,

@@ -12,9 +12,10 @@ from dataclasses import replace
 
 import numpy as np
 
+from .._core._params import check_params
 from .._core._aggregate import aggregate_queries, check_aggregate_options
 from .._core._layout import rank_queries
-from .._core._validation import check_positive_int, _to_array
+from .._core._validation import _to_array
 from ._average_precision import _average_precision_sum
 
 
@@ -89,6 +90,7 @@ def _graded_average_precision_per_query(ranked, *, k, grade_probabilities=None):
         return numerator / denominator
 
 
+@check_params
 def graded_average_precision_score(
     y_true,
     y_score,
@@ -189,7 +191,6 @@ def graded_average_precision_score(
     >>> graded_average_precision_score([0, 1, 1], [3, 2, 1])   # AP: (1/2 + 2/3) / 2
     0.5833...
     """
-    k = check_positive_int("k", k)
     check_aggregate_options(no_relevant, aggregate)
     ranked = rank_queries(
         y_true, y_score, query_id=query_id, sample_weight=sample_weight, ties=ties

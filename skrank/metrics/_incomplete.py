@@ -9,6 +9,7 @@ rows, from closed forms on the shared layout.
 
 import numpy as np
 
+from .._core._params import check_params
 from .._core._aggregate import (
     aggregate_queries,
     apply_no_relevant,
@@ -16,14 +17,8 @@ from .._core._aggregate import (
 )
 from .._core._layout import rank_queries, segment_cumsum, segment_sum
 from .._core._validation import (
-    check_bool,
-    check_fraction,
-    check_option,
-    check_positive_int,
     check_same_shape_as_y_true,
 )
-
-RBP_GAINS = ("binary", "linear")
 
 
 def check_row_mask(name, mask, shape):
@@ -114,6 +109,7 @@ def _rbp_residual_per_query(ranked, *, k, p, judged=None):
     return residual
 
 
+@check_params
 def bpref_score(
     y_true,
     y_score,
@@ -223,6 +219,7 @@ def bpref_score(
     )
 
 
+@check_params
 def rbp_score(
     y_true,
     y_score,
@@ -333,10 +330,6 @@ def rbp_score(
     ...           return_residual=True)                   # residual 0.5**2
     (0.5, 0.25)
     """
-    p = check_fraction("p", p)
-    k = check_positive_int("k", k)
-    check_option("gain", gain, RBP_GAINS)
-    return_residual = check_bool("return_residual", return_residual)
     check_aggregate_options(no_relevant, aggregate)
     ranked = rank_queries(
         y_true, y_score, query_id=query_id, sample_weight=sample_weight, ties=ties

@@ -9,19 +9,18 @@ relevant rows.
 
 import numpy as np
 
+from .._core._params import check_params
 from .._core._aggregate import aggregate_queries, check_aggregate_options
 from .._core._layout import rank_queries, segment_sum
 from .._core._validation import (
-    check_fraction,
     check_nonnegative,
-    check_numeric,
     check_score,
-    check_positive_int,
     check_same_shape_as_y_true,
 )
 from ._average_precision import _average_precision_terms
 
 
+@check_params
 def rank_decay_weights(y_score, *, decay=0.8, query_id=None, ties="average"):
     """Per-row weights ``decay ** (rank - 1)``, the rank taken within each query.
 
@@ -80,7 +79,6 @@ def rank_decay_weights(y_score, *, decay=0.8, query_id=None, ties="average"):
     0.84
     """
     score = check_score("y_score", y_score)  # exact order kept
-    decay = check_fraction("decay", decay, closed_high=True)
     ranked = rank_queries(np.zeros(score.shape), score, query_id=query_id, ties=ties)
     in_ranked_order = ranked.block_mean(np.power(decay, ranked.rank - 1.0))
     weights = np.empty(ranked.n_rows)
@@ -120,6 +118,7 @@ def _weighted_average_precision_per_query(ranked, *, k, weights):
         return numerator / denominator, denominator
 
 
+@check_params
 def weighted_average_precision_score(
     y_true,
     y_score,
@@ -209,7 +208,6 @@ def weighted_average_precision_score(
     >>> weighted_average_precision_score(y_true, y_score, rank_weights=[1, 1, 1, 1])
     0.8055...
     """
-    k = check_positive_int("k", k)
     check_aggregate_options(no_relevant, aggregate)
     ranked = rank_queries(
         y_true, y_score, query_id=query_id, sample_weight=sample_weight, ties=ties

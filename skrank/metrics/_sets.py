@@ -6,9 +6,10 @@ rows a :class:`FAPCutoffClassifier` returns (its ``predict``).
 
 import numpy as np
 
+from .._core._params import check_params
 from .._core._aggregate import score_queries
 from .._core._layout import segment_sum
-from .._core._validation import check_numeric, check_positive_real
+from .._core._validation import check_numeric
 from ._cutoff import _fbeta_weights
 
 
@@ -23,6 +24,7 @@ def _set_fbeta_per_query(ranked, *, beta):
     return np.where(true_positive > 0, values, 0.0)
 
 
+@check_params
 def set_fbeta_score(
     y_true,
     y_pred,
@@ -90,7 +92,6 @@ def set_fbeta_score(
     >>> set_fbeta_score(y_true, y_pred, query_id=["a", "a", "a", "b", "b", "b"])
     0.5833...
     """
-    beta = check_positive_real("beta", beta)
     predicted = check_numeric("y_pred", y_pred)
     if not np.isin(predicted, (0.0, 1.0)).all():
         raise ValueError(

@@ -253,6 +253,18 @@ class _QueryScorer:
     def _init_requests(self):
         self._score_request = {"query_id": True, "sample_weight": None}
 
+    def _fold_query_id(self, X, query_id, metadata):
+        """The test fold's query ids (routed or from the column); refuse other metadata."""
+        if metadata:
+            raise TypeError(
+                f"{self!r} got unexpected metadata {sorted(metadata)}; it accepts "
+                "`query_id` and `sample_weight`."
+            )
+        if query_id is None:
+            query_id = self._query_id_from_column(X)
+        _warn_if_queries_are_cut()
+        return query_id
+
     def _query_id_from_column(self, X):
         column = self.query_id_column
         ids = None if column is None else frame_column(X, column)
@@ -408,14 +420,7 @@ class RankingScorer(_QueryScorer):
         score : float
             The metric's mean over the queries of ``X``.
         """
-        if kwargs:
-            raise TypeError(
-                f"{self!r} got unexpected metadata {sorted(kwargs)}; it accepts "
-                "`query_id` and `sample_weight`."
-            )
-        if query_id is None:
-            query_id = self._query_id_from_column(X)
-        _warn_if_queries_are_cut()
+        query_id = self._fold_query_id(X, query_id, kwargs)
         y_score = self._model_scores(estimator, X, query_id)
         params = dict(self._kwargs)
         if sample_weight is not None:
@@ -559,14 +564,7 @@ class MultiMetricScorer(_QueryScorer):
         scores : dict
             Key -> the metric's mean over the queries of ``X``.
         """
-        if kwargs:
-            raise TypeError(
-                f"{self!r} got unexpected metadata {sorted(kwargs)}; it accepts "
-                "`query_id` and `sample_weight`."
-            )
-        if query_id is None:
-            query_id = self._query_id_from_column(X)
-        _warn_if_queries_are_cut()
+        query_id = self._fold_query_id(X, query_id, kwargs)
         by_method = {}
         for key, scorer in self._scorers.items():
             by_method.setdefault(scorer.response_method, []).append(key)

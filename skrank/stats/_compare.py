@@ -17,17 +17,15 @@ from scipy import stats
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils import check_random_state
 
+from .._core._params import check_params
 from .._core._validation import (
-    check_fraction,
     check_option,
-    check_positive_int,
     _describe,
 )
 from .._core._aggregate import QueryValues
 from ..metrics._evaluate import evaluate
 from .._core._warnings import warn
 
-CORRECTIONS = ("holm", "bonferroni", None)
 # largest number of resamples held in memory at once (times n_queries)
 _CHUNK_CELLS = 2_000_000
 
@@ -338,6 +336,7 @@ def _t_test(differences):
     return np.where(same, 0.0, statistic), np.where(same, 1.0, p)
 
 
+@check_params
 def compare(
     y_true,
     systems,
@@ -451,13 +450,11 @@ def compare(
     >>> result.tests.column("p_randomization")       # exact: 2 of the 2**3 sign vectors
     [0.25]
     """
+    level = confidence_level  # checked by @check_params
     systems = _check_systems(systems)
     if isinstance(metrics, str):
         metrics = [metrics]
     metrics = list(metrics)
-    n_resamples = check_positive_int("n_resamples", n_resamples, allow_none=False)
-    level = check_fraction("confidence_level", confidence_level)
-    check_option("correction", correction, CORRECTIONS)
     names = list(systems)
     if baseline is not None and baseline not in systems:
         raise ValueError(

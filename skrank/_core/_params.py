@@ -1,0 +1,142 @@
+"""Every option of every public function, declared once in one table.
+
+:data:`PARAMETERS` maps a public function's name to its options and their
+:class:`Rule`: the check (from ``_validation``) and values the check must
+refuse. The decorator :func:`check_params` generates a function's checks from
+the table: before the body runs, each declared option is checked and
+replaced by its checked form (``k=2**70`` becomes ``2**62``, ``beta=2``
+becomes ``2.0``). ``tests/core/test_params.py`` feeds every public function
+the refused values of each of its options, and checks that no option of a
+public signature is left out of the table.
+"""
+
+import functools
+import inspect
+from functools import partial
+from typing import Callable, NamedTuple
+
+from ._validation import (
+    check_bool,
+    check_fraction,
+    check_option,
+    check_positive_int,
+    check_positive_real,
+)
+
+# the choices of the option-valued parameters, one definition each
+TIES = ("average", "input")
+NO_RELEVANT = ("skip", "zero", "one", "error")
+AGGREGATE = ("mean", None)
+GAINS = ("exponential", "linear")
+RBP_GAINS = ("binary", "linear")
+NORMALIZE = ("relevant", "min", "retrieved")
+WEIGHTING = ("samples", "uniform")
+CORRELATION_METHODS = ("spearman", "kendall", "pearson")
+CORRECTIONS = ("holm", "bonferroni", None)
+
+
+class Rule(NamedTuple):
+    """How one option is checked, and values that check must refuse."""
+
+    check: Callable
+    bad: tuple
+
+
+def choice(*allowed):
+    """A rule for an option taking one of ``allowed``."""
+    return Rule(partial(_check_choice, allowed=allowed), ("no-such-option", 1.5))
+
+
+def _check_choice(name, value, *, allowed):
+    return check_option(name, value, allowed)
+
+
+CUTOFF = Rule(check_positive_int, (0, -3, 2.5, "10", True))
+COUNT = Rule(partial(check_positive_int, allow_none=False), (0, None, 1.5, "10"))
+POSITIVE = Rule(check_positive_real, (0, -1.0, float("nan"), float("inf"), "2", True))
+FRACTION = Rule(check_fraction, (0, 1, 1.5, float("nan"), "0.5"))
+FRACTION_TO_ONE = Rule(partial(check_fraction, closed_high=True), (0, 1.5, "0.5"))
+FLAG = Rule(check_bool, (1, "yes", None))
+
+_SHARED = {
+    "ties": choice(*TIES),
+    "no_relevant": choice(*NO_RELEVANT),
+    "aggregate": choice(*AGGREGATE),
+}
+_WITH_K = {"k": CUTOFF, **_SHARED}
+
+#: function name -> {option: Rule}
+PARAMETERS = {
+    "ndcg_score": {"gain": choice(*GAINS), **_WITH_K},
+    "dcg_score": {"gain": choice(*GAINS), **_WITH_K},
+    "average_precision_score": {"normalize": choice(*NORMALIZE), **_WITH_K},
+    "reciprocal_rank_score": _WITH_K,
+    "precision_at_k_score": _WITH_K,
+    "recall_at_k_score": _WITH_K,
+    "hit_rate_score": _WITH_K,
+    "fbeta_at_k_score": {"beta": POSITIVE, **_WITH_K},
+    "fap_score": {"beta": POSITIVE, **_WITH_K},
+    "fap_curve": {
+        "max_k": CUTOFF, "beta": POSITIVE, "ties": choice(*TIES),
+        "no_relevant": choice(*NO_RELEVANT), "return_parts": FLAG,
+    },
+    "r_precision_score": _SHARED,
+    "pr_auc_score": _SHARED,
+    "bpref_score": _SHARED,
+    "rbp_score": {
+        "p": FRACTION, "gain": choice(*RBP_GAINS), "return_residual": FLAG,
+        **_WITH_K,
+    },
+    "graded_average_precision_score": _WITH_K,
+    "weighted_average_precision_score": _WITH_K,
+    "set_fbeta_score": {
+        "beta": POSITIVE, "no_relevant": choice(*NO_RELEVANT),
+        "aggregate": choice(*AGGREGATE),
+    },
+    "gauc_score": {
+        "ties": choice(*TIES), "weighting": choice(*WEIGHTING),
+        "aggregate": choice(*AGGREGATE),
+    },
+    "rank_correlation_score": {
+        "method": choice(*CORRELATION_METHODS), "aggregate": choice(*AGGREGATE),
+    },
+    "precision_recall_at_k_curve": {"max_k": CUTOFF, **_SHARED},
+    "interpolated_precision_recall_curve": _SHARED,
+    "rank_decay_weights": {"decay": FRACTION_TO_ONE, "ties": choice(*TIES)},
+    "evaluate": _SHARED,
+    "compare": {
+        "n_resamples": COUNT, "confidence_level": FRACTION,
+        "correction": choice(*CORRECTIONS), "ties": choice(*TIES),
+        "no_relevant": choice(*NO_RELEVANT),
+    },
+    "load_digits_retrieval": {"n_queries": COUNT, "n_candidates": COUNT, "as_frame": FLAG},
+}
+
+
+def check_params(func):
+    """Check ``func``'s declared options (from :data:`PARAMETERS`) on every call.
+
+    The checked values replace the given ones; options left at their
+    defaults are not checked (the defaults are valid). The wrapper keeps
+    ``func``'s name, docstring and signature (``__wrapped__``).
+    """
+    rules = PARAMETERS[func.__name__]
+    parameters = inspect.signature(func).parameters
+    loose = [
+        name for name in rules
+        if name not in parameters
+        or parameters[name].kind is not inspect.Parameter.KEYWORD_ONLY
+    ]
+    if loose:
+        raise TypeError(
+            f"{func.__name__}: declared options {loose} are not keyword-only "
+            "parameters of the function"
+        )
+
+    @functools.wraps(func)
+    def checked(*args, **kwargs):
+        for name in rules.keys() & kwargs.keys():
+            kwargs[name] = rules[name].check(name, kwargs[name])
+        return func(*args, **kwargs)
+
+    return checked
