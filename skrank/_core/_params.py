@@ -109,6 +109,7 @@ PARAMETERS = {
         "correction": choice(*CORRECTIONS), "ties": choice(*TIES),
         "no_relevant": choice(*NO_RELEVANT),
     },
+    "permutation_importance": {"n_repeats": COUNT},
     "load_digits_retrieval": {"n_queries": COUNT, "n_candidates": COUNT, "as_frame": FLAG},
 }
 

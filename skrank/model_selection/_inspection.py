@@ -17,7 +17,8 @@ from sklearn.utils import Bunch, check_random_state
 from sklearn.utils.parallel import Parallel, delayed
 
 from .._core._frames import column as frame_column, column_names
-from .._core._validation import _describe, check_positive_int
+from .._core._params import check_params
+from .._core._validation import _describe
 from ._oof import _n_rows
 from ._scorer import MultiMetricScorer, RankingScorer, get_scorer, make_ranking_scorer
 
@@ -76,6 +77,7 @@ def _bunch(baseline, permuted):
     )
 
 
+@check_params
 def permutation_importance(estimator, X, y, *, query_id, scoring, n_repeats=5,
                            random_state=None, n_jobs=None, sample_weight=None):
     """Permutation importance of each feature, scored per query.
@@ -154,7 +156,6 @@ def permutation_importance(estimator, X, y, *, query_id, scoring, n_repeats=5,
     (2, 5)
     """
     scorer = _check_scoring(scoring)
-    n_repeats = check_positive_int("n_repeats", n_repeats, allow_none=False)
     if n_jobs is not None and (
         isinstance(n_jobs, bool) or not isinstance(n_jobs, Integral)
     ):
