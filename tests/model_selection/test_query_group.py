@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import sklearn
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, clone
 from sklearn.linear_model import LinearRegression
 from sklearn.metrics import ndcg_score as sklearn_ndcg
 from sklearn.model_selection import (
@@ -552,3 +552,32 @@ def test_search_without_scoring_uses_the_wrappers_per_query_score(shuffled, rout
                                        k=None))
     got = [search.cv_results_[f"split{i}_test_score"][0] for i in range(3)]
     np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
+class RecordsFit(BaseEstimator):
+    """Takes LightGBM's and XGBoost's group arguments; remembers what it got."""
+
+    def fit(self, X, y, group=None, qid=None):
+        self.X_, self.y_, self.group_, self.qid_ = X, y, group, qid
+        return self
+
+    def predict(self, X):
+        return X[:, 0]
+
+
+def test_detection_from_fit_parameters_and_the_library_override():
+    X = np.arange(7.0)[:, None]
+    y = np.array([0, 1, 0, 1, 1, 0, 0])
+    qid = np.array(["b", "a", "b", "c", "a", "b", "a"])
+    # by hand: a = rows 1, 4, 6; b = rows 0, 2, 5; c = row 3
+    rows = [1, 4, 6, 0, 2, 5, 3]
+    auto = QueryGroupRanker(RecordsFit()).fit(X, y, query_id=qid)
+    assert auto.library_ == "xgboost"  # ``qid`` is looked for before ``group``
+    np.testing.assert_array_equal(auto.estimator_.X_[:, 0], rows)
+    np.testing.assert_array_equal(auto.estimator_.y_, y[rows])
+    np.testing.assert_array_equal(auto.estimator_.qid_, [0, 0, 0, 1, 1, 1, 2])
+    assert auto.estimator_.group_ is None
+    forced = QueryGroupRanker(RecordsFit(), library="lightgbm").fit(X, y, query_id=qid)
+    np.testing.assert_array_equal(forced.estimator_.group_, [3, 3, 1])
+    assert forced.estimator_.qid_ is None
+    np.testing.assert_array_equal(forced.predict(X), X[:, 0])  # the caller's order
