@@ -338,7 +338,8 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
     library_ : str
         The library convention used.
     best_iteration_ : int or None
-        The library's best iteration after early stopping, else None.
+        The library's best iteration after early stopping, as the library
+        counts it (LightGBM from 1, XGBoost and CatBoost from 0), else None.
     n_features_in_ : int
         Number of features the estimator was fitted on (without the query-id
         column).
