@@ -327,7 +327,7 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
         metric is turned off unless the estimator sets ``metric``), XGBoost
         as a training callback (logged under ``"skrank"`` in
         ``evals_result()``), CatBoost as a user-defined ``eval_metric``
-        (the first name only). Needs ``validation_fraction``.
+        (the first name only, logged as ``"_CatBoostMetric"``). Needs ``validation_fraction``.
     random_state : int, RandomState instance or None, default=None
         Seed of the held-out queries' draw.
 
