@@ -462,6 +462,10 @@ def test_xgboost_skrank_metric_per_round_and_early_stopping(shuffled):
     np.testing.assert_allclose(
         ranker.predict(X), model.predict(X, iteration_range=(0, best + 1)), rtol=1e-6
     )
+    # the callback is gone after fit: the fitted wrapper pickles
+    assert ranker.estimator_.get_params()["callbacks"] is None
+    again = pickle.loads(pickle.dumps(ranker))
+    np.testing.assert_array_equal(again.predict(X), ranker.predict(X))
 
 
 def test_xgboost_early_stopping_on_its_own_metric(shuffled):
@@ -513,6 +517,8 @@ def test_catboost_fold_equals_bare_fit_and_early_stops_on_a_skrank_metric(shuffl
     score = stopped.estimator_.predict(X[held], ntree_end=best + 1)
     assert values[best] == pytest.approx(per_query_ndcg(y[held], score, qid[held]),
                                          rel=1e-9)
+    again = pickle.loads(pickle.dumps(stopped))
+    np.testing.assert_array_equal(again.predict(X), stopped.predict(X))
     weight = np.where(np.unique(qid, return_inverse=True)[1] % 2, 1.0, 2.0)
     QueryGroupRanker(estimator).fit(X, y, query_id=qid, sample_weight=weight)
     weight[0] = 3.0
