@@ -11,46 +11,68 @@ here: ``skrank.metrics`` (metric functions, :func:`evaluate`),
 ``skrank.datasets``; ``skrank.dask.evaluate`` runs on Dask DataFrames. The engine they share is the private ``skrank._core``.
 """
 
-from .datasets import load_digits_retrieval
-from .metrics import (
-    QueryValues,
-    average_precision_score,
-    bpref_score,
-    dcg_score,
-    evaluate,
-    fap_curve,
-    fap_score,
-    fbeta_at_k_score,
-    gauc_score,
-    graded_average_precision_score,
-    hit_rate_score,
-    interpolated_precision_recall_curve,
-    ndcg_score,
-    pr_auc_score,
-    precision_at_k_score,
-    precision_recall_at_k_curve,
-    r_precision_score,
-    rank_correlation_score,
-    rank_decay_weights,
-    rbp_score,
-    recall_at_k_score,
-    reciprocal_rank_score,
-    set_fbeta_score,
-    weighted_average_precision_score,
-)
-from .model_selection import (
-    FAPCutoffClassifier,
-    MultiMetricScorer,
-    QueryGroupRanker,
-    RankingScorer,
-    get_scorer,
-    get_scorer_names,
-    make_ranking_scorer,
-    permutation_importance,
-)
-from .plot import FAPCurveDisplay, PrecisionRecallAtKDisplay
-from .stats import compare
-from . import dask  # skrank.dask.evaluate; Dask itself is imported only when called
+# Names are imported on first use (PEP 562): ``import skrank`` and the
+# ``skrank`` command stay fast, scikit-learn loads only when needed.
+_LAZY = {
+    "load_digits_retrieval": "datasets",
+    "QueryValues": "metrics",
+    "average_precision_score": "metrics",
+    "bpref_score": "metrics",
+    "dcg_score": "metrics",
+    "evaluate": "metrics",
+    "fap_curve": "metrics",
+    "fap_score": "metrics",
+    "fbeta_at_k_score": "metrics",
+    "gauc_score": "metrics",
+    "graded_average_precision_score": "metrics",
+    "hit_rate_score": "metrics",
+    "interpolated_precision_recall_curve": "metrics",
+    "ndcg_score": "metrics",
+    "pr_auc_score": "metrics",
+    "precision_at_k_score": "metrics",
+    "precision_recall_at_k_curve": "metrics",
+    "r_precision_score": "metrics",
+    "rank_correlation_score": "metrics",
+    "rank_decay_weights": "metrics",
+    "rbp_score": "metrics",
+    "recall_at_k_score": "metrics",
+    "reciprocal_rank_score": "metrics",
+    "set_fbeta_score": "metrics",
+    "weighted_average_precision_score": "metrics",
+    "FAPCutoffClassifier": "model_selection",
+    "MultiMetricScorer": "model_selection",
+    "RankingScorer": "model_selection",
+    "get_scorer": "model_selection",
+    "get_scorer_names": "model_selection",
+    "make_ranking_scorer": "model_selection",
+    "QueryGroupRanker": "model_selection",
+    "permutation_importance": "model_selection",
+    "FAPCurveDisplay": "plot",
+    "PrecisionRecallAtKDisplay": "plot",
+    "compare": "stats",
+    "RunEvaluation": "io",
+    "evaluate_run": "io",
+    "read_qrels": "io",
+    "read_run": "io",
+}
+_SUBPACKAGES = ("dask", "datasets", "io", "metrics", "model_selection", "plot", "stats")
+
+
+def __getattr__(name):
+    import importlib
+
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f".{name}", __name__)
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'skrank' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__) | set(_SUBPACKAGES))
+
 
 __version__ = "0.1.0.dev0"
 
@@ -62,11 +84,13 @@ __all__ = [
     "QueryGroupRanker",
     "QueryValues",
     "RankingScorer",
+    "RunEvaluation",
     "average_precision_score",
     "bpref_score",
     "compare",
     "dcg_score",
     "evaluate",
+    "evaluate_run",
     "fap_curve",
     "fap_score",
     "fbeta_at_k_score",
@@ -88,6 +112,8 @@ __all__ = [
     "rank_decay_weights",
     "rbp_score",
     "recall_at_k_score",
+    "read_qrels",
+    "read_run",
     "reciprocal_rank_score",
     "set_fbeta_score",
     "weighted_average_precision_score",

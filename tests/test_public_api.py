@@ -15,7 +15,7 @@ import pytest
 import skrank
 
 PACKAGE = Path(skrank.__file__).parent
-SUBPACKAGES = ["metrics", "model_selection", "plot", "stats", "datasets"]
+SUBPACKAGES = ["metrics", "model_selection", "plot", "stats", "datasets", "io"]
 
 # which parts of skrank each part may import (besides itself)
 ALLOWED = {

@@ -3,7 +3,6 @@
 from typing import NamedTuple
 
 import numpy as np
-from sklearn.exceptions import UndefinedMetricWarning
 
 from ._params import NO_RELEVANT, AGGREGATE
 from ._layout import rank_queries
@@ -139,6 +138,9 @@ def finish_mean(partial):
     if partial.n_undefined:
         raise _no_relevant_error(partial.n_undefined, partial.undefined_ids)
     if not partial.n_values or partial.weight_sum <= 0:
+        # imported here: importing scikit-learn costs seconds the CLI needn't pay
+        from sklearn.exceptions import UndefinedMetricWarning
+
         warn(
             "No query is left to average (every query has no relevant row, "
             "a single class, or zero weight); returning nan.",

@@ -91,8 +91,67 @@ def _check_length(ids, n_rows):
     )
 
 
+def hash_words(words, seed=None):
+    """A 64-bit mix of each row of an (n, w) array of machine words (numpy only).
+
+    ``seed`` (an int array of length n, such as query codes) enters the mix
+    first. Equal rows always get equal hashes; callers check rows of equal
+    hash exactly, so collisions never change a result.
+    """
+    mixed = np.zeros(words.shape[0], dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        if seed is not None:
+            mixed += seed.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+        for j in range(words.shape[1]):
+            mixed ^= words[:, j].astype(np.uint64, copy=False)
+            mixed *= np.uint64(0xBF58476D1CE4E5B9)
+            mixed ^= mixed >> np.uint64(31)
+    return mixed
+
+
+def _fixed_width_codes(ids):
+    """Codes and labels of numpy ``U``/``S`` ids by hashing their fixed-width bytes.
+
+    Each id is a run of machine words; a 64-bit mix of the words is
+    factorised as an integer (no Python string is made), then every row is
+    checked word by word against its code's first row, so a hash collision
+    can never merge two ids: it returns None and the caller takes the exact
+    path. Labels come back in ascending order (a sort of the distinct ids
+    only). None as well for ids that need no speed (few rows) or whose
+    width is not a whole number of 4-byte words.
+    """
+    n = ids.shape[0]
+    if n < 1 << 16 or ids.dtype.itemsize % 4:
+        return None
+    ids = np.ascontiguousarray(ids)
+    word = np.uint64 if ids.dtype.itemsize % 8 == 0 else np.uint32
+    words = ids.view(word).reshape(n, -1)
+    mixed = hash_words(words)
+    try:
+        import pandas as pd
+    except ImportError:
+        _, first, codes = np.unique(mixed, return_index=True, return_inverse=True)
+        codes = codes.reshape(-1)
+    else:
+        codes, uniques = pd.factorize(mixed)
+        first = np.empty(uniques.shape[0], dtype=np.int64)
+        first[codes[::-1]] = np.arange(n - 1, -1, -1)  # the first row of each code
+    for j in range(words.shape[1]):  # exact: every row equals its code's first row
+        if not np.array_equal(words[:, j], words[first, j][codes]):
+            return None
+    labels = ids[first]
+    order = np.argsort(labels, kind="stable")
+    rank = np.empty(order.shape[0], dtype=np.int64)
+    rank[order] = np.arange(order.shape[0])
+    return rank[codes], labels[order]
+
+
 def _sorted_codes(ids):
     """Codes and labels of orderable ids (labels ascending)."""
+    if ids.dtype.kind in "US":
+        fast = _fixed_width_codes(ids)
+        if fast is not None:
+            return fast
     try:  # hashing: ~2.4x faster than sorting the strings at 1e7 rows
         import pandas as pd
     except ImportError:

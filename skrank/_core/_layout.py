@@ -9,6 +9,14 @@ queries or rows.
 Tie policy lives in the data: with ``ties="average"`` rows of equal score in
 a query form one *tie block*; with ``ties="input"`` every row is its own block,
 so no kernel needs to know which policy is in force.
+
+Judged but not retrieved: a row scored ``-inf`` is one the system did not
+return (a relevant document missing from a TREC run). It sorts below every
+retrieved row of its query and stays in the layout, so it counts in R
+(:attr:`RankedQueries.n_relevant`) and in the ideal ranking, but it is never
+a hit: :attr:`RankedQueries.is_relevant` (and everything built on it: tie
+shares, hits@k, first relevant rank) and :attr:`RankedQueries.ranked_relevance`
+are 0 there, so no cutoff ever finds it.
 """
 
 from dataclasses import dataclass
@@ -78,6 +86,9 @@ class RankedQueries:
     # (n_rows,) y_score in ranked order, as float64: the nearest float64 for
     # scores ranked by their exact key (int64 past 2**53, datetimes, ...)
     score: np.ndarray | None = None
+    # (n_rows,) False for the rows scored -inf (judged, not retrieved), in
+    # ranked order; None when every row was retrieved (the usual case)
+    retrieved: np.ndarray | None = None
 
     @property
     def n_rows(self):
@@ -101,12 +112,39 @@ class RankedQueries:
 
     @cached_property
     def is_relevant(self):
-        return (self.relevance > 0).astype(np.float64)
+        """1.0 for a relevant row found at its rank (retrieved), else 0.0."""
+        relevant = self.relevance > 0
+        if self.retrieved is not None:
+            relevant &= self.retrieved
+        return relevant.astype(np.float64)
+
+    @cached_property
+    def ranked_relevance(self):
+        """``relevance`` where the row was retrieved, 0 where it was not."""
+        if self.retrieved is None:
+            return self.relevance
+        return np.where(self.retrieved, self.relevance, 0.0)
 
     @cached_property
     def n_relevant(self):
-        """R: number of relevant rows (``y_true > 0``) of each query."""
+        """R: number of relevant rows (``y_true > 0``) of each query, retrieved or not."""
+        if self.retrieved is None:
+            return segment_sum(self.is_relevant, self.query_start)
+        return segment_sum((self.relevance > 0).astype(np.float64), self.query_start)
+
+    @cached_property
+    def n_relevant_retrieved(self):
+        """Relevant rows each query retrieved (R without the ``-inf`` rows)."""
+        if self.retrieved is None:
+            return self.n_relevant
         return segment_sum(self.is_relevant, self.query_start)
+
+    @cached_property
+    def n_retrieved(self):
+        """Rows each query retrieved: its length without the ``-inf`` rows."""
+        if self.retrieved is None:
+            return self.query_size
+        return segment_sum(self.retrieved.astype(np.intp), self.query_start)
 
     @cached_property
     def query_weight(self):
@@ -362,6 +400,10 @@ def rank_queries(
         block_start = np.arange(n_rows)
     if keyed:  # blocks came from the exact key; the layout reports the values
         sorted_score = score_values.reshape(-1)[order]
+    retrieved = None  # -inf rows (judged, not retrieved) sort last in their query
+    query_last = np.append(query_start[1:], n_rows) - 1
+    if np.isneginf(sorted_score[query_last]).any():
+        retrieved = sorted_score != -np.inf
 
     return RankedQueries(
         relevance=relevance,
@@ -372,4 +414,5 @@ def rank_queries(
         order=order,
         row_weight=row_weight,
         score=sorted_score,
+        retrieved=retrieved,
     )

@@ -13,6 +13,9 @@ public signature is left out of the table.
 import functools
 import inspect
 from functools import partial
+from numbers import Real
+
+import numpy as np
 from typing import Callable, NamedTuple
 
 from ._validation import (
@@ -57,6 +60,20 @@ POSITIVE = Rule(check_positive_real, (0, -1.0, float("nan"), float("inf"), "2", 
 FRACTION = Rule(check_fraction, (0, 1, 1.5, float("nan"), "0.5"))
 FRACTION_TO_ONE = Rule(partial(check_fraction, closed_high=True), (0, 1.5, "0.5"))
 FLAG = Rule(check_bool, (1, "yes", None))
+
+
+def _check_real(name, value):
+    """A finite real number, of either sign (a relevance level)."""
+    if (
+        isinstance(value, (bool, np.bool_))
+        or not isinstance(value, Real)
+        or not np.isfinite(value)
+    ):
+        raise ValueError(f"`{name}` must be a finite number, got {value!r}.")
+    return float(value)
+
+
+REAL = Rule(_check_real, ("1", float("nan"), float("inf"), True, None))
 
 _SHARED = {
     "ties": choice(*TIES),
@@ -110,6 +127,11 @@ PARAMETERS = {
         "no_relevant": choice(*NO_RELEVANT),
     },
     "permutation_importance": {"n_repeats": COUNT},
+    "evaluate_run": {
+        "compat": choice(None, "trec_eval"), "relevance_level": REAL,
+        "complete_qrels": FLAG, "judged_docs_only": FLAG, "max_docs": CUTOFF,
+        "ties": choice(*TIES), "no_relevant": choice("zero", "skip", "one"),
+    },
     "load_digits_retrieval": {"n_queries": COUNT, "n_candidates": COUNT, "as_frame": FLAG},
 }
 

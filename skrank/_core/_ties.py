@@ -6,13 +6,13 @@ those positions; these helpers give the expectations the kernels need.
 """
 
 import numpy as np
-from scipy.special import gammaln
-
 from ._layout import segment_sum
 
 
 def _log_choose(n, k):
     """log of the binomial coefficient C(n, k), for 0 <= k <= n (arrays)."""
+    from scipy.special import gammaln  # lazy: not needed without ties
+
     return gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
 
 
@@ -53,7 +53,7 @@ def _hypergeometric_some(m, r, t):
 def _expected_hits_at_k(ranked, k):
     """Expected number of relevant rows in each query's top k."""
     if k is None:
-        return ranked.n_relevant
+        return ranked.n_relevant_retrieved
     return segment_sum(np.where(ranked.rank <= k, ranked.tie_share, 0.0), ranked.query_start)
 
 

@@ -188,7 +188,10 @@ def _datetimes_as_datetime64(array):
 
 
 def check_score(name, values, *, ndim=(1, 2)):
-    """Scores: finite, real, of 1 or 2 dimensions, in a dtype that keeps their order.
+    """Scores: real, of 1 or 2 dimensions, in a dtype that keeps their order.
+
+    Finite, except ``-inf``: a judged row the system did not retrieve
+    (NaN and +inf are refused).
 
     Returns a float64 array when float64 holds every score exactly (floats
     up to 64 bits, booleans, integers up to 2**53, ...). Otherwise the
@@ -246,16 +249,33 @@ def check_score(name, values, *, ndim=(1, 2)):
         with np.errstate(over="ignore"):
             as_float = array.astype(np.float64, copy=False)
     _check_dimensions(name, array, ndim)
-    if not np.isfinite(as_float).all():
-        if kind == "f" and np.isfinite(array).all():
+    if not np.isfinite(as_float).all() and not _only_unretrieved(array, as_float):
+        if kind == "f" and not (np.isnan(array) | np.isinf(array)).any():
             raise ValueError(
                 f"`{name}` has values beyond the float64 range (about 1.8e308); "
                 "rescale the scores."
             )
-        raise ValueError(f"`{name}` contains NaN or infinity.")
+        raise ValueError(
+            f"`{name}` contains NaN or +infinity (-inf is allowed: it marks a "
+            "judged row that was not retrieved)."
+        )
     if as_float is array or _float64_is_exact(array, as_float):
         return as_float
     return array
+
+
+def _only_unretrieved(array, as_float):
+    """Whether every non-finite score is a true ``-inf`` (judged, not retrieved).
+
+    ``-inf`` is the one non-finite score skrank accepts: the row counts in R
+    and in the ideal ranking but never takes a rank. A finite value that only
+    overflowed float64 on conversion is not one.
+    """
+    bad = ~np.isfinite(as_float)
+    if not np.isneginf(as_float[bad]).all():
+        return False
+    with np.errstate(over="ignore", invalid="ignore"):
+        return bool((array[bad] == -np.inf).all())
 
 
 def check_relevance(values, *, binary=False):

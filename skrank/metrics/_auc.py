@@ -16,7 +16,8 @@ def _auc_per_query(ranked):
     """
     weight = np.ones(ranked.n_rows) if ranked.row_weight is None else ranked.row_weight
     weight = _moderate(weight)  # AUC is the same for weights times any constant
-    positive = weight * ranked.is_relevant
+    # rows scored -inf (not retrieved) are the lowest scores: one tie block
+    positive = weight * (ranked.relevance > 0)
     negative = weight - positive
     pos_block = segment_sum(positive, ranked.block_start)
     neg_block = segment_sum(negative, ranked.block_start)

@@ -163,6 +163,12 @@ def _rank_correlation_per_query(ranked, *, method, y_score=None):
         | (_n_distinct(np.flatnonzero(new), ranked.query[order], ranked.n_queries) < 2)
     )
     if method == "pearson":
+        if ranked.retrieved is not None:
+            raise ValueError(
+                "`y_score` contains -inf (rows judged but not retrieved): Pearson's "
+                "r needs finite scores; use method='spearman' or 'kendall', which "
+                "rank those rows last, tied."
+            )
         offsets = None if y_score is None else _exact_score_offsets(y_score, ranked)
         score = ranked.score if offsets is None else offsets
         values = _pearson_per_query(score, ranked.relevance, ranked)

@@ -21,7 +21,6 @@ area never exceeds AP, and equals it only for a perfect ranking.
 
 
 import numpy as np
-from sklearn.exceptions import UndefinedMetricWarning
 
 from .._core._params import check_params
 from .._core._aggregate import (
@@ -82,6 +81,8 @@ def _no_relevant_fill(ranked, no_relevant):
 
 
 def _warn_nothing_left():
+    from sklearn.exceptions import UndefinedMetricWarning  # lazy: costly import
+
     warn(
         "No query is left to average (every query has no relevant row, or "
         "zero weight); returning nan.",

@@ -14,8 +14,8 @@ from .._core._ties import _expected_hits_at_k
 
 
 def _cutoff_length(ranked, k):
-    """The k each query is divided by: k, or the query's length when k is None."""
-    return ranked.query_size if k is None else np.full(ranked.n_queries, float(k))
+    """The k each query is divided by: k, or the rows it retrieved when k is None."""
+    return ranked.n_retrieved if k is None else np.full(ranked.n_queries, float(k))
 
 
 def _precision_at_k_per_query(ranked, *, k):

@@ -51,7 +51,7 @@ def _cumulative_discount(n):
 def _dcg_per_query(ranked, *, k, gain):
     """Expected DCG@k per query: a tie block's mean gain fills each of its positions."""
     _check_gain_range(ranked, gain)
-    contribution = ranked.block_mean(_gain(ranked.relevance, gain)) / np.log2(
+    contribution = ranked.block_mean(_gain(ranked.ranked_relevance, gain)) / np.log2(
         ranked.rank + 1.0
     )
     if k is not None:

@@ -57,14 +57,18 @@ def _bpref_per_query(ranked, *, judged=None):
     non-relevant rows above r's tie block and b inside it, the number of
     them that land above r is uniform on 0..b, whatever the other rows do.
     """
-    relevant = ranked.is_relevant
+    # R and N count the rows scored -inf (judged, not retrieved) too; they
+    # sort below every retrieved row, so they are never above a relevant one
+    relevant = (ranked.relevance > 0).astype(np.float64)
     non_relevant = 1.0 - relevant
+    found = ranked.is_relevant  # relevant and retrieved
     if judged is not None:
         relevant = relevant * judged
         non_relevant = non_relevant * judged
+        found = found * judged
     n_rel = segment_sum(relevant, ranked.query_start)
     n_non = segment_sum(non_relevant, ranked.query_start)
-    block_rel = segment_sum(relevant, ranked.block_start)
+    block_rel = segment_sum(found, ranked.block_start)
     b = segment_sum(non_relevant, ranked.block_start)
     above = _exclusive_block_cumsum(ranked, b)
     cap = n_rel[ranked.block_query]
@@ -87,7 +91,7 @@ def _bpref_per_query(ranked, *, judged=None):
 
 def _rbp_per_query(ranked, *, k, p, gain="binary", judged=None):
     """Expected RBP@k per query: (1 - p) sum_{i <= k} gain_i p^(i - 1)."""
-    gains = ranked.is_relevant if gain == "binary" else ranked.relevance
+    gains = ranked.is_relevant if gain == "binary" else ranked.ranked_relevance
     if judged is not None:
         gains = gains * judged
     discount = (1.0 - p) * np.power(p, ranked.rank - 1.0)
@@ -98,7 +102,7 @@ def _rbp_per_query(ranked, *, k, p, gain="binary", judged=None):
 
 def _rbp_residual_per_query(ranked, *, k, p, judged=None):
     """Weight RBP@k leaves unknown: unjudged rows within depth k, p^depth past it."""
-    depth = ranked.query_size if k is None else np.minimum(ranked.query_size, k)
+    depth = ranked.n_retrieved if k is None else np.minimum(ranked.n_retrieved, k)
     residual = np.power(p, depth.astype(np.float64))
     if judged is not None:
         unknown = ranked.block_mean(1.0 - judged)
@@ -337,7 +341,9 @@ def rbp_score(
     unjudged = check_row_mask("unjudged", unjudged, np.shape(y_true))
     judged = _judged_in_ranked_order(ranked, unjudged)
     values = _rbp_per_query(ranked, k=k, p=p, gain=gain, judged=judged)
-    relevant = ranked.is_relevant if judged is None else ranked.is_relevant * judged
+    relevant = (ranked.relevance > 0).astype(np.float64)  # retrieved or not
+    if judged is not None:
+        relevant *= judged
     undefined = segment_sum(relevant, ranked.query_start) == 0
     score = aggregate_queries(
         values, ranked, no_relevant=no_relevant, aggregate=aggregate,

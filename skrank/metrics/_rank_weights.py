@@ -110,8 +110,8 @@ def _expected_precision_of_relevant_rows(ranked, k):
 
 def _weighted_average_precision_per_query(ranked, *, k, weights):
     """Sum of w * P over relevant rows (top k), over the sum of w of relevant rows."""
-    relevant_weight = weights * ranked.is_relevant
-    precision = _expected_precision_of_relevant_rows(ranked, k)
+    relevant_weight = weights * (ranked.relevance > 0)  # retrieved or not
+    precision = _expected_precision_of_relevant_rows(ranked, k)  # 0 if not
     numerator = segment_sum(relevant_weight * precision, ranked.query_start)
     denominator = segment_sum(relevant_weight, ranked.query_start)
     with np.errstate(invalid="ignore", divide="ignore"):

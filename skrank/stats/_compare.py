@@ -476,7 +476,20 @@ def compare(
         per_query = _per_query_values(
             y_true, systems, metrics, query_id, ties, no_relevant
         )
+    return compare_per_query(
+        per_query, names, metrics, baseline=baseline, n_resamples=n_resamples,
+        level=level, correction=correction, rng=rng,
+    )
 
+
+def compare_per_query(per_query, names, metrics, *, baseline, n_resamples, level,
+                      correction, rng):
+    """The tests of :func:`compare` on per-query values already computed.
+
+    ``per_query`` is ``{metric: {system: QueryValues}}`` with the queries in
+    the same order for every system (:func:`skrank.evaluate_run`'s values
+    of several runs come this way to the ``skrank`` command).
+    """
     if baseline is None:
         pairs = list(combinations(range(len(names)), 2))
     else:

@@ -200,3 +200,18 @@ def test_a_length_mismatch_without_the_sizes_pattern_gets_no_hint():
     with pytest.raises(ValueError, match="`query_id` has 3 entries") as info:
         skrank.ndcg_score(np.zeros(10), np.arange(10), query_id=[1, 2, 3])
     assert "np.repeat" not in str(info.value)
+
+
+@pytest.mark.parametrize("dtype", ["U", "S"])
+def test_many_fixed_width_string_ids_take_the_hashed_path_exactly(dtype):
+    from skrank._core._factorize import _fixed_width_codes
+
+    rng = np.random.default_rng(0)
+    names = np.array([f"id{i:05d}x" for i in rng.permutation(5000)]).astype(dtype)
+    ids = names[rng.integers(0, 5000, size=1 << 17)]
+    fast = _fixed_width_codes(ids)
+    assert fast is not None  # the path under test ran
+    codes, labels = _factorize(ids, ids.shape[0])
+    expected_labels, expected_codes = np.unique(ids, return_inverse=True)
+    np.testing.assert_array_equal(labels, expected_labels)
+    np.testing.assert_array_equal(codes, expected_codes.reshape(-1))

@@ -31,6 +31,7 @@ CALLS.update({
         (LinearRegression().fit(S[:, None], Y), S[:, None], Y),
         {"query_id": Q, "scoring": "ndcg", "n_repeats": 2},
     ),
+    "evaluate_run": (({"1": {"a": 1}}, {"1": {"a": 1.0}}), {"metrics": ["map"]}),
 })
 
 # keyword options that are data or seeds, not options with a fixed domain

@@ -1,0 +1,8 @@
+"""``python -m skrank``: the ``skrank`` command line (see ``skrank --help``)."""
+
+import sys
+
+from .io._cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,212 @@
+"""The ``skrank`` command: ``skrank evaluate QRELS RUN [RUN ...] -m METRIC ...``.
+
+Also ``python -m skrank``. Bad input prints one line, ``skrank: error: ...``,
+on stderr and exits with status 2. Only what a command needs is imported:
+scikit-learn loads only to compare several runs.
+"""
+
+import argparse
+import json
+import math
+import sys
+
+EXAMPLES = """\
+examples:
+  skrank evaluate qrels.txt run.txt -m map -m P.5,10 -m ndcg_cut_10
+  skrank evaluate qrels.txt run.txt -m map -q --format trec --compat trec_eval
+  skrank evaluate qrels.txt bm25.run dense.run -m map -m ndcg@10
+  skrank evaluate qrels.txt.gz run.txt.gz -m recall_1000 -c -l 2 --format json
+
+Measures: trec_eval's names as it prints them (num_ret num_rel num_rel_ret
+map P_10 recall_10 ndcg ndcg_cut_10 map_cut_10 Rprec bpref recip_rank
+success_10 iprec_at_recall_0.10), its -m forms (P.5,10, or P for every
+default cutoff) and skrank's metric names (ndcg@10, mrr, fap, ...).
+Several runs give one comparison table with paired tests (randomisation and
+t-test, Holm-corrected over the pairs), as skrank.compare does.
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _parser():
+    parser = _Parser(
+        prog="skrank",
+        description="Evaluate TREC runs against qrels (trec_eval's numbers, faster).",
+        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    ev = sub.add_parser(
+        "evaluate", help="evaluate one or more runs", description=(
+            "Evaluate TREC runs against qrels: the mean of each measure, per "
+            "query with -q, a comparison table for several runs."),
+        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ev.add_argument("qrels", metavar="QRELS", help="qrels file (gzip too)")
+    ev.add_argument("runs", metavar="RUN", nargs="+", help="run file(s) (gzip too)")
+    ev.add_argument("-m", "--measure", action="append", dest="measures",
+                    metavar="METRIC", help="measure to compute (repeatable); "
+                    "default: map ndcg P_10 recall_100")
+    ev.add_argument("-q", "--per-query", action="store_true",
+                    help="print each query's value as well as the mean")
+    ev.add_argument("--format", choices=("table", "trec", "json", "csv"),
+                    default="table", help="output format (default: table)")
+    ev.add_argument("--compat", choices=("trec_eval",), default=None,
+                    help="reproduce trec_eval 10.0 (ties by document id, descending)")
+    ev.add_argument("-l", "--relevance-level", type=float, default=1, metavar="LEVEL",
+                    help="judgments >= LEVEL are relevant (trec_eval -l; default 1)")
+    ev.add_argument("-c", "--complete-qrels", action="store_true",
+                    help="evaluate every qrels query; one missing from a run scores 0")
+    ev.add_argument("-J", "--judged-docs-only", action="store_true",
+                    help="drop unjudged retrieved documents (trec_eval -J)")
+    ev.add_argument("-M", "--max-docs", type=int, default=None, metavar="N",
+                    help="use at most N documents per query (trec_eval -M)")
+    ev.add_argument("--seed", type=int, default=0,
+                    help="random seed of the paired tests (several runs)")
+    return parser
+
+
+def _number(name, value):
+    if name in ("num_ret", "num_rel", "num_rel_ret"):
+        return str(int(round(value)))
+    return "nan" if math.isnan(value) else f"{value:.4f}"
+
+
+def _trec_lines(result, per_query, show_run):
+    lines = []
+    if show_run:
+        lines.append(f"{'runid':<22}\tall\t{result.name}")
+    for name, values in result.per_query.items():
+        if per_query:
+            for qid, value in zip(result.query_ids, values):
+                lines.append(f"{name:<22}\t{qid}\t{_number(name, value)}")
+    for name, value in result.mean.items():
+        lines.append(f"{name:<22}\tall\t{_number(name, value)}")
+    if per_query:  # trec_eval prints every query's measures together
+        lines = lines[:1] * show_run + sorted(
+            lines[show_run:len(lines) - len(result.mean)],
+            key=lambda line: line.split("\t")[1],
+        ) + lines[len(lines) - len(result.mean):]
+    return lines
+
+
+def _table(header, rows):
+    widths = [max(len(str(c)) for c in column) for column in zip(header, *rows)]
+    out = ["  ".join(str(c).ljust(w) for c, w in zip(header, widths)).rstrip()]
+    out.append("  ".join("-" * w for w in widths))
+    out += ["  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+    return out
+
+
+def _run_names(paths, results):
+    names = []
+    for path, result in zip(paths, results):
+        name = path
+        if name in names:
+            name = f"{name}#{len(names)}"
+        names.append(name)
+    return names
+
+
+def _comparison(results, names, measures, seed):
+    import numpy as np
+
+    from .._core._aggregate import QueryValues
+    from ..stats._compare import compare_per_query
+
+    common = results[0].query_ids
+    for result in results[1:]:
+        common = np.intersect1d(common, result.query_ids)
+    per_query = {}
+    for measure in measures:
+        per_query[measure] = {}
+        for name, result in zip(names, results):
+            index = np.searchsorted(result.query_ids, common)
+            values = result.per_query[measure][index]
+            per_query[measure][name] = QueryValues(common, values, np.ones(common.shape[0]))
+    rng = np.random.default_rng(seed)
+    return compare_per_query(per_query, names, measures, baseline=None,
+                             n_resamples=10_000, level=0.95, correction="holm", rng=rng)
+
+
+def _evaluate(args):
+    from ._evaluate import evaluate_run
+
+    measures = args.measures or ["map", "ndcg", "P_10", "recall_100"]
+    results = [
+        evaluate_run(
+            args.qrels, run, measures, compat=args.compat,
+            relevance_level=args.relevance_level, complete_qrels=args.complete_qrels,
+            judged_docs_only=args.judged_docs_only, max_docs=args.max_docs,
+        )
+        for run in args.runs
+    ]
+    names = _run_names(args.runs, results)
+    columns = list(results[0].mean)
+    out = []
+    several = len(results) > 1
+    if args.format == "trec":
+        for result in results:
+            out += _trec_lines(result, args.per_query, several)
+    elif args.format == "json":
+        data = [{
+            "run": name, "tag": result.name, "mean": result.mean,
+            **({"per_query": {m: dict(zip(result.query_ids.tolist(), v.tolist()))
+                              for m, v in result.per_query.items()}}
+               if args.per_query else {}),
+        } for name, result in zip(names, results)]
+        out.append(json.dumps(data if several else data[0], indent=2))
+    elif args.format == "csv":
+        out.append("run,measure,query,value")
+        for name, result in zip(names, results):
+            for m in columns:
+                if args.per_query:
+                    for qid, v in zip(result.query_ids, result.per_query[m]):
+                        out.append(f"{_csv(name)},{_csv(m)},{_csv(str(qid))},{v!r}")
+                out.append(f"{_csv(name)},{_csv(m)},all,{result.mean[m]!r}")
+    else:
+        if args.per_query:
+            for name, result in zip(names, results):
+                rows = [[qid] + [_number(m, result.per_query[m][i]) for m in columns]
+                        for i, qid in enumerate(result.query_ids)]
+                rows.append(["all"] + [_number(m, result.mean[m]) for m in columns])
+                if several:
+                    out.append(f"run: {name}")
+                out += _table(["query"] + columns, rows) + [""]
+        rows = [[m] + [_number(m, r.mean[m]) for r in results] for m in columns]
+        out += _table(["measure"] + names, rows)
+    if several and args.format == "table":
+        comparable = [m for m in columns if m not in ("num_ret", "num_rel", "num_rel_ret")]
+        if comparable:
+            tests = _comparison(results, names, comparable, args.seed).tests
+            rows = [[r[0], r[1], r[2], f"{r[3]:+.4f}", f"{r[6]:.4g}", f"{r[9]:.4g}",
+                     f"{r[8]:.4g}", f"{r[10]:.4g}"] for r in tests]
+            out += ["", "paired tests over the queries of every run "
+                    "(randomisation and t-test; Holm-corrected over the pairs)"]
+            out += _table(["measure", "run_a", "run_b", "difference", "p_rand",
+                           "p_rand_holm", "p_t", "p_t_holm"], rows)
+    print("\n".join(out))
+    return 0
+
+
+def _csv(text):
+    return f'"{text}"' if any(c in text for c in ',"\n') else text
+
+
+def main(argv=None):
+    """Run the ``skrank`` command; returns the exit status."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    try:
+        return _evaluate(args)
+    except (ValueError, ImportError, OSError) as exc:
+        message = " ".join(str(exc).split())
+        print(f"skrank: error: {message}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # e.g. piped into head
+        return 0

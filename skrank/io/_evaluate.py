@@ -1,0 +1,506 @@
+"""evaluate_run: qrels and a run (files, DataFrames or dicts) -> means and per-query values."""
+
+import os
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from .._core._factorize import hash_words
+from .._core._layout import RankedQueries, _packed_order, rank_queries
+from .._core._params import check_params
+from ._measures import parse_trec_measure
+from ._read import FORMATS, _Table, _from_strings, _load_file
+
+DEFAULT_MEASURES = ("map", "ndcg", "P_10", "recall_100")
+
+
+@dataclass
+class RunEvaluation:
+    """What :func:`evaluate_run` returns: means and per-query values.
+
+    Attributes
+    ----------
+    mean : dict
+        Measure name -> value over all evaluated queries: the mean, or the
+        sum for trec_eval's counts (``num_ret``, ``num_rel``,
+        ``num_rel_ret``), as trec_eval prints them on its ``all`` lines.
+    per_query : dict
+        Measure name -> ndarray of one value per query, in the order of
+        :attr:`query_ids`.
+    query_ids : ndarray
+        The evaluated queries' ids (strings), sorted as trec_eval sorts them.
+    name : str or None
+        The run's name: its file's last column (the run tag), when known.
+
+    Examples
+    --------
+    >>> from skrank import evaluate_run
+    >>> result = evaluate_run({"q1": {"d1": 1}, "q2": {"d2": 1}},
+    ...                       {"q1": {"d1": 2.0, "d3": 1.0}, "q2": {"d3": 1.0}},
+    ...                       ["recip_rank", "num_rel_ret"])
+    >>> result.mean                    # num_rel_ret: a sum, as trec_eval's "all"
+    {'recip_rank': 0.5, 'num_rel_ret': 1.0}
+    >>> result.query_ids, result.per_query["recip_rank"]
+    (array(['q1', 'q2'], dtype=object), array([1., 0.]))
+    """
+
+    mean: dict
+    per_query: dict
+    query_ids: np.ndarray
+    name: str | None = None
+    summed: tuple = field(default=(), repr=False)
+
+    def to_frame(self):
+        """Per-query values as a pandas DataFrame (index: query id; needs pandas)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.per_query, index=pd.Index(self.query_ids, name="query_id"))
+
+    def __repr__(self):
+        means = ", ".join(f"{k}={v:.4f}" for k, v in self.mean.items())
+        return f"RunEvaluation({len(self.query_ids)} queries: {means})"
+
+
+# --------------------------------------------------------------- inputs --
+
+_COLUMNS = {
+    "query_id": ("query_id", "qid", "query", "q_id"),
+    "doc_id": ("doc_id", "docno", "docid", "doc", "doc_no"),
+    "qrels": ("relevance", "rel", "label", "judgment", "grade"),
+    "run": ("score", "sim", "similarity"),
+}
+
+
+def _column(frame, what, argument):
+    for name in _COLUMNS[what]:
+        if name in frame.columns:
+            return frame[name]
+    raise ValueError(
+        f"`{argument}` has no {what.replace('qrels', 'relevance').replace('run', 'score')} "
+        f"column: name one of {', '.join(_COLUMNS[what])} (it has "
+        f"{', '.join(map(str, frame.columns))})."
+    )
+
+
+def _as_table(value, kind, argument):
+    """A path, a DataFrame or a dict of dicts as a :class:`_Table`."""
+    if isinstance(value, _Table):
+        return value
+    if isinstance(value, (str, os.PathLike)):
+        return _load_file(value, kind)
+    if isinstance(value, dict):
+        queries, docs, values = [], [], []
+        for qid, docs_of_query in value.items():
+            if not isinstance(docs_of_query, dict):
+                raise ValueError(
+                    f"`{argument}` as a dict must map each query id to a dict "
+                    f"{{doc_id: {FORMATS[kind][0]}}}; query {qid!r} maps to a "
+                    f"{type(docs_of_query).__name__}."
+                )
+            for doc, number in docs_of_query.items():
+                queries.append(str(qid))
+                docs.append(str(doc))
+                values.append(number)
+        try:
+            numbers = np.asarray(values, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"`{argument}`: every {FORMATS[kind][0]} must be a number.") from None
+        table = _from_strings(queries, docs, numbers, source=argument)
+    elif hasattr(value, "columns"):
+        queries = np.asarray(_column(value, "query_id", argument), dtype=object)
+        docs = np.asarray(_column(value, "doc_id", argument), dtype=object)
+        try:
+            numbers = np.asarray(_column(value, kind, argument), dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"`{argument}`: every {FORMATS[kind][0]} must be a number.") from None
+        table = _from_strings([str(q) for q in queries], [str(d) for d in docs],
+                              numbers, source=argument)
+    else:
+        raise ValueError(
+            f"`{argument}` must be a path to a TREC {kind} file, a pandas DataFrame "
+            f"or a dict of dicts, got {type(value).__name__}."
+        )
+    if np.isnan(table.value).any() or (kind == "run" and np.isinf(table.value).any()):
+        raise ValueError(f"`{argument}` has a {FORMATS[kind][0]} that is NaN or infinite.")
+    return table
+
+
+def _indexer(labels, targets):
+    """For each target label, its index in ``labels`` (-1 if absent)."""
+    try:
+        import pandas as pd
+    except ImportError:
+        lookup = {label: i for i, label in enumerate(labels)}
+        return np.fromiter((lookup.get(t, -1) for t in targets), dtype=np.int64,
+                           count=len(targets))
+    return pd.Index(labels).get_indexer(targets).astype(np.int64)
+
+
+def _first_duplicate(keys):
+    """Index of a key that occurs twice (-1 if all are distinct)."""
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    same = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
+    return -1 if same.shape[0] == 0 else int(order[same[0] + 1])
+
+
+def _fixed_width_words(docs):
+    """Each id of a pyarrow string array as big-endian uint64 words, NUL-padded.
+
+    Exact (ids hold no NUL), and comparing the word rows compares the ids as
+    strcmp does. None when an id is longer than 64 bytes (too wide a matrix).
+    """
+    offsets = np.frombuffer(docs.buffers()[1], dtype=np.int32)
+    offsets = offsets[docs.offset : docs.offset + len(docs) + 1].astype(np.int64)
+    data = np.frombuffer(docs.buffers()[2], dtype=np.uint8) if docs.buffers()[2] else \
+        np.zeros(1, dtype=np.uint8)
+    lengths = np.diff(offsets)
+    longest = int(lengths.max()) if lengths.shape[0] else 0
+    if longest > 64 or data.shape[0] == 0:
+        return None
+    width = (longest + 7) // 8 * 8
+    if width == longest and (lengths == longest).all():  # ids of one length: a view
+        block = data[offsets[0] : offsets[-1]].reshape(lengths.shape[0], longest)
+        return np.ascontiguousarray(block).view(">u8")
+    matrix = np.zeros((lengths.shape[0], width), dtype=np.uint8)
+    start, last = offsets[:-1], data.shape[0] - 1
+    for c in range(longest):
+        column = data[np.minimum(start + c, last)]
+        column[lengths <= c] = 0
+        matrix[:, c] = column
+    return matrix.view(">u8")
+
+
+def _first_duplicate_arrow(query, docs):
+    """A row repeating an earlier (query, id) pair, from hashed fixed-width ids; -1 if none.
+
+    A 64-bit hash of each row sorts once; rows of equal hash are compared
+    exactly, so a collision is never taken for a duplicate.
+    """
+    words = _fixed_width_words(docs)
+    if words is None:
+        codes = np.asarray(docs.dictionary_encode().indices, dtype=np.int64)
+        return _first_duplicate(query * (int(codes.max(initial=0)) + 1) + codes)
+    mixed = hash_words(words, seed=query)
+    ordered = np.sort(mixed)  # (numpy's hashing unique is slower here)
+    if not (ordered[1:] == ordered[:-1]).any():
+        return -1
+    order = np.argsort(mixed, kind="stable")
+    same = np.flatnonzero(mixed[order][1:] == mixed[order][:-1])
+    a, b = order[same], order[same + 1]
+    equal = (query[a] == query[b]) & (words[a] == words[b]).all(axis=1)
+    return int(np.maximum(a, b)[equal].min()) if equal.any() else -1
+
+
+def _check_duplicates(table, kind):
+    if table.doc_array is not None:
+        position = _first_duplicate_arrow(table.query, table.doc_array)
+    else:
+        n_docs = max(table.doc_labels.shape[0], 1)
+        position = _first_duplicate(table.query * n_docs + table.doc)
+    if position >= 0:
+        raise ValueError(
+            f"{table.source}: document {table.doc_strings([position])[0]!r} appears "
+            f"twice in query {table.query_labels[table.query[position]]!r} "
+            f"(line {position + 1} of the {kind}); trec_eval refuses this too."
+        )
+
+
+def _run_docs_in_qrels(run, qrels):
+    """For each run line, its document's index in the qrels' documents (-1 if unjudged)."""
+    if run.doc_array is not None:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        value_set = pa.array(qrels.doc_labels.tolist(), type=pa.string())
+        index = pc.index_in(run.doc_array, value_set=value_set)
+        return np.asarray(index.fill_null(-1), dtype=np.int64)
+    return _indexer(qrels.doc_labels, run.doc_labels)[run.doc]
+
+
+def _sorted_label_rank(labels):
+    """Rank of each label in sorted (byte-wise, as strcmp) order."""
+    order = np.argsort(np.asarray(labels, dtype=str), kind="stable")
+    rank = np.empty(order.shape[0], dtype=np.int64)
+    rank[order] = np.arange(order.shape[0])
+    return rank
+
+
+def _trec_order(query, score, doc_strings):
+    """Rows by (query, score descending, document id descending): trec_eval's order.
+
+    One argsort of packed keys; only the runs of tied scores look at the
+    document ids (``doc_strings(rows)`` gives those rows' ids).
+    """
+    packed = _packed_order(score, query) if query.shape[0] > 1 else None
+    order = np.lexsort((-score, query)) if packed is None else packed[0]
+    q, s = query[order], score[order]
+    tied = np.flatnonzero((q[1:] == q[:-1]) & (s[1:] == s[:-1]))
+    if tied.shape[0]:
+        in_tie = np.zeros(order.shape[0], dtype=bool)
+        in_tie[tied] = True
+        in_tie[tied + 1] = True
+        rows = np.flatnonzero(in_tie)
+        start = np.ones(rows.shape[0], dtype=bool)
+        start[1:] = ~np.isin(rows[1:] - 1, tied) | (rows[1:] != rows[:-1] + 1)
+        run_id = np.cumsum(start)
+        _, doc_rank = np.unique(doc_strings(order[rows]).astype(str), return_inverse=True)
+        fixed = rows[np.lexsort((-doc_rank.reshape(-1), run_id))]
+        order[rows] = order[fixed]
+    return order
+
+
+@dataclass
+class _Parts:
+    binary: RankedQueries
+    graded: RankedQueries
+    judged: np.ndarray
+
+
+def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
+            max_docs, compat, ties):
+    """Join qrels and run; the shared layout with unretrieved judged rows at -inf."""
+    _check_duplicates(qrels, "qrels")
+    _check_duplicates(run, "run")
+    n_qdocs = max(qrels.doc_labels.shape[0], 1)
+    run_query = _indexer(qrels.query_labels, run.query_labels)[run.query]
+    keep = run_query >= 0  # trec_eval drops run queries the qrels lack
+    run_doc = _run_docs_in_qrels(run, qrels)
+    qrels_key = qrels.query * n_qdocs + qrels.doc
+    key_order = np.argsort(qrels_key, kind="stable")
+    sorted_key = qrels_key[key_order]
+    # only lines whose document the qrels judge (in some query) are looked up
+    candidate = np.flatnonzero(keep & (run_doc >= 0))
+    run_key = run_query[candidate] * n_qdocs + run_doc[candidate]
+    position = np.minimum(np.searchsorted(sorted_key, run_key), sorted_key.shape[0] - 1)
+    match = sorted_key[position] == run_key
+    qrels_row = np.full(run_query.shape[0], -1, dtype=np.int64)
+    qrels_row[candidate[match]] = key_order[position[match]]
+    found = qrels_row >= 0
+    if judged_docs_only:
+        keep &= found
+    rows = np.flatnonzero(keep)
+    query_rank = _sorted_label_rank(qrels.query_labels)
+    run_qkey = query_rank[run_query[rows]]
+    score = run.value[rows]
+    qrels_row = qrels_row[rows]
+
+    if compat == "trec_eval" or max_docs is not None:
+        order = _trec_order(run_qkey, score, lambda i: run.doc_strings(rows[i]))
+        run_qkey, score, qrels_row = run_qkey[order], score[order], qrels_row[order]
+        if max_docs is not None:
+            start = np.flatnonzero(np.r_[True, run_qkey[1:] != run_qkey[:-1]])
+            rank = np.arange(run_qkey.shape[0]) - np.repeat(start, np.diff(np.r_[start, run_qkey.shape[0]]))
+            inside = rank < max_docs
+            run_qkey, score, qrels_row = run_qkey[inside], score[inside], qrels_row[inside]
+
+    # judged rows the (kept) run did not retrieve, for the evaluated queries
+    unretrieved = np.ones(len(qrels), dtype=bool)
+    unretrieved[qrels_row[qrels_row >= 0]] = False
+    if complete_qrels:
+        evaluated = np.ones(qrels.query_labels.shape[0], dtype=bool)
+    else:
+        evaluated = np.zeros(qrels.query_labels.shape[0], dtype=bool)
+        evaluated[query_rank.argsort()[np.unique(run_qkey)]] = True
+    unretrieved &= evaluated[qrels.query]
+    missing = np.flatnonzero(unretrieved)
+
+    grade = np.concatenate([
+        np.where(qrels_row >= 0, qrels.value[np.maximum(qrels_row, 0)], 0.0),
+        qrels.value[missing],
+    ])
+    judged = np.concatenate([qrels_row >= 0, np.ones(missing.shape[0], dtype=bool)])
+    qkey = np.concatenate([run_qkey, query_rank[qrels.query[missing]]])
+    all_score = np.concatenate([score, np.full(missing.shape[0], -np.inf)])
+    labels_sorted = qrels.query_labels[np.argsort(query_rank)]
+    binary = (grade >= relevance_level).astype(np.float64)
+
+    if compat == "trec_eval" or max_docs is not None:
+        # rows are in their final order already: merge by query, no second sort
+        order = np.argsort(qkey, kind="stable")
+        qkey, all_score = qkey[order], all_score[order]
+        new = np.r_[True, qkey[1:] != qkey[:-1]]
+        query_start = np.flatnonzero(new)
+        retrieved = all_score != -np.inf
+        ranked = RankedQueries(
+            relevance=binary[order],
+            query=np.cumsum(new) - 1,
+            query_start=query_start,
+            block_start=np.arange(qkey.shape[0]),
+            query_ids=labels_sorted[qkey[query_start]],
+            order=order,
+            row_weight=None,
+            score=all_score,
+            retrieved=None if retrieved.all() else retrieved,
+        )
+    else:
+        ranked = rank_queries(binary, all_score, query_id=qkey, ties=ties)
+        ranked = replace(ranked, query_ids=labels_sorted[ranked.query_ids])
+    graded = replace(ranked, relevance=np.maximum(grade, 0.0)[ranked.order])
+    return _Parts(ranked, graded, judged[ranked.order].astype(np.float64))
+
+
+# ---------------------------------------------------------------- entry --
+
+def _parse_measures(metrics):
+    """Measure names -> [(name, kernel, summed)], trec_eval names or skrank's."""
+    from ..metrics._registry import parse_metric_name
+
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    metrics = list(metrics)
+    if not metrics:
+        raise ValueError("`metrics` is empty: name at least one measure.")
+    out = []
+    for name in metrics:
+        if not isinstance(name, str):
+            raise ValueError(f"`metrics` must hold measure names, got {name!r}.")
+        trec = parse_trec_measure(name)
+        if trec is not None:
+            out.extend((m.name, m.kernel, m.summed, True) for m in trec)
+            continue
+        try:
+            spec, k = parse_metric_name(name)
+        except ValueError as exc:
+            raise ValueError(
+                f"Unknown measure {name!r}: give a trec_eval name (map, P_10, "
+                f"ndcg_cut_10, recip_rank, P.5,10, ...) or a skrank metric name. {exc}"
+            ) from None
+        if spec.group_only:
+            raise ValueError(f"Measure {name!r} is not available from a run.")
+        out.append((name, _registry_kernel(spec, k), False, False))
+    return out
+
+
+def _registry_kernel(spec, k):
+    def kernel(parts):
+        if spec.stem == "bpref":
+            return _bpref_registry(parts)
+        layout = parts.binary if spec.binary else parts.graded_as_relevance
+        return spec.compute(layout, k)
+    return kernel
+
+
+def _bpref_registry(parts):
+    from ..metrics._incomplete import _bpref_per_query
+
+    return _bpref_per_query(parts.binary, judged=parts.judged)[0]
+
+
+@check_params
+def evaluate_run(
+    qrels,
+    run,
+    metrics=DEFAULT_MEASURES,
+    *,
+    compat=None,
+    relevance_level=1,
+    complete_qrels=False,
+    judged_docs_only=False,
+    max_docs=None,
+    ties="average",
+    no_relevant="zero",
+):
+    """Evaluate a TREC run against qrels: the mean and per-query value of each measure.
+
+    Parameters
+    ----------
+    qrels : str, path-like, pandas.DataFrame or dict
+        Relevance judgments: a TREC qrels file (``query_id iteration doc_id
+        relevance``, gzip too), a DataFrame with columns ``query_id``,
+        ``doc_id``, ``relevance`` (``qid``/``docno``/``rel`` are recognised
+        too), or ``{query_id: {doc_id: relevance}}`` as pytrec_eval, ranx
+        and ir_measures take them.
+    run : str, path-like, pandas.DataFrame or dict
+        A system's results: a TREC run file (``query_id Q0 doc_id rank
+        score tag``), a DataFrame with ``query_id``, ``doc_id``, ``score``,
+        or ``{query_id: {doc_id: score}}``. Documents rank by score.
+    metrics : str or list of str, default=("map", "ndcg", "P_10", "recall_100")
+        trec_eval's names as it prints them (``num_ret``, ``num_rel``,
+        ``num_rel_ret``, ``map``, ``P_10``, ``recall_10``, ``ndcg``,
+        ``ndcg_cut_10``, ``map_cut_10``, ``Rprec``, ``bpref``,
+        ``recip_rank``, ``success_10``, ``iprec_at_recall_0.10``), its
+        ``-m`` forms (``P.5,10``; ``P`` alone for its default cutoffs), or
+        skrank metric names (``ndcg@10``, ``mrr``, ``fap``, ...).
+    compat : {None, "trec_eval"}, default=None
+        ``"trec_eval"`` reproduces trec_eval 10.0: tied scores broken by
+        document id, descending, and trec_eval's rule for queries without a
+        relevant document (0, kept in the mean). None: skrank's
+        conventions, ``ties`` as given.
+    relevance_level : float, default=1
+        Judgments at or above it are relevant (trec_eval ``-l``). nDCG's
+        gains are the grades themselves, as in trec_eval.
+    complete_qrels : bool, default=False
+        Evaluate every qrels query, a query the run lacks scoring 0
+        (trec_eval ``-c``). By default only the queries of both are
+        evaluated. Run queries absent from the qrels are always dropped.
+    judged_docs_only : bool, default=False
+        Drop the retrieved documents the qrels do not judge before ranking
+        (trec_eval ``-J``).
+    max_docs : int, default=None
+        Keep at most this many documents per query, the best ranked
+        (trec_eval ``-M``). None keeps all, as trec_eval 10.0 does by
+        default (its ``max_num_docs_per_topic`` is ``MAXLONG``); TREC runs
+        conventionally hold 1000.
+    ties : {"average", "input"}, default="average"
+        With ``compat=None``: the expected value over the orders of tied
+        scores, or the input order. Ignored with ``compat="trec_eval"``.
+    no_relevant : {"zero", "skip", "one"}, default="zero"
+        What a query without a relevant document scores in the skrank
+        metrics: 0 and kept in the mean (trec_eval, ranx), left out, or 1.
+        trec_eval names always follow trec_eval (0).
+
+    Returns
+    -------
+    result : RunEvaluation
+        ``result.mean[name]`` and ``result.per_query[name]`` (one value per
+        query of ``result.query_ids``).
+
+    Notes
+    -----
+    Judged documents the run did not retrieve count in R, the ideal DCG,
+    recall, R-precision and bpref, as in trec_eval: they become rows with
+    ``y_score=-inf``, skrank's mark for "judged, not retrieved".
+
+    Examples
+    --------
+    >>> from skrank import evaluate_run
+    >>> qrels = {"q1": {"d1": 1, "d2": 0, "d3": 1}, "q2": {"d4": 2}}
+    >>> run = {"q1": {"d1": 0.9, "d2": 0.8, "d5": 0.1}, "q2": {"d4": 1.0}}
+    >>> result = evaluate_run(qrels, run, ["map", "P_2", "num_rel"],
+    ...                       compat="trec_eval")
+    >>> result.mean                  # q1: AP 1/2 (d3 not retrieved), P@2 1/2
+    {'map': 0.75, 'P_2': 0.5, 'num_rel': 3.0}
+    >>> result.per_query["map"]
+    array([0.5, 1. ])
+    """
+    measures = _parse_measures(metrics)
+    qrels = _as_table(qrels, "qrels", "qrels")
+    run_table = _as_table(run, "run", "run")
+    if len(qrels) == 0:
+        raise ValueError(f"{qrels.source}: the qrels hold no judgment.")
+    parts = _layout(
+        qrels, run_table, relevance_level=relevance_level,
+        complete_qrels=complete_qrels, judged_docs_only=judged_docs_only,
+        max_docs=max_docs, compat=compat, ties=ties,
+    )
+    parts.graded_as_relevance = replace(
+        parts.graded,
+        relevance=np.where(parts.binary.relevance > 0, parts.graded.relevance, 0.0),
+    )
+    no_rel = parts.binary.n_relevant == 0
+    mean, per_query, summed = {}, {}, []
+    for name, kernel, is_summed, is_trec in measures:
+        values = np.asarray(kernel(parts), dtype=np.float64)
+        if not is_trec:
+            fill = {"zero": 0.0, "one": 1.0, "skip": np.nan}[no_relevant]
+            values = np.where(no_rel, fill, values)
+        per_query[name] = values
+        if is_summed:
+            summed.append(name)
+            mean[name] = float(values.sum())
+        else:
+            kept = values[~np.isnan(values)]
+            mean[name] = float(kept.mean()) if kept.shape[0] else float("nan")
+    return RunEvaluation(mean, per_query, parts.binary.query_ids, name=run_table.tag,
+                         summed=tuple(summed))

@@ -1,0 +1,164 @@
+"""trec_eval's measures by their trec_eval names, on the shared layout.
+
+Each measure is a kernel ``(parts) -> values per query`` where ``parts``
+holds the layout with binary relevance (grades at or above the relevance
+level), the layout with the grades (for nDCG's gains), and which rows the
+qrels judged. The numbers follow trec_eval 10.0's definitions; a query
+without a relevant document scores 0 and stays in the mean, as there.
+"""
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from ..metrics._average_precision import _average_precision_per_query
+from ..metrics._cutoff import (
+    _precision_at_k_per_query,
+    _r_precision_per_query,
+    _recall_at_k_per_query,
+)
+from ..metrics._first_relevant import _hit_rate_per_query, _reciprocal_rank_per_query
+from ..metrics._gain import _ndcg_per_query
+from ..metrics._incomplete import _bpref_per_query
+
+CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+SUCCESS_CUTOFFS = (1, 5, 10)
+RECALL_LEVELS = tuple(i / 10 for i in range(11))
+#: measures whose "all" line is the sum over queries, not the mean
+SUMMED = ("num_ret", "num_rel", "num_rel_ret")
+
+
+@dataclass(frozen=True)
+class TrecMeasure:
+    """One trec_eval measure: the name it prints and its per-query kernel."""
+
+    name: str
+    kernel: Callable
+    summed: bool = False
+
+
+def _zero_nan(values):
+    return np.nan_to_num(np.asarray(values, dtype=np.float64), nan=0.0)
+
+
+def _iprec_at_recall(parts, level):
+    """trec_eval's interpolated precision at a recall level, per query.
+
+    The level becomes a number of relevant documents, ``c = lround(level R)``
+    (trec_eval 10.0; older copies use ``(long)(level R + 0.9)``); the value
+    is the best precision at or after the rank of the ``max(c, 1)``-th
+    relevant document retrieved, 0 when fewer than ``c`` were retrieved.
+    Rows come in trec_eval's order (no tie blocks), so positions are ranks.
+    """
+    ranked = parts.binary
+    cut = np.floor(level * ranked.n_relevant + 0.5).astype(np.int64)  # lround, >= 0
+    found = ranked.n_relevant_retrieved.astype(np.int64)
+    hits = np.cumsum(ranked.is_relevant)
+    hits -= np.repeat(hits[ranked.query_start] - ranked.is_relevant[ranked.query_start],
+                      ranked.query_size)
+    precision = hits / ranked.rank
+    if ranked.retrieved is not None:
+        precision = np.where(ranked.retrieved, precision, 0.0)
+    # best precision from each row to the end of its query (reverse running max)
+    offset = 2.0 * ranked.query[::-1]  # precisions are in [0, 1]: queries never mix
+    best_after = (np.maximum.accumulate(precision[::-1] - offset) + offset)[::-1]
+    relevant_rows = np.flatnonzero(ranked.is_relevant > 0)
+    first = np.searchsorted(relevant_rows, ranked.query_start)
+    wanted = np.maximum(cut, 1)
+    ok = wanted <= found
+    out = np.zeros(ranked.n_queries)
+    row = relevant_rows[first[ok] + wanted[ok] - 1]
+    out[ok] = best_after[row]
+    return out
+
+
+def _bpref(parts):
+    return _zero_nan(_bpref_per_query(parts.binary, judged=parts.judged)[0])
+
+
+def _fixed(name):
+    table = {
+        "num_ret": lambda p: p.binary.n_retrieved.astype(np.float64),
+        "num_rel": lambda p: p.binary.n_relevant.astype(np.float64),
+        "num_rel_ret": lambda p: p.binary.n_relevant_retrieved.astype(np.float64),
+        "map": lambda p: _zero_nan(_average_precision_per_query(p.binary, k=None)),
+        "Rprec": lambda p: _zero_nan(_r_precision_per_query(p.binary)),
+        "bpref": _bpref,
+        "recip_rank": lambda p: _zero_nan(_reciprocal_rank_per_query(p.binary, k=None)),
+        "ndcg": lambda p: _zero_nan(_ndcg_per_query(p.graded, k=None, gain="linear")),
+    }
+    return table.get(name)
+
+
+def _with_cutoff(stem, k):
+    table = {
+        "P": lambda p: _zero_nan(_precision_at_k_per_query(p.binary, k=k)),
+        "recall": lambda p: _zero_nan(_recall_at_k_per_query(p.binary, k=k)),
+        "ndcg_cut": lambda p: _zero_nan(_ndcg_per_query(p.graded, k=k, gain="linear")),
+        "map_cut": lambda p: _zero_nan(_average_precision_per_query(p.binary, k=k)),
+        "success": lambda p: _zero_nan(_hit_rate_per_query(p.binary, k=k)),
+    }
+    return table[stem]
+
+
+_CUT_STEMS = ("P", "recall", "ndcg_cut", "map_cut", "success")
+_CUT_NAME = re.compile(r"^(P|recall|ndcg_cut|map_cut|success)_(\d+)$")
+_IPREC_NAME = re.compile(r"^iprec_at_recall_(\d*\.?\d+)$")
+
+
+def _iprec_measure(level):
+    name = f"iprec_at_recall_{level:.2f}"
+    return TrecMeasure(name, lambda p: _iprec_at_recall(p, level))
+
+
+def parse_trec_measure(text):
+    """The measures a trec_eval name stands for, or None if it is not one.
+
+    Accepts the names trec_eval prints (``P_10``, ``ndcg_cut_20``,
+    ``iprec_at_recall_0.10``), a family with its default parameters (``P``,
+    ``iprec_at_recall``) and trec_eval's ``-m`` form with parameters
+    (``P.5,10``, ``iprec_at_recall.0.5,1``).
+    """
+    kernel = _fixed(text)
+    if kernel is not None:
+        return [TrecMeasure(text, kernel, summed=text in SUMMED)]
+    match = _CUT_NAME.match(text)
+    if match:
+        stem, k = match.group(1), int(match.group(2))
+        if k < 1:
+            raise ValueError(f"Measure {text!r}: the cutoff must be at least 1.")
+        return [TrecMeasure(text, _with_cutoff(stem, k))]
+    match = _IPREC_NAME.match(text)
+    if match:
+        return [_iprec_measure(_level(text, match.group(1)))]
+    stem, _, params = text.partition(".")
+    if stem in _CUT_STEMS:
+        if params:
+            try:
+                ks = [int(v) for v in params.split(",")]
+            except ValueError:
+                raise ValueError(
+                    f"Measure {text!r}: the parameters of {stem} are cutoffs, such "
+                    f"as {stem}.5,10."
+                ) from None
+            if min(ks) < 1:
+                raise ValueError(f"Measure {text!r}: cutoffs must be at least 1.")
+        else:
+            ks = SUCCESS_CUTOFFS if stem == "success" else CUTOFFS
+        return [TrecMeasure(f"{stem}_{k}", _with_cutoff(stem, k)) for k in ks]
+    if stem == "iprec_at_recall":
+        levels = [_level(text, v) for v in params.split(",")] if params else RECALL_LEVELS
+        return [_iprec_measure(level) for level in levels]
+    return None
+
+
+def _level(text, value):
+    try:
+        level = float(value)
+    except ValueError:
+        level = -1.0
+    if not 0.0 <= level <= 1.0:
+        raise ValueError(f"Measure {text!r}: recall levels are numbers in [0, 1].")
+    return level

@@ -1,0 +1,327 @@
+"""Readers of TREC qrels and run files, and of the tables users already hold.
+
+Everything becomes a :class:`_Table`: query and document ids as integer codes
+into label arrays, plus one number per line (relevance or score). The fast
+path parses with pyarrow's CSV reader (the ``io`` extra), which dictionary-
+encodes the ids while it reads; pandas' C parser is the second choice and a
+pure-Python reader the fallback, so files load without the extra too.
+"""
+
+import gzip
+import io
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+IO_EXTRA = (
+    "reading TREC files as DataFrames needs pandas: pip install 'skrank[io]' "
+    "(pandas and pyarrow)."
+)
+
+# name, the column holding the number, the number of whitespace-separated fields
+FORMATS = {
+    "qrels": ("relevance", 4, ("query_id", "iteration", "doc_id", "relevance")),
+    "run": ("score", 6, ("query_id", "q0", "doc_id", "rank", "score", "tag")),
+}
+
+
+@dataclass
+class _Table:
+    """Ids as codes into labels (labels are numpy arrays of str), one value per line."""
+
+    query: np.ndarray  # (n,) int64 codes into query_labels
+    query_labels: np.ndarray
+    doc: np.ndarray  # (n,) int64 codes into doc_labels
+    doc_labels: np.ndarray
+    value: np.ndarray  # (n,) float64
+    source: str = "input"
+    tag: str | None = None  # a run's name (its last column), when known
+    # the document ids as a pyarrow string array, one per line; then ``doc``
+    # and ``doc_labels`` are None: a run's millions of ids are never
+    # dictionary-encoded (hashing them costs more than all the rest)
+    doc_array: object = None
+
+    def __len__(self):
+        return self.query.shape[0]
+
+    def doc_strings(self, rows=None):
+        """The document ids (numpy object array) of ``rows`` (all by default)."""
+        if self.doc_array is not None:
+            if rows is None:
+                return np.asarray(self.doc_array.to_numpy(zero_copy_only=False), dtype=object)
+            import pyarrow as pa
+
+            picked = self.doc_array.take(pa.array(np.asarray(rows, dtype=np.int64)))
+            return np.asarray(picked.to_numpy(zero_copy_only=False), dtype=object)
+        codes = self.doc if rows is None else self.doc[rows]
+        return self.doc_labels[codes]
+
+
+def _is_gzip(path):
+    with open(path, "rb") as handle:
+        return handle.read(2) == b"\x1f\x8b"
+
+
+def _read_bytes(path):
+    """The file's bytes, decompressed when it is gzip (by content, not by name)."""
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise ValueError(f"{path}: no such file.")
+    opener = gzip.open if _is_gzip(path) else open
+    with opener(path, "rb") as handle:
+        return handle.read()
+
+
+def _malformed(path, kind, line_number, line):
+    _, n_fields, columns = FORMATS[kind]
+    shown = line.strip()
+    shown = shown if len(shown) <= 80 else shown[:77] + "..."
+    return ValueError(
+        f"{path}:{line_number}: malformed {kind} line {shown!r}: expected "
+        f"{n_fields} whitespace-separated fields ({' '.join(columns)})"
+        + (", the score a number." if kind == "run" else ", the relevance a number.")
+    )
+
+
+def _split_python(data, path, kind):
+    """The pure-Python reader: split every line (slow, needs nothing)."""
+    _, n_fields, _ = FORMATS[kind]
+    value_field = 4 if kind == "run" else 3
+    queries, docs, values, tag = [], [], [], None
+    text = data.decode("utf-8", errors="replace")
+    for number, line in enumerate(text.splitlines(), start=1):
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) != n_fields:
+            raise _malformed(path, kind, number, line)
+        try:
+            value = float(fields[value_field])
+        except ValueError:
+            raise _malformed(path, kind, number, line) from None
+        if value != value or (kind == "run" and abs(value) == float("inf")):
+            raise _malformed(path, kind, number, line)
+        queries.append(fields[0])
+        docs.append(fields[2])
+        values.append(value)
+        if tag is None and kind == "run":
+            tag = fields[5]
+    return _from_strings(queries, docs, values, source=path, tag=tag)
+
+
+def _codes(ids):
+    """Codes (first appearance order) and labels of a sequence of ids."""
+    labels, codes = {}, None
+    codes = np.fromiter((labels.setdefault(i, len(labels)) for i in ids),
+                        dtype=np.int64, count=len(ids))
+    out = np.empty(len(labels), dtype=object)
+    out[:] = list(labels)
+    return codes, out
+
+
+def _from_strings(queries, docs, values, *, source, tag=None):
+    try:
+        import pandas as pd
+    except ImportError:
+        q, ql = _codes(queries)
+        d, dl = _codes(docs)
+    else:
+        q, ql = pd.factorize(np.asarray(queries, dtype=object))
+        d, dl = pd.factorize(np.asarray(docs, dtype=object))
+        q, d = q.astype(np.int64), d.astype(np.int64)
+        ql, dl = np.asarray(ql, dtype=object), np.asarray(dl, dtype=object)
+    value = np.asarray(values, dtype=np.float64)
+    return _Table(q, ql, d, dl, value, source=source, tag=tag)
+
+
+def _read_pyarrow(data, path, kind):
+    """Parse with pyarrow.csv (multi-threaded, ids dictionary-encoded); None if it can't."""
+    try:
+        import pyarrow as pa
+        import pyarrow.csv as pv
+    except ImportError:
+        return None
+    value_name, n_fields, columns = FORMATS[kind]
+    first = data[: data.find(b"\n")] if b"\n" in data else data
+    delimiter = "\t" if b"\t" in first and b" " not in first.strip() else " "
+    dictionary = pa.dictionary(pa.int32(), pa.string())
+    types = {"query_id": dictionary, "doc_id": pa.string(), value_name: pa.float64()}
+    try:
+        table = pv.read_csv(
+            io.BytesIO(data),
+            read_options=pv.ReadOptions(column_names=list(columns), block_size=1 << 24),
+            parse_options=pv.ParseOptions(delimiter=delimiter, quote_char=False,
+                                          ignore_empty_lines=True),
+            convert_options=pv.ConvertOptions(
+                column_types=types, include_columns=["query_id", "doc_id", value_name]
+                + (["tag"] if kind == "run" else []),
+                strings_can_be_null=False, quoted_strings_can_be_null=False,
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+        return None
+    value = table.column(value_name).to_numpy()
+    if value.dtype != np.float64 or np.isnan(value).any() or (
+        kind == "run" and np.isinf(value).any()
+    ):
+        return None
+    tag = None
+    if kind == "run" and table.num_rows:
+        tag = str(table.column("tag")[0])
+    query, query_labels = _dictionary_codes(table.column("query_id"))
+    docs = table.column("doc_id").combine_chunks()
+    if kind == "qrels":  # few lines: codes are cheap and handy
+        doc, doc_labels = _dictionary_codes(pa.chunked_array([docs.dictionary_encode()]))
+        return _Table(query, query_labels, doc, doc_labels, value, source=path)
+    return _Table(query, query_labels, None, None, value, source=path, tag=tag,
+                  doc_array=docs)
+
+
+def _dictionary_codes(column):
+    """Codes and labels of a dictionary-encoded pyarrow column (chunks unified)."""
+    column = column.unify_dictionaries()
+    chunks = column.chunks
+    if not chunks:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=object)
+    labels = np.asarray(chunks[0].dictionary.to_numpy(zero_copy_only=False), dtype=object)
+    codes = np.concatenate(
+        [chunk.indices.to_numpy(zero_copy_only=False) for chunk in chunks]
+    ).astype(np.int64, copy=False)
+    return codes, labels
+
+
+def _read_pandas(data, path, kind):
+    """Parse with pandas' C parser on any whitespace; None if pandas is missing."""
+    try:
+        import pandas as pd
+    except ImportError:
+        return None
+    value_name, n_fields, columns = FORMATS[kind]
+    try:
+        frame = pd.read_csv(
+            io.BytesIO(data), sep=r"\s+", header=None, names=list(columns),
+            dtype={"query_id": str, "doc_id": str, value_name: np.float64},
+            engine="c", quoting=3, na_filter=False,
+        )
+    except (ValueError, pd.errors.ParserError):
+        return None
+    last = frame[columns[-1]]
+    if frame.isna().any().any() or (last.astype(str) == "").any():
+        return None  # a line with too few fields
+    value = frame[value_name].to_numpy(dtype=np.float64)
+    if kind == "run" and np.isinf(value).any():
+        return None
+    q, ql = pd.factorize(frame["query_id"])
+    d, dl = pd.factorize(frame["doc_id"])
+    tag = str(frame["tag"].iloc[0]) if kind == "run" and len(frame) else None
+    return _Table(q.astype(np.int64), np.asarray(ql, dtype=object), d.astype(np.int64),
+                  np.asarray(dl, dtype=object), value, source=path, tag=tag)
+
+
+def _load_file(path, kind):
+    """A TREC file as a :class:`_Table`: the fastest reader that parses every line."""
+    name = os.fspath(path)
+    data = _read_bytes(name)
+    for reader in (_read_pyarrow, _read_pandas):
+        table = reader(data, name, kind)
+        if table is not None:
+            return table
+    return _split_python(data, name, kind)  # slow, or finds the malformed line
+
+
+def _to_frame(table, kind):
+    try:
+        import pandas as pd
+    except ImportError:
+        raise ImportError(IO_EXTRA) from None
+    value_name = FORMATS[kind][0]
+    return pd.DataFrame({
+        "query_id": table.query_labels[table.query],
+        "doc_id": table.doc_strings(),
+        value_name: table.value,
+    })
+
+
+def read_qrels(path):
+    """Read a TREC qrels file (relevance judgments) into a DataFrame.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A qrels file: one judgment per line, ``query_id iteration doc_id
+        relevance``, separated by any whitespace; gzip-compressed files are
+        read as well (recognised by their content).
+
+    Returns
+    -------
+    qrels : pandas.DataFrame
+        Columns ``query_id`` and ``doc_id`` (strings) and ``relevance``
+        (float), one row per line, in file order. Needs pandas (the ``io``
+        extra: ``pip install 'skrank[io]'``).
+
+    Raises
+    ------
+    ValueError
+        For a missing file or a malformed line, naming the file and the line.
+
+    See Also
+    --------
+    read_run, evaluate_run
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from skrank import read_qrels
+    >>> path = os.path.join(tempfile.mkdtemp(), "qrels.txt")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("q1 0 d1 1\\nq1 0 d2 0\\nq2 0 d7 2\\n")
+    >>> read_qrels(path)
+      query_id doc_id  relevance
+    0       q1     d1        1.0
+    1       q1     d2        0.0
+    2       q2     d7        2.0
+    """
+    return _to_frame(_load_file(path, "qrels"), "qrels")
+
+
+def read_run(path):
+    """Read a TREC run file (a system's ranked results) into a DataFrame.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A run file: one retrieved document per line, ``query_id Q0 doc_id
+        rank score tag``, separated by any whitespace; gzip-compressed files
+        are read as well. The ``rank`` column is ignored, as trec_eval
+        ignores it: documents are ranked by score.
+
+    Returns
+    -------
+    run : pandas.DataFrame
+        Columns ``query_id`` and ``doc_id`` (strings) and ``score`` (float),
+        one row per line, in file order. Needs pandas (the ``io`` extra).
+
+    Raises
+    ------
+    ValueError
+        For a missing file or a malformed line (wrong number of fields, a
+        score that is not a finite number), naming the file and the line.
+
+    See Also
+    --------
+    read_qrels, evaluate_run
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from skrank import read_run
+    >>> path = os.path.join(tempfile.mkdtemp(), "run.txt")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("q1 Q0 d1 1 2.5 bm25\\nq1 Q0 d3 2 1.5 bm25\\n")
+    >>> read_run(path)
+      query_id doc_id  score
+    0       q1     d1    2.5
+    1       q1     d3    1.5
+    """
+    return _to_frame(_load_file(path, "run"), "run")

@@ -1,0 +1,106 @@
+"""The ``skrank`` command, run as a subprocess."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from ._trec_data import awkward_case
+
+pytrec_eval = pytest.importorskip("pytrec_eval")
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    root = tmp_path_factory.mktemp("trec")
+    qrels, run = awkward_case(5)
+    _, other = awkward_case(5)
+    other = {q: {d: -s for d, s in docs.items()} for q, docs in other.items()}
+    (root / "qrels").write_text("".join(
+        f"{q} 0 {d} {r}\n" for q, docs in qrels.items() for d, r in docs.items()))
+    for name, table in (("run", run), ("other", other)):
+        (root / name).write_text("".join(
+            f"{q} Q0 {d} {i} {s!r} {name}\n"
+            for q, docs in table.items() for i, (d, s) in enumerate(docs.items())))
+    return root, qrels, run
+
+
+def _skrank(*args):
+    return subprocess.run([sys.executable, "-m", "skrank", *map(str, args)],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_trec_format_per_query_matches_trec_eval(files):
+    root, qrels, run = files
+    done = _skrank("evaluate", root / "qrels", root / "run", "-m", "map", "-m",
+                   "P.5,10", "-m", "ndcg_cut_10", "-m", "bpref", "-m", "num_rel_ret",
+                   "-q", "--format", "trec", "--compat", "trec_eval")
+    assert done.returncode == 0, done.stderr
+    names = ["map", "P_5", "P_10", "ndcg_cut_10", "bpref", "num_rel_ret"]
+    reference = pytrec_eval.RelevanceEvaluator(
+        qrels, {"map", "P", "ndcg_cut", "bpref", "num_rel_ret"}).evaluate(run)
+    seen = 0
+    for line in done.stdout.splitlines():
+        name, query, value = line.split("\t")
+        name = name.strip()
+        if query == "all":
+            expected = [reference[q][name] for q in reference]
+            expected = sum(expected) if name == "num_rel_ret" else sum(expected) / len(expected)
+        else:
+            expected = reference[query][name]
+        text = str(int(expected)) if name == "num_rel_ret" else f"{expected:.4f}"
+        assert value == text, line
+        seen += 1
+    assert seen == len(names) * (len(reference) + 1)
+
+
+def test_json_and_csv(files):
+    root, _, _ = files
+    done = _skrank("evaluate", root / "qrels", root / "run", "-m", "map",
+                   "--format", "json", "-q")
+    data = json.loads(done.stdout)
+    assert set(data) == {"run", "tag", "mean", "per_query"} and data["tag"] == "run"
+    done = _skrank("evaluate", root / "qrels", root / "run", "-m", "map", "--format", "csv")
+    lines = done.stdout.splitlines()
+    assert lines[0] == "run,measure,query,value" and lines[1].split(",")[2] == "all"
+
+
+def test_several_runs_give_a_comparison_table(files):
+    root, _, _ = files
+    done = _skrank("evaluate", root / "qrels", root / "run", root / "other", "-m", "map")
+    assert done.returncode == 0, done.stderr
+    assert "paired tests" in done.stdout and "p_rand_holm" in done.stdout
+
+
+def test_help_shows_examples():
+    done = _skrank("evaluate", "--help")
+    assert done.returncode == 0 and "examples:" in done.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["evaluate", "{root}/qrels", "{root}/absent", "-m", "map"], "no such file"),
+    (["evaluate", "{root}/qrels", "{root}/run", "-m", "nope"], "Unknown measure"),
+    (["evaluate", "{root}/qrels"], "the following arguments are required"),
+    (["evaluate", "{root}/qrels", "{root}/run", "--format", "xml"], "invalid choice"),
+])
+def test_bad_input_one_line_and_status_2(files, args, message):
+    root, _, _ = files
+    done = _skrank(*[a.format(root=root) for a in args])
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert len(done.stderr.strip().splitlines()) == 1 and message in done.stderr
+
+
+def test_evaluating_one_run_does_not_import_scikit_learn(files):
+    # importing scikit-learn takes seconds; one run needs numpy only
+    root, _, _ = files
+    code = (
+        "import sys; from skrank.io._cli import main; "
+        f"main(['evaluate', {str(root / 'qrels')!r}, {str(root / 'run')!r}, '-m', 'map', "
+        "'-m', 'P_10', '--format', 'trec']); "
+        "print('heavy:', [m for m in ('sklearn', 'scipy') if m in sys.modules])"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.stdout.strip().endswith("heavy: []"), done.stdout + done.stderr

@@ -1,0 +1,156 @@
+"""evaluate_run against pytrec_eval (trec_eval's own C code), per query."""
+
+import gzip
+
+import numpy as np
+import pytest
+
+from skrank import evaluate_run, read_qrels, read_run
+
+from ._trec_data import awkward_case
+
+pytrec_eval = pytest.importorskip("pytrec_eval")
+
+NAMES = [
+    "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank",
+    "ndcg", "P_5", "P_10", "P_1000", "recall_5", "recall_10", "ndcg_cut_5",
+    "ndcg_cut_10", "map_cut_5", "map_cut_10", "success_1", "success_5", "success_10",
+]
+FAMILIES = {"num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref",
+            "recip_rank", "ndcg", "P", "recall", "ndcg_cut", "map_cut", "success"}
+
+
+def _check(qrels, run, level=1, **options):
+    reference = pytrec_eval.RelevanceEvaluator(
+        qrels, FAMILIES, relevance_level=level
+    ).evaluate(run)
+    got = evaluate_run(qrels, run, NAMES, compat="trec_eval", relevance_level=level,
+                       **options)
+    assert list(got.query_ids) == sorted(reference)
+    for name in NAMES:
+        expected = np.array([reference[q][name] for q in got.query_ids])
+        np.testing.assert_allclose(got.per_query[name], expected, rtol=0, atol=1e-12,
+                                   err_msg=name)
+        mean = expected.sum() if name.startswith("num_") else expected.mean()
+        assert got.mean[name] == pytest.approx(mean, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("level", [1, 2])
+def test_awkward_cases_match_trec_eval_per_query(seed, level):
+    # ties, unjudged and unretrieved documents, graded qrels, a query with
+    # no relevant document, run and qrels queries missing from the other
+    qrels, run = awkward_case(seed)
+    _check(qrels, run, level)
+
+
+def test_binary_qrels_and_large_generated_run():
+    rng = np.random.default_rng(7)
+    qrels, run = {}, {}
+    for q in range(30):
+        docs = [f"doc{i}" for i in rng.choice(5000, 1200, replace=False)]
+        run[str(q)] = {d: float(s) for d, s in zip(docs, rng.normal(size=1200).round(1))}
+        judged = docs[:300] + [f"new{q}_{i}" for i in range(20)]
+        qrels[str(q)] = {d: int(rng.random() < 0.2) for d in judged}
+    _check(qrels, run)
+
+
+def test_ties_are_broken_by_document_id_descending():
+    qrels = {"1": {"a": 1, "b": 0, "c": 0}}
+    run = {"1": {"a": 1.0, "b": 1.0, "c": 1.0}}
+    # trec_eval ranks c, b, a: the relevant document comes third
+    assert evaluate_run(qrels, run, ["recip_rank"], compat="trec_eval").mean == {
+        "recip_rank": pytest.approx(1 / 3)
+    }
+    # skrank's default: the expected value over the orders of the tie
+    # (1 + 1/2 + 1/3) / 3
+    assert evaluate_run(qrels, run, ["recip_rank"]).mean["recip_rank"] == pytest.approx(
+        (1 + 1 / 2 + 1 / 3) / 3
+    )
+
+
+def test_iprec_at_recall_uses_trec_eval_10_rounding():
+    # R = 5 relevant: level 0.1 -> lround(0.5) = 1 (old trec_eval: (long)(1.4) = 1),
+    # level 0.3 -> lround(1.5) = 2 (old: (long)(2.4) = 2), 0.5 -> lround(2.5) = 3
+    # relevant at ranks 1, 3, 4; precisions 1, 2/3, 3/4
+    qrels = {"q": {f"r{i}": 1 for i in range(5)}}
+    run = {"q": {"r0": 9.0, "n0": 8.0, "r1": 7.0, "r2": 6.0, "n1": 5.0}}
+    got = evaluate_run(qrels, run, ["iprec_at_recall"], compat="trec_eval").mean
+    assert got["iprec_at_recall_0.00"] == 1.0
+    assert got["iprec_at_recall_0.10"] == 1.0
+    assert got["iprec_at_recall_0.30"] == 0.75  # 2nd relevant (rank 3): max(2/3, 3/4)
+    assert got["iprec_at_recall_0.50"] == 0.75  # 3rd relevant at rank 4
+    assert got["iprec_at_recall_0.70"] == 0.0  # 4 relevant needed, 3 retrieved
+
+
+def test_complete_qrels_scores_a_missing_query_zero():
+    qrels = {"1": {"a": 1}, "2": {"b": 1, "c": 0}}
+    run = {"1": {"a": 1.0}}
+    default = evaluate_run(qrels, run, ["map", "num_rel"], compat="trec_eval")
+    assert list(default.query_ids) == ["1"]
+    complete = evaluate_run(qrels, run, ["map", "num_rel"], compat="trec_eval",
+                            complete_qrels=True)
+    assert list(complete.query_ids) == ["1", "2"]
+    assert complete.per_query["map"].tolist() == [1.0, 0.0]
+    assert complete.mean == {"map": 0.5, "num_rel": 2.0}
+
+
+def test_max_docs_and_judged_docs_only():
+    qrels = {"1": {"a": 1, "z": 1}}
+    run = {"1": {"a": 3.0, "u": 2.0, "z": 1.0}}
+    # -M 2 keeps a, u: z is judged, relevant and now not retrieved
+    got = evaluate_run(qrels, run, ["map", "num_ret"], compat="trec_eval", max_docs=2)
+    assert got.mean == {"map": 0.5, "num_ret": 2.0}
+    # -J drops the unjudged u: a, z at ranks 1, 2
+    got = evaluate_run(qrels, run, ["map"], compat="trec_eval", judged_docs_only=True)
+    assert got.mean == {"map": 1.0}
+
+
+def test_inputs_paths_frames_and_dicts_agree(tmp_path):
+    qrels, run = awkward_case(2)
+    qrels_path, run_path = tmp_path / "qrels", tmp_path / "run.gz"
+    qrels_path.write_text("".join(
+        f"{q} 0 {d} {r}\n" for q, docs in qrels.items() for d, r in docs.items()
+    ))
+    with gzip.open(run_path, "wt") as handle:
+        for q, docs in run.items():
+            for i, (d, s) in enumerate(docs.items()):
+                handle.write(f"{q}\tQ0\t{d}\t{i}\t{s!r}\ttag\n")
+    from_dicts = evaluate_run(qrels, run, NAMES, compat="trec_eval")
+    from_paths = evaluate_run(str(qrels_path), run_path, NAMES, compat="trec_eval")
+    from_frames = evaluate_run(read_qrels(qrels_path), read_run(run_path), NAMES,
+                               compat="trec_eval")
+    assert from_paths.name == "tag"
+    for other in (from_paths, from_frames):
+        assert list(other.query_ids) == list(from_dicts.query_ids)
+        for name in NAMES:
+            np.testing.assert_array_equal(other.per_query[name], from_dicts.per_query[name])
+
+
+def test_skrank_names_and_no_relevant_policy():
+    qrels = {"1": {"a": 1, "b": 0}, "2": {"c": 0}}
+    run = {"1": {"a": 1.0, "b": 0.5}, "2": {"c": 1.0}}
+    assert evaluate_run(qrels, run, ["mrr"]).mean == {"mrr": 0.5}
+    assert evaluate_run(qrels, run, ["mrr"], no_relevant="skip").mean == {"mrr": 1.0}
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"compat": "trec"}, "compat"),
+    ({"metrics": ["nope"]}, "Unknown measure 'nope'"),
+    ({"metrics": []}, "metrics"),
+    ({"metrics": ["P.5,x"]}, "cutoffs"),
+    ({"max_docs": 0}, "max_docs"),
+    ({"relevance_level": "1"}, "relevance_level"),
+    ({"no_relevant": "error"}, "no_relevant"),
+])
+def test_bad_options(kwargs, match):
+    kwargs = {"metrics": ["map"], **kwargs}
+    with pytest.raises(ValueError, match=match):
+        evaluate_run({"1": {"a": 1}}, {"1": {"a": 1.0}}, **kwargs)
+
+
+def test_duplicate_document_in_a_query_is_an_error(tmp_path):
+    path = tmp_path / "run"
+    path.write_text("1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n1 Q0 a 3 0.5 t\n")
+    with pytest.raises(ValueError, match=r"document 'a' appears twice in query '1'"):
+        evaluate_run({"1": {"a": 1}}, path, ["map"])
