@@ -39,7 +39,7 @@ from ..metrics._evaluate import evaluate
 from ..metrics._registry import parse_metric_name
 from ._oof import _n_rows, _take_rows
 from ._response import ranking_scores
-from ._scorer import _check_query_id_column
+from ._scorer import _check_query_id_column, _no_column_clause
 
 LIBRARIES = ("auto", "lightgbm", "xgboost", "catboost")
 # the fit argument that carries the queries, per library
@@ -259,16 +259,7 @@ def _missing_query_id_message(ranker, X):
         why = "metadata routing is on, but no `query_id` reached fit"
     else:
         why = "metadata routing is off and fit got no `query_id=`"
-    names = column_names(X)
-    if column is None:
-        why += ", and reading ids from a column is disabled (query_id_column=None)"
-    elif names is not None:
-        why += f", and X has no column {column!r}"
-    else:
-        why += (
-            f", and X ({type(X).__name__}) is not a DataFrame with a {column!r} "
-            "column"
-        )
+    why += _no_column_clause(X, column)
     return (
         f"QueryGroupRanker.fit needs the query id of every row, and got none: {why}. "
         "Pass them one of these ways: ranker.fit(X, y, query_id=qid); in a search, "
