@@ -126,6 +126,7 @@ PARAMETERS = {
         "correction": choice(*CORRECTIONS), "ties": choice(*TIES),
         "no_relevant": choice(*NO_RELEVANT),
     },
+    "permutation_importance": {"n_repeats": COUNT},
     "evaluate_run": {
         "compat": choice(None, "trec_eval"), "relevance_level": REAL,
         "complete_qrels": FLAG, "judged_docs_only": FLAG, "max_docs": CUTOFF,

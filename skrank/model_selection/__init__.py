@@ -7,6 +7,8 @@ its maximum) and ``_fap_cutoff`` (the estimator face).
 """
 
 from ._fap_cutoff import FAPCutoffClassifier
+from ._inspection import permutation_importance
+from ._query_group import QueryGroupRanker
 from ._scorer import (
     MultiMetricScorer,
     RankingScorer,
@@ -18,8 +20,10 @@ from ._scorer import (
 __all__ = [
     "FAPCutoffClassifier",
     "MultiMetricScorer",
+    "QueryGroupRanker",
     "RankingScorer",
     "get_scorer",
     "get_scorer_names",
     "make_ranking_scorer",
+    "permutation_importance",
 ]

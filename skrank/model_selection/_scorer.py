@@ -83,6 +83,18 @@ def _inside_sklearn_permutation_importance():
     return False
 
 
+def _no_column_clause(X, column):
+    """Why no query ids came from a column of ``X`` (a clause of an error)."""
+    if column is None:
+        return ", and reading ids from a column of X is disabled (query_id_column=None)"
+    if column_names(X) is not None:
+        return f", and X has no column {column!r}"
+    return (
+        f", and X (of type {type(X).__name__}) is not a DataFrame with a "
+        f"{column!r} column"
+    )
+
+
 def _missing_query_id_message(scorer, X):
     column = scorer.query_id_column
     routing = _routing_on()
@@ -102,16 +114,7 @@ def _missing_query_id_message(scorer, X):
             why = "metadata routing is on, but no `query_id` was passed"
     else:
         why = "metadata routing is off (so no `query_id` can reach a scorer)"
-    columns = column_names(X)
-    if column is None:
-        why += ", and reading ids from a column of X is disabled (query_id_column=None)"
-    elif columns is not None:
-        why += f", and X has no column {column!r}"
-    else:
-        why += (
-            f", and X (of type {type(X).__name__}) is not a DataFrame with a "
-            f"{column!r} column"
-        )
+    why += _no_column_clause(X, column)
     col = repr("qid" if column is None else column)
     name = alias if isinstance(alias, str) else "query_id"
     if routing and (alias is False or alias is None):

@@ -8,6 +8,7 @@ import inspect
 
 import numpy as np
 import pytest
+from sklearn.linear_model import LinearRegression
 
 import skrank
 from skrank._core._params import PARAMETERS
@@ -26,6 +27,10 @@ CALLS.update({
     "rank_decay_weights": ((S,), {"query_id": Q}),
     "compare": ((Y, {"a": S, "b": S[::-1]}), {"query_id": Q, "n_resamples": 20}),
     "load_digits_retrieval": ((), {"n_queries": 2, "n_candidates": 5}),
+    "permutation_importance": (
+        (LinearRegression().fit(S[:, None], Y), S[:, None], Y),
+        {"query_id": Q, "scoring": "ndcg", "n_repeats": 2},
+    ),
     "evaluate_run": (({"1": {"a": 1}}, {"1": {"a": 1.0}}), {"metrics": ["map"]}),
 })
 
@@ -33,6 +38,7 @@ CALLS.update({
 NOT_OPTIONS = {
     "query_id", "sample_weight", "unjudged", "grade_probabilities", "rank_weights",
     "recall_levels", "metrics", "baseline", "random_state", "n_jobs",
+    "scoring",  # a scorer or metric names, like ``metrics``
 }
 
 CASES = [

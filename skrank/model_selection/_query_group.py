@@ -1,0 +1,693 @@
+"""QueryGroupRanker: LightGBM, XGBoost and CatBoost rankers from per-row query ids.
+
+scikit-learn's model selection hands an estimator the rows of a fold in any
+order, with per-row metadata. The gradient-boosting rankers want something
+else: LightGBM the sizes of contiguous query blocks (``group=``), XGBoost
+rows sorted by ``qid``, CatBoost a ``group_id`` per row with each query's
+rows together. The wrapper turns the first into the second, once per
+``fit``: a stable sort of the rows by query id, then the library's own
+argument. Predictions are row by row, so they come back in the caller's
+order without any reordering.
+
+Two extras ride on the sort: an evaluation set of held-out *queries* for
+early stopping, and skrank metrics as the library's evaluation metric,
+computed with :func:`skrank.evaluate` on the evaluation set's query ids.
+"""
+
+import warnings
+import numpy as np
+from sklearn import get_config
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
+from sklearn.model_selection import GroupShuffleSplit
+from sklearn.utils.metadata_routing import (
+    MetadataRouter,
+    MethodMapping,
+    process_routing,
+)
+from sklearn.utils.validation import check_is_fitted
+
+from .._core._factorize import _factorize
+from .._core._frames import _from_native, column as frame_column, column_names
+from .._core._validation import (
+    _describe,
+    check_fraction,
+    check_option,
+    check_positive_int,
+    check_sample_weight,
+)
+from ..metrics._evaluate import evaluate
+from ..metrics._registry import parse_metric_name
+from ._oof import _n_rows, _take_rows
+from ._response import ranking_scores
+from ._scorer import _check_query_id_column, _no_column_clause
+
+LIBRARIES = ("auto", "lightgbm", "xgboost", "catboost")
+# the fit argument that carries the queries, per library
+_GROUP_ARGUMENT = {"lightgbm": "group", "xgboost": "qid", "catboost": "group_id"}
+
+
+# -- query layout ---------------------------------------------------------------
+class _QueryLayout:
+    """Rows sorted stably by query id, with what each library wants from them.
+
+    ``order``: the row positions, query by query (ascending ids; a pandas
+    categorical in category order); within a query, the caller's order.
+    ``codes``: 0, 1, 2, ... per query of the sorted rows; ``sizes``: rows per
+    query; ``starts``: the first sorted row of each query.
+    """
+
+    def __init__(self, keys):
+        self.order = np.argsort(keys, kind="stable")
+        sorted_keys = keys[self.order]
+        new_query = np.ones(sorted_keys.shape[0], dtype=bool)
+        new_query[1:] = sorted_keys[1:] != sorted_keys[:-1]
+        self.starts = np.flatnonzero(new_query)
+        self.sizes = np.diff(np.append(self.starts, sorted_keys.shape[0]))
+        self.codes = np.cumsum(new_query) - 1
+
+    def group_argument(self, library):
+        """The value of the library's group argument for the sorted rows."""
+        return self.sizes if library == "lightgbm" else self.codes
+
+
+def _query_keys(query_id, n_rows):
+    keys, _ = _factorize(query_id, n_rows)
+    return keys
+
+
+def _check_constant_per_query(weight, layout, library):
+    """One weight per query from per-row weights that must agree within a query."""
+    sorted_weight = weight[layout.order]
+    first = np.repeat(sorted_weight[layout.starts], layout.sizes)
+    differs = sorted_weight != first
+    if differs.any():
+        row = int(layout.order[np.flatnonzero(differs)[0]])
+        raise ValueError(
+            f"`sample_weight` differs between rows of one query (row {row} and the "
+            f"first row of its query), but {library} weighs whole queries: give "
+            "every row of a query the same weight (such as the query's weight "
+            "repeated on its rows)."
+        )
+    return sorted_weight[layout.starts]
+
+
+# -- skrank metrics in the libraries' formats -----------------------------------
+def _check_eval_metric(eval_metric):
+    if eval_metric is None:
+        return []
+    names = [eval_metric] if isinstance(eval_metric, str) else eval_metric
+    if not isinstance(names, (list, tuple)) or not names or not all(
+        isinstance(name, str) for name in names
+    ):
+        raise ValueError(
+            "`eval_metric` must be a skrank metric name (such as \"ndcg@10\"), a "
+            f"list of names, or None, got {_describe(eval_metric)}."
+        )
+    for name in names:
+        parse_metric_name(name)  # raises for an unknown name, with close matches
+    if len(set(names)) != len(names):
+        raise ValueError(f"`eval_metric` names a metric twice: {list(names)}.")
+    return list(names)
+
+
+def _skrank_values(names, y_true, y_score, query_id, weight=None):
+    """Mean of each metric over the queries (nan when no query is defined)."""
+    with warnings.catch_warnings():
+        # an evaluation set without a relevant row in some query is normal
+        warnings.simplefilter("ignore")
+        results = evaluate(
+            y_true, y_score, query_id=query_id, metrics=names, sample_weight=weight,
+        )
+    return {name: float(results[name]) for name in names}
+
+
+class _LightGBMMetric:
+    """LightGBM's callable ``eval_metric(y_true, y_pred, weight, group)``.
+
+    LightGBM gives the query sizes of the evaluated data set, in its row
+    order (the sorted order the wrapper fitted with).
+    """
+
+    def __init__(self, names):
+        self.names = names
+
+    def __call__(self, y_true, y_pred, weight, group):
+        query_id = np.repeat(np.arange(len(group)), np.asarray(group, dtype=np.int64))
+        values = _skrank_values(self.names, y_true, y_pred, query_id, weight)
+        return [(name, values[name], True) for name in self.names]
+
+
+class _CatBoostMetric:
+    """A CatBoost user-defined metric computing the first skrank metric.
+
+    CatBoost's Python metric API passes the labels and predictions of a data
+    set but not its query ids; the metric knows the layouts it will see (the
+    training rows and the held-out rows, both sorted by query) and finds
+    which one it is given by its labels.
+    """
+
+    def __init__(self, name, datasets):
+        self.name = name
+        self.datasets = datasets  # [(y_sorted, codes, group weights or None)]
+
+    def is_max_optimal(self):
+        return True
+
+    def evaluate(self, approxes, target, weight):
+        y_true = np.asarray(target, dtype=np.float64)
+        for labels, codes, _ in self.datasets:
+            if labels.shape == y_true.shape and np.array_equal(labels, y_true):
+                break
+        else:
+            raise ValueError(
+                "The skrank evaluation metric was given rows it does not know "
+                "(CatBoost passes no query ids to Python metrics); evaluate on "
+                "the held-out queries of QueryGroupRanker(validation_fraction=...)."
+            )
+        score = np.asarray(approxes[0], dtype=np.float64)
+        row_weight = None if weight is None else np.asarray(weight, dtype=np.float64)
+        value = _skrank_values([self.name], y_true, score, codes, row_weight)[self.name]
+        return value, 1.0
+
+    def get_final_error(self, error, weight):
+        return error
+
+
+def _xgboost_callback(names, X_eval, y_eval, codes, weight, early_stopping_rounds):
+    """An XGBoost training callback computing skrank metrics on the held-out rows.
+
+    XGBRanker calls a Python ``eval_metric`` once per query with that
+    query's rows only, averaging in Python (single-row queries count as 1).
+    This callback instead predicts the held-out rows after each round with
+    the trees so far and scores them with :func:`skrank.evaluate`, query ids
+    known from the split. The values are logged in ``evals_result()`` under
+    ``"skrank"``; with ``early_stopping_rounds`` the first metric stops the
+    training, and ``best_iteration`` is set as XGBoost's own early stopping
+    sets it (``predict`` then uses the trees up to it).
+    """
+    import xgboost
+
+    class SkrankMetrics(xgboost.callback.TrainingCallback):
+        def __init__(self):
+            super().__init__()
+            self.best_score = -np.inf
+            self.best_iteration = 0
+
+        def after_iteration(self, model, epoch, evals_log):
+            scores = model.inplace_predict(X_eval, iteration_range=(0, epoch + 1))
+            values = _skrank_values(names, y_eval, scores, codes, weight)
+            log = evals_log.setdefault("skrank", {})
+            for name in names:
+                log.setdefault(name, []).append(values[name])
+            first = values[names[0]]
+            if first > self.best_score:
+                self.best_score, self.best_iteration = first, epoch
+            return (
+                early_stopping_rounds is not None
+                and epoch - self.best_iteration >= early_stopping_rounds
+            )
+
+        def after_training(self, model):
+            if early_stopping_rounds is not None:
+                model.set_attr(
+                    best_iteration=str(self.best_iteration),
+                    best_score=str(self.best_score),
+                )
+            return model
+
+    return SkrankMetrics()
+
+
+# -- the estimator ---------------------------------------------------------------
+def _detect_library(estimator, library):
+    """Which library's group argument ``estimator.fit`` takes."""
+    if library != "auto":
+        return library
+    module = type(estimator).__module__.split(".")[0]
+    if module in ("lightgbm", "xgboost", "catboost"):
+        return module
+    fit = getattr(estimator, "fit", None)
+    for library_name in ("catboost", "xgboost", "lightgbm"):
+        if fit is not None and _takes(fit, _GROUP_ARGUMENT[library_name]):
+            return library_name
+    raise ValueError(
+        f"QueryGroupRanker cannot tell how {type(estimator).__name__}.fit takes the "
+        "queries: its fit has no `group`, `qid` or `group_id` parameter. Wrap a "
+        "ranker that takes group information (lightgbm.LGBMRanker, "
+        "xgboost.XGBRanker, catboost.CatBoostRanker), or set library= to the "
+        "library whose convention it follows. A model that ranks rows one at a "
+        "time (a regressor or classifier) needs no wrapper: use it directly."
+    )
+
+
+def _drop_column(X, column):
+    """``X`` without the query-id column (a DataFrame of any library), else ``X``."""
+    if column is None:
+        return X
+    names = column_names(X)
+    if names is None or column not in names:
+        return X
+    frame = _from_native(X)
+    if frame is not None:
+        return frame.drop(column).to_native()
+    return X.drop(columns=[column])
+
+
+def _missing_query_id_message(ranker, X):
+    column = ranker.query_id_column
+    if get_config().get("enable_metadata_routing", False):
+        why = "metadata routing is on, but no `query_id` reached fit"
+    else:
+        why = "metadata routing is off and fit got no `query_id=`"
+    why += _no_column_clause(X, column)
+    return (
+        f"QueryGroupRanker.fit needs the query id of every row, and got none: {why}. "
+        "Pass them one of these ways: ranker.fit(X, y, query_id=qid); in a search, "
+        "GridSearchCV(ranker, grid, cv=GroupKFold()).fit(X, y, query_id=qid, "
+        "groups=qid) (routing on or off; with routing on, the ranker requests "
+        "query_id by default); or give X as a DataFrame with a "
+        f"{'qid' if column is None else column!r} column holding the ids, which "
+        "the ranker drops before fitting."
+    )
+
+
+class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
+    """Fit a LightGBM, XGBoost or CatBoost ranker from per-row query ids.
+
+    The rankers of the gradient-boosting libraries want each query's rows
+    together: ``LGBMRanker`` the sizes of contiguous query blocks
+    (``group=``), ``XGBRanker`` rows sorted by ``qid``, ``CatBoostRanker`` a
+    ``group_id`` per row, grouped. No scikit-learn splitter or metadata
+    router produces that for a fold. ``QueryGroupRanker`` takes one query id
+    per row, sorts the rows stably by query id and fits the wrapped ranker
+    with the library's argument, so the ranker works in ``GridSearchCV``,
+    ``cross_validate``, ``Pipeline`` and with shuffled rows.
+
+    Parameters
+    ----------
+    estimator : object
+        The ranker to fit: ``lightgbm.LGBMRanker``, ``xgboost.XGBRanker``,
+        ``catboost.CatBoostRanker``, or any estimator whose ``fit`` takes one
+        of their group arguments (see ``library``). Cloned by ``fit``.
+    library : {"auto", "lightgbm", "xgboost", "catboost"}, default="auto"
+        How the queries are given to ``estimator.fit``: ``"lightgbm"``:
+        ``group=`` query sizes; ``"xgboost"``: ``qid=`` integer codes
+        0, 1, 2, ... per row in sorted order; ``"catboost"``: ``group_id=``
+        the same codes. ``"auto"``: from the estimator's package, else from
+        the parameters of its ``fit``.
+    query_id_column : str, int or None, default="qid"
+        Column of a DataFrame ``X`` holding the query ids, read when ``fit``
+        gets no ``query_id``. The column is dropped from ``X`` (in ``fit``
+        and ``predict``) before the estimator sees it, whether or not it was
+        read. None: never read nor drop a column.
+    validation_fraction : float or None, default=None
+        Fraction of the *queries* (never of rows) held out inside ``fit`` as
+        the evaluation set of the library (``eval_set`` with ``eval_group``
+        / ``eval_qid``, or a CatBoost ``Pool`` with ``group_id``), drawn as
+        ``GroupShuffleSplit`` draws. None: fit on every row, no evaluation
+        set.
+    early_stopping_rounds : int or None, default=None
+        Stop when the evaluation metric has not improved on the held-out
+        queries for this many rounds; needs ``validation_fraction``. The
+        metric is the first of ``eval_metric``, else the library's own.
+    eval_metric : str, list of str or None, default=None
+        skrank metric names (``"ndcg@10"``, ``"fap@10"``, ``"map"``, ...)
+        computed on the held-out queries by :func:`skrank.evaluate` (tie-
+        exact, queries without a relevant row left out) after each round:
+        LightGBM gets them as its callable ``eval_metric`` (and its own
+        metric is turned off unless the estimator sets ``metric``), XGBoost
+        as a training callback (logged under ``"skrank"`` in
+        ``evals_result()``), CatBoost as a user-defined ``eval_metric``
+        (the first name only, logged as ``"_CatBoostMetric"``). Needs ``validation_fraction``.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the held-out queries' draw.
+
+    Attributes
+    ----------
+    estimator_ : object
+        The fitted clone of ``estimator``.
+    library_ : str
+        The library convention used.
+    best_iteration_ : int or None
+        The library's best iteration after early stopping, as the library
+        counts it (LightGBM from 1, XGBoost and CatBoost from 0), else None.
+    n_features_in_ : int
+        Number of features the estimator was fitted on (without the query-id
+        column).
+    feature_names_in_ : ndarray of str
+        Their names, when ``X`` had string column names.
+
+    See Also
+    --------
+    skrank.get_scorer : Scorers that score each query of a test fold.
+    skrank.permutation_importance : Permutation importance scored per query.
+
+    Notes
+    -----
+    **Row order.** Rows are sorted by query id, ascending (numbers by value,
+    strings lexicographically, a pandas categorical in category order), with
+    a stable sort, so the rows of a query keep the caller's order. The fit
+    is therefore the same as a fit of the bare ranker on those sorted rows,
+    whatever order the rows came in. ``predict`` scores rows independently
+    and returns them in the caller's order.
+
+    **Query ids.** ``fit`` takes ``query_id`` as an argument; with metadata
+    routing on (``sklearn.set_config(enable_metadata_routing=True)``) it
+    requests ``query_id`` by default, as skrank's scorers do, so
+    ``GridSearchCV(...).fit(X, y, query_id=qid, groups=qid)`` reaches both.
+    With routing off the search passes ``query_id`` to ``fit`` sliced per
+    fold, or the ids come from the ``query_id_column`` of a DataFrame.
+
+    **Weights.** ``sample_weight`` is one weight per row. LightGBM takes it
+    per row; XGBoost and CatBoost (``group_weight``) weigh whole queries, so
+    the rows of one query must carry the same weight (a ``ValueError``
+    otherwise).
+
+    **Other fit parameters** reach ``estimator.fit`` unchanged (with
+    routing on: those the estimator requests). Give per-row ones
+    (``init_score``, ``base_margin``) through a library of their own; the
+    wrapper sorts only ``X``, ``y``, ``query_id`` and ``sample_weight``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lightgbm import LGBMRanker
+    >>> from skrank import QueryGroupRanker, ndcg_score
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3))
+    >>> y = (X[:, 0] > 0.8).astype(int)
+    >>> qid = rng.choice(["a", "b", "c", "d"], size=200)   # shuffled rows
+    >>> ranker = QueryGroupRanker(LGBMRanker(n_estimators=10, n_jobs=1, verbose=-1))
+    >>> ranker = ranker.fit(X, y, query_id=qid)
+    >>> ranker.library_
+    'lightgbm'
+    >>> float(ndcg_score(y, ranker.predict(X), query_id=qid)) > 0.9
+    True
+    """
+
+    __metadata_request__fit = {"query_id": True}
+    __metadata_request__score = {"query_id": True}
+
+    def __init__(self, estimator, *, library="auto", query_id_column="qid",
+                 validation_fraction=None, early_stopping_rounds=None,
+                 eval_metric=None, random_state=None):
+        self.estimator = estimator
+        self.library = library
+        self.query_id_column = query_id_column
+        self.validation_fraction = validation_fraction
+        self.early_stopping_rounds = early_stopping_rounds
+        self.eval_metric = eval_metric
+        self.random_state = random_state
+
+    def _check_params(self):
+        library = check_option("library", self.library, LIBRARIES)
+        _check_query_id_column(self.query_id_column)
+        fraction = self.validation_fraction
+        if fraction is not None:
+            fraction = check_fraction("validation_fraction", fraction)
+        rounds = check_positive_int("early_stopping_rounds", self.early_stopping_rounds)
+        names = _check_eval_metric(self.eval_metric)
+        if fraction is None and (rounds is not None or names):
+            what = "early_stopping_rounds" if rounds is not None else "eval_metric"
+            raise ValueError(
+                f"`{what}` needs held-out queries to evaluate on: set "
+                "validation_fraction (such as 0.1) as well."
+            )
+        return _detect_library(self.estimator, library), fraction, rounds, names
+
+    def fit(self, X, y, *, query_id=None, sample_weight=None, **fit_params):
+        """Sort the rows by query id and fit the ranker with its group argument.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or DataFrame of shape (n_rows, n_features)
+            Training rows, in any order. A DataFrame's ``query_id_column`` is
+            dropped before the estimator sees ``X``.
+        y : array-like of shape (n_rows,)
+            Relevance of each row (labels or grades, as the ranker takes).
+        query_id : array-like of shape (n_rows,), default=None
+            Query of each row: ints, strings or any hashable ids. None: the
+            ``query_id_column`` of a DataFrame ``X``, else a ``ValueError``.
+        sample_weight : array-like of shape (n_rows,), default=None
+            One weight per row; equal within a query for XGBoost and
+            CatBoost, which weigh queries.
+        **fit_params : dict
+            Passed to ``estimator.fit`` (with routing on: what it requests).
+
+        Returns
+        -------
+        self : QueryGroupRanker
+            The fitted wrapper.
+        """
+        library, fraction, rounds, names = self._check_params()
+        n_rows = _n_rows(X)
+        y = np.asarray(y)
+        if y.shape[0] != n_rows:
+            raise ValueError(f"`X` has {n_rows} rows but `y` has {y.shape[0]}.")
+        if query_id is None and self.query_id_column is not None:
+            query_id = frame_column(X, self.query_id_column)
+        if query_id is None:
+            raise ValueError(_missing_query_id_message(self, X))
+        keys = _query_keys(query_id, n_rows)
+        X = _drop_column(X, self.query_id_column)
+        weight = check_sample_weight(sample_weight, n_rows)
+
+        if get_config().get("enable_metadata_routing", False):
+            fit_params = process_routing(self, "fit", **fit_params).estimator.fit
+        made = [_GROUP_ARGUMENT[library]]
+        if fraction is not None:
+            made.append("eval_set")
+        for name in made:
+            if name in fit_params:
+                raise ValueError(
+                    f"Do not pass `{name}` to QueryGroupRanker.fit: the wrapper "
+                    "makes it from `query_id`"
+                    + (" and validation_fraction." if name == "eval_set" else ".")
+                )
+
+        if fraction is None:
+            train, held_out = np.arange(n_rows), None
+        else:
+            split = GroupShuffleSplit(
+                n_splits=1, test_size=fraction, random_state=self.random_state
+            )
+            train, held_out = next(split.split(np.zeros((n_rows, 1)), groups=keys))
+
+        estimator = clone(self.estimator)
+        fit_args = dict(fit_params)
+        restore = {}
+        fit_set = self._sorted_part(X, y, keys, weight, train, library)
+        fit_args[_GROUP_ARGUMENT[library]] = fit_set["group"]
+        if fit_set["weight"] is not None:
+            fit_args["group_weight" if library == "catboost" else "sample_weight"] = (
+                fit_set["weight"]
+            )
+        if held_out is not None:
+            eval_set = self._sorted_part(X, y, keys, weight, held_out, library)
+        with warnings.catch_warnings():
+            # CatBoost tries to compile Python metrics with numba, and says so
+            warnings.filterwarnings("ignore", message='.*method "evaluate".*')
+            if held_out is not None:
+                restore = _add_evaluation(
+                    estimator, library, fit_args, fit_set, eval_set, rounds, names
+                )
+            estimator.fit(fit_set["X"], fit_set["y"], **fit_args)
+        if restore:
+            estimator.set_params(**restore)
+        metric = estimator.get_params().get("eval_metric")
+        if isinstance(metric, _CatBoostMetric):
+            metric.datasets = []  # the training labels are not part of the model
+
+        self.estimator_ = estimator
+        self.library_ = library
+        self.best_iteration_ = _best_iteration(estimator, library, rounds)
+        for name in ("n_features_in_", "feature_names_in_"):
+            if hasattr(estimator, name):
+                setattr(self, name, getattr(estimator, name))
+        return self
+
+    @staticmethod
+    def _sorted_part(X, y, keys, weight, rows, library):
+        """The rows ``rows`` sorted by query, with the library's group argument."""
+        layout = _QueryLayout(keys[rows])
+        taken = rows[layout.order]
+        part = {
+            "X": _take_rows(X, taken), "y": y[taken], "codes": layout.codes,
+            "group": layout.group_argument(library), "weight": None,
+            "row_weight": None if weight is None else weight[taken],
+        }
+        if weight is not None:
+            if library == "lightgbm":
+                part["weight"] = part["row_weight"]
+            else:
+                per_query = _check_constant_per_query(weight[rows], layout, library)
+                part["weight"] = (
+                    per_query if library == "xgboost"
+                    else np.repeat(per_query, layout.sizes)
+                )
+        return part
+
+    def predict(self, X):
+        """Scores of the fitted ranker, in the caller's row order.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or DataFrame of shape (n_rows, n_features)
+            Rows to score; a DataFrame's ``query_id_column`` is dropped first.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_rows,)
+            Higher means ranked earlier within a query.
+        """
+        check_is_fitted(self, "estimator_")
+        return self.estimator_.predict(_drop_column(X, self.query_id_column))
+
+    def score(self, X, y, *, query_id=None, sample_weight=None):
+        """Mean nDCG over the queries of ``X`` (skrank's :func:`skrank.ndcg_score`).
+
+        The libraries' own ``score`` methods differ (``LGBMRanker`` has none,
+        ``XGBRanker`` reads a ``qid`` column), so the wrapper scores the same
+        way for all: nDCG with exponential gains, tie-exact, per query.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_rows, n_features)
+            Rows to score.
+        y : array-like of shape (n_rows,)
+            Relevance of each row.
+        query_id : array-like of shape (n_rows,), default=None
+            Query of each row; None: the ``query_id_column`` of a DataFrame
+            ``X`` (requested by default with metadata routing on).
+        sample_weight : array-like of shape (n_rows,), default=None
+            Row weights, passed to the metric.
+
+        Returns
+        -------
+        score : float
+        """
+        from ..metrics import ndcg_score
+
+        if query_id is None and self.query_id_column is not None:
+            query_id = frame_column(X, self.query_id_column)
+        if query_id is None:
+            raise ValueError(
+                _missing_query_id_message(self, X).replace(
+                    "QueryGroupRanker.fit", "QueryGroupRanker.score"
+                )
+            )
+        scores = ranking_scores(self, X, response_method="predict")
+        return float(ndcg_score(
+            y, scores, query_id=query_id, sample_weight=sample_weight
+        ))
+
+    def get_metadata_routing(self):
+        """Metadata routing: ``query_id`` to the wrapper, fit params to ``estimator``.
+
+        Returns
+        -------
+        routing : MetadataRouter
+            The wrapper's own requests (``query_id`` for ``fit`` and
+            ``score``) and ``estimator``'s ``fit`` requests.
+        """
+        return (
+            MetadataRouter(owner=self)
+            .add_self_request(self)
+            .add(
+                estimator=self.estimator,
+                method_mapping=MethodMapping().add(caller="fit", callee="fit"),
+            )
+        )
+
+
+def _add_evaluation(estimator, library, fit_args, fit_set, eval_set, rounds, names):
+    """Put the held-out queries, stopping rule and metrics in the library's form.
+
+    Changes ``estimator`` (a clone) and ``fit_args`` in place; returns the
+    estimator parameters to put back after ``fit``.
+    """
+    restore = {}
+    if library == "lightgbm":
+        import lightgbm
+
+        if _takes(estimator.fit, "eval_X"):  # LightGBM >= 4.7
+            fit_args["eval_X"], fit_args["eval_y"] = (eval_set["X"],), (eval_set["y"],)
+        else:
+            fit_args["eval_set"] = [(eval_set["X"], eval_set["y"])]
+        fit_args["eval_group"] = [eval_set["group"]]
+        if eval_set["weight"] is not None:
+            fit_args["eval_sample_weight"] = [eval_set["weight"]]
+        if names:
+            fit_args["eval_metric"] = _LightGBMMetric(names)
+            params = estimator.get_params()
+            if params.get("metric") is None:
+                restore["metric"] = params.get("metric")
+                estimator.set_params(metric="None")  # LightGBM's "no built-in metric"
+        if rounds is not None:
+            fit_args["callbacks"] = list(fit_args.get("callbacks") or []) + [
+                lightgbm.early_stopping(rounds, first_metric_only=True, verbose=False)
+            ]
+    elif library == "xgboost":
+        fit_args["eval_set"] = [(eval_set["X"], eval_set["y"])]
+        fit_args["eval_qid"] = [eval_set["group"]]
+        fit_args.setdefault("verbose", False)
+        if eval_set["weight"] is not None:
+            fit_args["sample_weight_eval_set"] = [eval_set["weight"]]
+        params = estimator.get_params()
+        if names:
+            if params.get("early_stopping_rounds") is not None:
+                raise ValueError(
+                    "Set early_stopping_rounds on QueryGroupRanker, not on the "
+                    "XGBRanker, when eval_metric names skrank metrics: XGBoost's own "
+                    "early stopping would watch its built-in metric."
+                )
+            callback = _xgboost_callback(
+                names, eval_set["X"], eval_set["y"], eval_set["codes"],
+                eval_set["row_weight"], rounds,
+            )
+            restore["callbacks"] = params.get("callbacks")
+            callbacks = list(params.get("callbacks") or []) + [callback]
+            estimator.set_params(callbacks=callbacks)
+        elif rounds is not None:
+            restore["early_stopping_rounds"] = params.get("early_stopping_rounds")
+            estimator.set_params(early_stopping_rounds=rounds)
+    else:
+        import catboost
+
+        pool = {"group_id": eval_set["group"]}
+        if eval_set["weight"] is not None:
+            pool["group_weight"] = eval_set["weight"]
+        fit_args["eval_set"] = catboost.Pool(eval_set["X"], eval_set["y"], **pool)
+        if rounds is not None:
+            fit_args["early_stopping_rounds"] = rounds
+        if names:
+            params = estimator.get_params()
+            datasets = [
+                (np.asarray(part["y"], dtype=np.float64), part["codes"], None)
+                for part in (fit_set, eval_set)
+            ]
+            # CatBoost refuses set_params once fitted: the metric stays, emptied
+            # of the data sets after fit (see QueryGroupRanker.fit)
+            estimator.set_params(eval_metric=_CatBoostMetric(names[0], datasets))
+    return restore
+
+
+def _takes(method, name):
+    import inspect
+
+    try:
+        return name in inspect.signature(method).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _best_iteration(estimator, library, rounds):
+    if rounds is None:
+        return None
+    if library == "lightgbm":
+        value = getattr(estimator, "best_iteration_", None)
+    elif library == "xgboost":
+        value = getattr(estimator, "best_iteration", None)
+    else:
+        value = estimator.get_best_iteration()
+    return None if value is None else int(value)
