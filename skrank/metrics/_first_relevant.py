@@ -212,7 +212,7 @@ def hit_rate_score(
     >>> from skrank import hit_rate_score
     >>> hit_rate_score([0, 1, 0, 0], [4, 3, 2, 1], k=1)
     0.0
-    >>> hit_rate_score([0, 1, 1, 0, 0], [1, 1, 1, 1, 0], k=2)  # 1 - C(2,2)/C(4,2)
+    >>> hit_rate_score([0, 1, 1, 0, 0], [5, 5, 5, 5, 2], k=2)  # 1 - C(2,2)/C(4,2)
     0.8333...
     """
     return score_queries(

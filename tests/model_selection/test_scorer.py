@@ -419,6 +419,8 @@ def test_response_method_option(data):
             Ridge().fit(X, y), X, y, query_id=qid)
 
 
+# the selector's predict is a 0/1 set on purpose: the label-score warning is expected
+@pytest.mark.filterwarnings("ignore:`y_score` holds only the values 0 and 1")
 def test_query_ids_forwarded_to_a_per_query_predict(data):
     X, y, qid = data
     selector = TopKPerQuery(k=3).fit(X, y)
