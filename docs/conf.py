@@ -60,7 +60,7 @@ sphinx_gallery_conf = {
     "examples_dirs": str(ROOT / "examples"),
     "gallery_dirs": "auto_examples",
     "filename_pattern": r".*",  # run every example
-    "ignore_pattern": r"_table\.py$",  # a helper the examples import
+    "ignore_pattern": r"(^|/)_[^/]*\.py$",  # helpers the examples import (_table, _plot)
     "download_all_examples": False,
     "remove_config_comments": True,
     "within_subsection_order": "FileNameSortKey",

@@ -151,27 +151,18 @@ print(table.round(3).to_string())
 # curves on the held-out queries, with the learnt cutoff marked. F@k rises
 # while the set gathers relevant rows and falls once it only adds noise; AP@k
 # only rises; FAP@k peaks where the list should stop.
-import os
-import tempfile
-
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
+from _plot import pyplot, save_figure  # examples/_plot.py, beside this script
 
 from skrank import FAPCurveDisplay
 
-fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
-FAPCurveDisplay.from_estimator(by_rank, ax=left, name="out-of-fold")
-FAPCurveDisplay.from_estimator(by_rank, X_test, y_test, query_id=q_test, ax=right,
-                               name="held-out")
-left.set_title("Training queries, out of fold")
-right.set_title("Held-out queries")
-fig.suptitle("Mean F1@k, AP@k and FAP@k against the cutoff k (digits retrieval)")
-fig.tight_layout()
-path = os.environ.get("SKRANK_EXAMPLE_PLOT",
-                      os.path.join(tempfile.gettempdir(), "skrank_choose_cutoff.png"))
-fig.savefig(path, dpi=100)
-print(f"\nplot saved to {path}")
-print("(the figure file is the output of this section; set SKRANK_EXAMPLE_PLOT to "
-      "save it elsewhere)")
+plt = pyplot()
+if plt is not None:
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+    FAPCurveDisplay.from_estimator(by_rank, ax=left, name="out-of-fold")
+    FAPCurveDisplay.from_estimator(by_rank, X_test, y_test, query_id=q_test, ax=right,
+                                   name="held-out")
+    left.set_title("Training queries, out of fold")
+    right.set_title("Held-out queries")
+    fig.suptitle("Mean F1@k, AP@k and FAP@k against the cutoff k (digits retrieval)")
+    fig.tight_layout()
+    save_figure(fig, "choose_cutoff")

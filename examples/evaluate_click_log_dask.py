@@ -13,7 +13,11 @@ This script writes a small partitioned click log (about 40,000 rows) to a
 temporary folder, evaluates two scorers on a local cluster of two worker
 processes with a progress bar, and ends with a per-query comparison of the
 two scorers (:func:`skrank.compare` on the per-query frames). It needs the
-``dask`` extra: ``pip install "skrank[dask]"``.
+``dask`` extra: ``pip install -e ".[dask]"`` from a checkout of skrank.
+
+Dask starts its workers as new processes that import this file again, so
+every step that runs on the cluster sits under
+``if __name__ == "__main__":``.
 """
 
 import tempfile
@@ -48,40 +52,97 @@ def write_click_log(folder, n_users=2000, n_files=8, seed=0):
     return n_rows
 
 
+# %%
+# A local cluster and the click log
+# ---------------------------------
+# Two worker processes with one thread each, as on a small machine; on a
+# real cluster, ``Client("scheduler-address:8786")`` is the only change.
+# Each Parquet file holds one day, and every user's rows are spread over
+# the days, so no partition holds a whole query.
 if __name__ == "__main__":  # worker processes re-import this file
     metrics = ["ndcg@10", "map", "mrr", "precision@5", "gauc"]
-    with tempfile.TemporaryDirectory() as tmp, LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
-    ) as cluster, Client(cluster) as client:
-        folder = Path(tmp)
-        n_rows = write_click_log(folder)
-        log = dd.read_parquet(str(folder))
-        print(f"click log: {n_rows} rows in {log.npartitions} Parquet files")
+    tmp = tempfile.TemporaryDirectory()
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                           dashboard_address=":0")
+    client = Client(cluster)
+    folder = Path(tmp.name)
+    n_rows = write_click_log(folder)
+    log = dd.read_parquet(str(folder))
+    print(f"click log: {n_rows} rows in {log.npartitions} Parquet files")
 
-        # the mean over users: shuffle, kernels per partition, partial sums
-        means = {}
-        for model in ("new_model", "old_model"):
-            means[model] = skrank.dask.evaluate(
-                log, metrics, y_true="click", y_score=model, query_id="user"
-            )
-        print()
-        print(f"{'metric':<12} {'new_model':>10} {'old_model':>10}")
-        for name in metrics:
-            print(f"{name:<12} {means['new_model'][name]:>10.4f} "
-                  f"{means['old_model'][name]:>10.4f}")
+# %%
+# Mean over users
+# ---------------
+# One shuffle by user id, skrank's kernels on each partition, then partial
+# sums merged into the mean: only a few numbers come back to the client.
+if __name__ == "__main__":
+    means = {}
+    for model in ("new_model", "old_model"):
+        means[model] = skrank.dask.evaluate(
+            log, metrics, y_true="click", y_score=model, query_id="user"
+        )
+    print()
+    print(f"{'metric':<12} {'new_model':>10} {'old_model':>10}")
+    for name in metrics:
+        print(f"{name:<12} {means['new_model'][name]:>10.4f} "
+              f"{means['old_model'][name]:>10.4f}")
 
-        # per-query values, kept on the cluster (with Dask's progress bar)
-        # until compare() pairs them on the user id
-        per_query = {
-            model: skrank.dask.evaluate(
-                log, ["ndcg@10", "map"], y_true="click", y_score=model,
-                query_id="user", aggregate=None,
-            ).persist()
-            for model in ("new_model", "old_model")
-        }
-        print("\nper-query values of both models:")
-        progress(*per_query.values())
-        print()
-        result = skrank.compare(None, per_query, metrics=["ndcg@10", "map"],
-                                n_resamples=2000, random_state=0)
-        print(result)
+# %%
+# Per-user values and a paired comparison
+# ---------------------------------------
+# ``aggregate=None`` gives a Dask DataFrame with one row per user. The
+# frames stay on the cluster (``persist``, with Dask's progress bar) until
+# :func:`skrank.compare` pairs them on the user id and tests the
+# difference.
+if __name__ == "__main__":
+    per_query = {
+        model: skrank.dask.evaluate(
+            log, ["ndcg@10", "map"], y_true="click", y_score=model,
+            query_id="user", aggregate=None,
+        ).persist()
+        for model in ("new_model", "old_model")
+    }
+    print("\nper-query values of both models:")
+    progress(*per_query.values())
+    print()
+    result = skrank.compare(None, per_query, metrics=["ndcg@10", "map"],
+                            n_resamples=2000, random_state=0)
+    print(result)
+
+# %%
+# Where the new model wins
+# ------------------------
+# The mean difference hides its spread over users. The per-user nDCG@10
+# differences are computed on the cluster; only one number per user reaches
+# the client. Most users gain, some lose: a mean gain is not a gain for
+# everyone.
+from _plot import pyplot, save_figure  # examples/_plot.py, beside this script
+
+if __name__ == "__main__":
+    # users without a click have no nDCG (skipped): they drop out here
+    difference = (per_query["new_model"]["ndcg@10"]
+                  - per_query["old_model"]["ndcg@10"]).dropna().compute()
+    print(f"users whose nDCG@10 improves: {(difference > 0).mean():.0%}, "
+          f"unchanged: {(difference == 0).mean():.0%}, "
+          f"worse: {(difference < 0).mean():.0%}")
+    plt = pyplot()
+    if plt is not None:
+        fig, ax = plt.subplots(figsize=(6, 4))
+        ax.hist(difference, bins=41, range=(-1, 1))
+        ax.axvline(0, color="grey", linestyle="--")
+        ax.axvline(difference.mean(), color="black",
+                   label=f"mean {difference.mean():+.3f}")
+        ax.set_xlabel("nDCG@10 of new_model minus old_model, per user")
+        ax.set_ylabel("users")
+        ax.set_title("Per-user difference, computed on the Dask cluster")
+        ax.legend()
+        fig.tight_layout()
+        save_figure(fig, "evaluate_click_log_dask")
+
+# %%
+# Shut down
+# ---------
+if __name__ == "__main__":
+    client.close()
+    cluster.close()
+    tmp.cleanup()

@@ -91,6 +91,36 @@ print_table(
 print("best:", search.best_params_, "\n")
 
 # %%
+# The grid as a curve
+# -------------------
+# The search's ``cv_results_`` hold every metric for every ``C``: the mean
+# over the five folds, and the spread between them (one standard deviation)
+# as a band. Here the curves are nearly flat: the regularisation matters far
+# less than the spread between folds. The metrics' levels differ because
+# they ask different things: group AUC judges every relevant-irrelevant
+# pair, nDCG@10 only the top of each list.
+from _plot import pyplot, save_figure  # examples/_plot.py, beside this script
+
+plt = pyplot()
+if plt is not None:
+    import numpy as np
+
+    C = np.array([params["logisticregression__C"] for params in results["params"]])
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for name in names:
+        mean, std = results[f"mean_test_{name}"], results[f"std_test_{name}"]
+        ax.plot(C, mean, marker="o", label=name)
+        ax.fill_between(C, mean - std, mean + std, alpha=0.2)
+    ax.set_xscale("log")
+    ax.set_xlabel("C of LogisticRegression (log scale)")
+    ax.set_ylabel("mean over 5 query-grouped folds")
+    ax.set_title("GridSearchCV with query ids from the qid column")
+    ax.legend(loc="upper center", ncol=3)
+    ax.set_ylim(None, ax.get_ylim()[1] + 0.04)
+    fig.tight_layout()
+    save_figure(fig, "query_id_column")
+
+# %%
 # No query ids: a clear error, not a silent one-list score
 # --------------------------------------------------------
 # Given a numpy array (or a DataFrame without the column) and no routed

@@ -122,6 +122,39 @@ print_table(
 )
 
 # %%
+# Query by query
+# --------------
+# A mean hides how the queries differ. With ``aggregate=None`` every metric
+# returns one value per query. Each point below is one held-out query: above
+# the diagonal, the tuned model ranks its candidates better than the pixel
+# distance does. Points on the right edge are queries the distance already
+# solves; the spread on the left is where learning pays.
+from _plot import pyplot, save_figure  # examples/_plot.py, beside this script
+
+per_query = {
+    name: skrank.ndcg_score(y[test], score, query_id=qid[test], k=10, aggregate=None)
+    for name, score in rankers.items()
+}
+assert (per_query["tuned model"].query_id == per_query["pixel distance"].query_id).all()
+difference = per_query["tuned model"].value - per_query["pixel distance"].value
+print(f"tuned model against pixel distance, nDCG@10 per held-out query: better on "
+      f"{(difference > 0).mean():.0%}, equal on {(difference == 0).mean():.0%} "
+      f"(mostly both perfect), worse on {(difference < 0).mean():.0%}\n")
+plt = pyplot()
+if plt is not None:
+    fig, ax = plt.subplots(figsize=(5.5, 5))
+    ax.scatter(per_query["pixel distance"].value, per_query["tuned model"].value,
+               s=18, alpha=0.6)
+    ax.plot([0, 1], [0, 1], color="grey", linestyle="--", linewidth=1)
+    ax.set_xlabel("nDCG@10, pixel distance")
+    ax.set_ylabel("nDCG@10, tuned model")
+    ax.set_title("Held-out queries, one point each")
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_ylim(-0.02, 1.02)
+    fig.tight_layout()
+    save_figure(fig, "tune_ranking_model")
+
+# %%
 # Pitfall 1: KFold splits queries
 # -------------------------------
 # ``KFold`` deals the rows of every query into all folds. Each test fold
