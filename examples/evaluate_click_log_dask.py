@@ -58,12 +58,15 @@ def write_click_log(folder, n_users=2000, n_files=8, seed=0):
 # Two worker processes with one thread each, as on a small machine; on a
 # real cluster, ``Client("scheduler-address:8786")`` is the only change.
 # Each Parquet file holds one day, and every user's rows are spread over
-# the days, so no partition holds a whole query.
+# the days, so no partition holds a whole query. ``silence_logs`` keeps the
+# shuffle's informational log lines out of the output.
+import logging
+
 if __name__ == "__main__":  # worker processes re-import this file
     metrics = ["ndcg@10", "map", "mrr", "precision@5", "gauc"]
     tmp = tempfile.TemporaryDirectory()
     cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                           dashboard_address=":0")
+                           dashboard_address=":0", silence_logs=logging.ERROR)
     client = Client(cluster)
     folder = Path(tmp.name)
     n_rows = write_click_log(folder)
