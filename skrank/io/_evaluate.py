@@ -392,6 +392,21 @@ def _bpref_registry(parts):
     return _bpref_per_query(parts.binary, judged=parts.judged)[0]
 
 
+def _mean(values, *, sequential):
+    """Mean of ``values`` (nan if empty).
+
+    ``sequential``: added one after the other in the given order, as
+    trec_eval adds its per-query values (in its query order) before dividing
+    by their count; a pairwise sum can differ in the last bit, which moves a
+    mean that falls on a rounding boundary of trec_eval's 4 printed decimals.
+    """
+    if values.shape[0] == 0:
+        return float("nan")
+    if sequential:
+        return float(np.cumsum(values)[-1] / values.shape[0])
+    return float(values.mean())
+
+
 @check_params
 def evaluate_run(
     qrels,
@@ -506,6 +521,6 @@ def evaluate_run(
             mean[name] = float(values.sum())
         else:
             kept = values[~np.isnan(values)]
-            mean[name] = float(kept.mean()) if kept.shape[0] else float("nan")
+            mean[name] = _mean(kept, sequential=is_trec)
     return RunEvaluation(mean, per_query, parts.binary.query_ids, name=run_table.tag,
                          summed=tuple(summed))
