@@ -164,6 +164,9 @@ def _fixed_width_words(docs):
     if width == longest and (lengths == longest).all():  # ids of one length: a view
         block = data[offsets[0] : offsets[-1]].reshape(lengths.shape[0], longest)
         return np.ascontiguousarray(block).view(">u8")
+    padded = _nul_padded(docs, width)  # pyarrow pads in C: all ids one width
+    if padded is not None:
+        return _fixed_width_words(padded)
     matrix = np.zeros((lengths.shape[0], width), dtype=np.uint8)
     start, last = offsets[:-1], data.shape[0] - 1
     for c in range(longest):
@@ -171,6 +174,18 @@ def _fixed_width_words(docs):
         column[lengths <= c] = 0
         matrix[:, c] = column
     return matrix.view(">u8")
+
+
+def _nul_padded(docs, width):
+    """ASCII ids right-padded with NUL bytes to ``width`` by pyarrow; None otherwise.
+
+    pyarrow pads by code points, which are bytes only for ASCII ids.
+    """
+    import pyarrow.compute as pc
+
+    if not pc.all(pc.string_is_ascii(docs)).as_py():
+        return None
+    return pc.utf8_rpad(docs, width=width, padding="\x00")
 
 
 def _first_duplicate_arrow(query, docs):
@@ -223,6 +238,23 @@ def _run_docs_in_qrels(run, qrels):
     return _indexer(qrels.doc_labels, run.doc_labels)[run.doc]
 
 
+def _qrels_rows(run, qrels, run_query, keep):
+    """For each run line, its line in the qrels (-1: not judged, or query dropped)."""
+    n_qdocs = max(qrels.doc_labels.shape[0], 1)
+    run_doc = _run_docs_in_qrels(run, qrels)
+    qrels_key = qrels.query * n_qdocs + qrels.doc
+    key_order = np.argsort(qrels_key, kind="stable")
+    sorted_key = qrels_key[key_order]
+    # only lines whose document the qrels judge (in some query) are looked up
+    candidate = np.flatnonzero(keep & (run_doc >= 0))
+    run_key = run_query[candidate] * n_qdocs + run_doc[candidate]
+    position = np.minimum(np.searchsorted(sorted_key, run_key), sorted_key.shape[0] - 1)
+    match = sorted_key[position] == run_key
+    qrels_row = np.full(run_query.shape[0], -1, dtype=np.int64)
+    qrels_row[candidate[match]] = key_order[position[match]]
+    return qrels_row
+
+
 def _sorted_label_rank(labels):
     """Rank of each label in sorted (byte-wise, as strcmp) order."""
     order = np.argsort(np.asarray(labels, dtype=str), kind="stable")
@@ -235,7 +267,9 @@ def _trec_order(query, score, doc_strings):
     """Rows by (query, score descending, document id descending): trec_eval's order.
 
     One argsort of packed keys; only the runs of tied scores look at the
-    document ids (``doc_strings(rows)`` gives those rows' ids).
+    document ids (``doc_strings(rows)`` gives those rows' ids). Returns the
+    order and ``query`` and ``score`` in it (reordering inside a tie leaves
+    both unchanged).
     """
     packed = _packed_order(score, query) if query.shape[0] > 1 else None
     order = np.lexsort((-score, query)) if packed is None else packed[0]
@@ -252,7 +286,34 @@ def _trec_order(query, score, doc_strings):
         _, doc_rank = np.unique(doc_strings(order[rows]).astype(str), return_inverse=True)
         fixed = rows[np.lexsort((-doc_rank.reshape(-1), run_id))]
         order[rows] = order[fixed]
-    return order
+    return order, q, s
+
+
+class _Background:
+    """``func(*args)`` in a thread; ``result()`` waits, returns its value or re-raises.
+
+    For numpy and pyarrow work that releases the GIL: it uses the second core.
+    """
+
+    def __init__(self, func, *args):
+        import threading
+
+        self._error = self._value = None
+
+        def work():
+            try:
+                self._value = func(*args)
+            except BaseException as exc:  # re-raised in the caller's thread
+                self._error = exc
+
+        self._thread = threading.Thread(target=work, daemon=True)
+        self._thread.start()
+
+    def result(self):
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._value
 
 
 @dataclass
@@ -266,47 +327,45 @@ def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
             max_docs, compat, ties):
     """Join qrels and run; the shared layout with unretrieved judged rows at -inf."""
     _check_duplicates(qrels, "qrels")
-    _check_duplicates(run, "run")
-    n_qdocs = max(qrels.doc_labels.shape[0], 1)
+    # the run's duplicate check and its join with the qrels (hashes, sorts and
+    # lookups that release the GIL) run on other threads, beside trec_eval's
+    # order of the run, which needs neither
+    run_check = _Background(_check_duplicates, run, "run")
     run_query = _indexer(qrels.query_labels, run.query_labels)[run.query]
     keep = run_query >= 0  # trec_eval drops run queries the qrels lack
-    run_doc = _run_docs_in_qrels(run, qrels)
-    qrels_key = qrels.query * n_qdocs + qrels.doc
-    key_order = np.argsort(qrels_key, kind="stable")
-    sorted_key = qrels_key[key_order]
-    # only lines whose document the qrels judge (in some query) are looked up
-    candidate = np.flatnonzero(keep & (run_doc >= 0))
-    run_key = run_query[candidate] * n_qdocs + run_doc[candidate]
-    position = np.minimum(np.searchsorted(sorted_key, run_key), sorted_key.shape[0] - 1)
-    match = sorted_key[position] == run_key
-    qrels_row = np.full(run_query.shape[0], -1, dtype=np.int64)
-    qrels_row[candidate[match]] = key_order[position[match]]
-    found = qrels_row >= 0
     if judged_docs_only:
-        keep &= found
+        all_qrels_row = _qrels_rows(run, qrels, run_query, keep)
+        keep &= all_qrels_row >= 0
+    else:
+        joining = _Background(_qrels_rows, run, qrels, run_query, keep)
     rows = np.flatnonzero(keep)
     query_rank = _sorted_label_rank(qrels.query_labels)
     run_qkey = query_rank[run_query[rows]]
     score = run.value[rows]
-    qrels_row = qrels_row[rows]
 
     if compat == "trec_eval" or max_docs is not None:
-        order = _trec_order(run_qkey, score, lambda i: run.doc_strings(rows[i]))
-        run_qkey, score, qrels_row = run_qkey[order], score[order], qrels_row[order]
+        order, run_qkey, score = _trec_order(
+            run_qkey, score, lambda i: run.doc_strings(rows[i]))
+        rows = rows[order]
         if max_docs is not None:
             start = np.flatnonzero(np.r_[True, run_qkey[1:] != run_qkey[:-1]])
             rank = np.arange(run_qkey.shape[0]) - np.repeat(start, np.diff(np.r_[start, run_qkey.shape[0]]))
             inside = rank < max_docs
-            run_qkey, score, qrels_row = run_qkey[inside], score[inside], qrels_row[inside]
+            run_qkey, score, rows = run_qkey[inside], score[inside], rows[inside]
+    if not judged_docs_only:
+        all_qrels_row = joining.result()
+    qrels_row = all_qrels_row[rows]
 
+    run_check.result()  # raises on a duplicate document
     # judged rows the (kept) run did not retrieve, for the evaluated queries
     unretrieved = np.ones(len(qrels), dtype=bool)
     unretrieved[qrels_row[qrels_row >= 0]] = False
     if complete_qrels:
         evaluated = np.ones(qrels.query_labels.shape[0], dtype=bool)
     else:
-        evaluated = np.zeros(qrels.query_labels.shape[0], dtype=bool)
-        evaluated[query_rank.argsort()[np.unique(run_qkey)]] = True
+        has_lines = np.zeros(qrels.query_labels.shape[0], dtype=bool)
+        has_lines[run_qkey] = True  # by query rank: no sort needed
+        evaluated = has_lines[query_rank]
     unretrieved &= evaluated[qrels.query]
     missing = np.flatnonzero(unretrieved)
 

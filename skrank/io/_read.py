@@ -177,8 +177,7 @@ def _read_pyarrow(data, path, kind):
             parse_options=pv.ParseOptions(delimiter=delimiter, quote_char=False,
                                           ignore_empty_lines=True),
             convert_options=pv.ConvertOptions(
-                column_types=types, include_columns=["query_id", "doc_id", value_name]
-                + (["tag"] if kind == "run" else []),
+                column_types=types, include_columns=["query_id", "doc_id", value_name],
                 strings_can_be_null=False, quoted_strings_can_be_null=False,
             ),
         )
@@ -192,8 +191,8 @@ def _read_pyarrow(data, path, kind):
     ):
         return None
     tag = None
-    if kind == "run" and table.num_rows:
-        tag = str(table.column("tag")[0])
+    if kind == "run" and table.num_rows:  # every line has its 6 fields: pyarrow checked
+        tag = first.split()[-1].decode("utf-8", "replace")
     query, query_labels = _dictionary_codes(table.column("query_id"))
     docs = table.column("doc_id").combine_chunks()
     if kind == "qrels":  # few lines: codes are cheap and handy

@@ -185,3 +185,29 @@ def test_duplicate_document_in_a_query_is_an_error(tmp_path):
     path.write_text("1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n1 Q0 a 3 0.5 t\n")
     with pytest.raises(ValueError, match=r"document 'a' appears twice in query '1'"):
         evaluate_run({"1": {"a": 1}}, path, ["map"])
+
+
+@pytest.mark.parametrize("ids", [
+    ["d1", "doc-22", "d1", "longer-id-333", "x"],            # ASCII: pyarrow pads
+    ["dé1", "doc-ü22", "d1", "ñ", "x" * 9],                  # not ASCII: byte loop
+    ["abcdefgh", "12345678"],                                # one width: a view
+])
+def test_fixed_width_words_are_the_nul_padded_bytes(ids):
+    pa = pytest.importorskip("pyarrow")
+    from skrank.io._evaluate import _fixed_width_words
+
+    raw = [i.encode() for i in ids]
+    width = (max(map(len, raw)) + 7) // 8 * 8
+    expected = np.frombuffer(b"".join(r.ljust(width, b"\0") for r in raw),
+                             dtype=">u8").reshape(len(ids), width // 8)
+    words = _fixed_width_words(pa.array(ids, type=pa.string()))
+    np.testing.assert_array_equal(words, expected)
+
+
+def test_duplicates_found_among_ids_of_mixed_lengths_and_scripts(tmp_path):
+    qrels = tmp_path / "qrels"
+    qrels.write_text("1 0 dé1 1\n1 0 d2 0\n")
+    run = tmp_path / "run"
+    run.write_text("1 Q0 dé1 1 2.0 r\n1 Q0 longer-doc 2 1.5 r\n1 Q0 dé1 3 1.0 r\n")
+    with pytest.raises(ValueError, match="'dé1' appears twice in query '1'"):
+        evaluate_run(str(qrels), str(run), ["map"])
