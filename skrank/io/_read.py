@@ -72,13 +72,36 @@ def _is_gzip(path):
 
 
 def _read_bytes(path):
-    """The file's bytes, decompressed when it is gzip (by content, not by name)."""
+    """The file's bytes, decompressed when it is gzip (by content, not by name).
+
+    A plain file comes memory-mapped (read-only): the parser reads the page
+    cache directly, with no copy of the file into the process.
+    """
     path = os.fspath(path)
     if not os.path.exists(path):
         raise ValueError(f"{path}: no such file.")
-    opener = gzip.open if _is_gzip(path) else open
-    with opener(path, "rb") as handle:
-        return handle.read()
+    if _is_gzip(path):
+        with gzip.open(path, "rb") as handle:
+            return handle.read()
+    with open(path, "rb") as handle:
+        if os.fstat(handle.fileno()).st_size == 0:
+            return b""
+        import mmap
+
+        return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+
+
+def _first_line(data):
+    """The first line with more than white space, leading white space removed."""
+    start, size = 0, len(data)
+    while start < size:
+        end = data.find(b"\n", start)
+        end = size if end < 0 else end
+        line = bytes(data[start:end]).lstrip()
+        if line.strip():
+            return line
+        start = end + 1
+    return b""
 
 
 def _blank_comments(data):
@@ -87,7 +110,7 @@ def _blank_comments(data):
     The line breaks stay, so error messages keep the file's line numbers;
     a ``#`` inside a line (a document id such as ``CR#93E-1860``) is data.
     """
-    if b"#" in data and _COMMENT.search(data):  # memchr first: most files have none
+    if data.find(b"#") >= 0 and _COMMENT.search(data):  # memchr first: most have none
         return _COMMENT.sub(b"", data)
     return data
 
@@ -165,14 +188,13 @@ def _read_pyarrow(data, path, kind):
     except ImportError:
         return None
     value_name, n_fields, columns = FORMATS[kind]
-    head = data.lstrip()
-    first = head[: head.find(b"\n")] if b"\n" in head else head
+    first = _first_line(data)
     delimiter = "\t" if b"\t" in first and b" " not in first.strip() else " "
     dictionary = pa.dictionary(pa.int32(), pa.string())
     types = {"query_id": dictionary, "doc_id": pa.string(), value_name: pa.float64()}
     try:
         table = pv.read_csv(
-            io.BytesIO(data),
+            pa.BufferReader(pa.py_buffer(data)),  # no copy of bytes or a mapped file
             read_options=pv.ReadOptions(column_names=list(columns), block_size=1 << 24),
             parse_options=pv.ParseOptions(delimiter=delimiter, quote_char=False,
                                           ignore_empty_lines=True),
@@ -272,10 +294,13 @@ def _load_file(path, kind):
     """A TREC file as a :class:`_Table`: the fastest reader that parses every line."""
     name = os.fspath(path)
     data = _blank_comments(_read_bytes(name))
-    for reader in (_read_pyarrow, _read_pandas):
-        table = reader(data, name, kind)
-        if table is not None:
-            return table
+    table = _read_pyarrow(data, name, kind)
+    if table is not None:
+        return table
+    data = bytes(data)  # the other readers take bytes, not a mapped file
+    table = _read_pandas(data, name, kind)
+    if table is not None:
+        return table
     return _split_python(data, name, kind)  # slow, or finds the malformed line
 
 

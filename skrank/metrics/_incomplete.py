@@ -68,6 +68,8 @@ def _bpref_per_query(ranked, *, judged=None):
         found = found * judged
     n_rel = segment_sum(relevant, ranked.query_start)
     n_non = segment_sum(non_relevant, ranked.query_start)
+    if not ranked.has_ties:
+        return _bpref_untied(ranked, found, non_relevant, n_rel, n_non), n_rel
     block_rel = segment_sum(found, ranked.block_start)
     b = segment_sum(non_relevant, ranked.block_start)
     above = _exclusive_block_cumsum(ranked, b)
@@ -87,6 +89,27 @@ def _bpref_per_query(ranked, *, judged=None):
             / n_rel
         )
     return values, n_rel
+
+
+def _bpref_untied(ranked, found, non_relevant, n_rel, n_non):
+    """bpref per query when no scores tie: the terms of the relevant rows only.
+
+    Each relevant row r scores 1 - min(n_r, R) / min(R, N), n_r the judged
+    non-relevant rows above it: a running count, read at the few relevant
+    rows (the tied formula with every block one row long).
+    """
+    hits = np.flatnonzero(found)
+    running = np.cumsum(non_relevant)  # judged non-relevant rows so far
+    before_query = running[ranked.query_start] - non_relevant[ranked.query_start]
+    query = ranked.query[hits]
+    above = running[hits] - before_query[query]  # a relevant row adds nothing itself
+    cap, denominator = n_rel[query], np.minimum(n_rel, n_non)[query]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(denominator > 0, 1.0 - np.minimum(above, cap) / denominator, 1.0)
+        return (
+            np.bincount(query, weights=found[hits] * share, minlength=ranked.n_queries)
+            / n_rel
+        )
 
 
 def _rbp_per_query(ranked, *, k, p, gain="binary", judged=None):
