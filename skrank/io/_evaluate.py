@@ -272,8 +272,12 @@ def _trec_order(query, score, doc_strings):
     both unchanged).
     """
     packed = _packed_order(score, query) if query.shape[0] > 1 else None
-    order = np.lexsort((-score, query)) if packed is None else packed[0]
-    q, s = query[order], score[order]
+    if packed is None:
+        order = np.lexsort((-score, query))
+        q = query[order]
+    else:
+        order, q = packed
+    s = score[order]
     tied = np.flatnonzero((q[1:] == q[:-1]) & (s[1:] == s[:-1]))
     if tied.shape[0]:
         in_tie = np.zeros(order.shape[0], dtype=bool)
