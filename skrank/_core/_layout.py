@@ -19,7 +19,7 @@ shares, hits@k, first relevant rank) and :attr:`RankedQueries.ranked_relevance`
 are 0 there, so no cutoff ever finds it.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
@@ -97,6 +97,23 @@ class RankedQueries:
     @property
     def n_queries(self):
         return self.query_start.shape[0]
+
+    # cached properties that depend on the order and the blocks only, never
+    # on ``relevance``: another relevance on the same layout can share them
+    _STRUCTURE = ("query_size", "rank", "n_retrieved", "query_weight", "has_ties",
+                  "block", "block_size", "block_first_rank", "block_query")
+
+    def with_relevance(self, relevance):
+        """The same layout with ``relevance`` (ranked order) instead.
+
+        The structure already computed (ranks, blocks, sizes) is shared, not
+        computed again.
+        """
+        other = replace(self, relevance=relevance)
+        for name in self._STRUCTURE:
+            if name in self.__dict__:
+                other.__dict__[name] = self.__dict__[name]
+        return other
 
     @cached_property
     def query_size(self):

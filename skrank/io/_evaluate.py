@@ -359,6 +359,10 @@ def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
     if not judged_docs_only:
         all_qrels_row = joining.result()
     qrels_row = all_qrels_row[rows]
+    # row-length arrays are let go as soon as they are used: a smaller peak
+    del all_qrels_row, rows, keep, run_query
+    if not judged_docs_only:
+        del joining
 
     run_check.result()  # raises on a duplicate document
     # judged rows the (kept) run did not retrieve, for the evaluated queries
@@ -380,18 +384,19 @@ def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
     judged = np.concatenate([qrels_row >= 0, np.ones(missing.shape[0], dtype=bool)])
     qkey = np.concatenate([run_qkey, query_rank[qrels.query[missing]]])
     all_score = np.concatenate([score, np.full(missing.shape[0], -np.inf)])
+    del qrels_row, run_qkey, score, missing
     labels_sorted = qrels.query_labels[np.argsort(query_rank)]
     binary = (grade >= relevance_level).astype(np.float64)
 
     if compat == "trec_eval" or max_docs is not None:
         # rows are in their final order already: merge by query, no second sort
         order = np.argsort(qkey, kind="stable")
-        qkey, all_score = qkey[order], all_score[order]
+        qkey, all_score, binary = qkey[order], all_score[order], binary[order]
         new = np.r_[True, qkey[1:] != qkey[:-1]]
         query_start = np.flatnonzero(new)
         retrieved = all_score != -np.inf
         ranked = RankedQueries(
-            relevance=binary[order],
+            relevance=binary,
             query=np.cumsum(new) - 1,
             query_start=query_start,
             block_start=np.arange(qkey.shape[0]),
@@ -404,7 +409,8 @@ def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
     else:
         ranked = rank_queries(binary, all_score, query_id=qkey, ties=ties)
         ranked = replace(ranked, query_ids=labels_sorted[ranked.query_ids])
-    graded = replace(ranked, relevance=np.maximum(grade, 0.0)[ranked.order])
+    ranked.rank  # computed once, shared by the graded layouts below
+    graded = ranked.with_relevance(np.maximum(grade, 0.0)[ranked.order])
     return _Parts(ranked, graded, judged[ranked.order].astype(np.float64))
 
 
@@ -567,9 +573,8 @@ def evaluate_run(
         complete_qrels=complete_qrels, judged_docs_only=judged_docs_only,
         max_docs=max_docs, compat=compat, ties=ties,
     )
-    parts.graded_as_relevance = replace(
-        parts.graded,
-        relevance=np.where(parts.binary.relevance > 0, parts.graded.relevance, 0.0),
+    parts.graded_as_relevance = parts.graded.with_relevance(
+        np.where(parts.binary.relevance > 0, parts.graded.relevance, 0.0)
     )
     no_rel = parts.binary.n_relevant == 0
     mean, per_query, summed = {}, {}, []

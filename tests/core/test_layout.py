@@ -125,3 +125,16 @@ def test_the_packed_sort_resorts_truncation_collisions():
     expected = _reference_order(score, keys)
     np.testing.assert_array_equal(score[order], score[expected])
     np.testing.assert_array_equal(sorted_keys, keys[expected])
+
+
+def test_with_relevance_shares_the_structure_not_the_relevance():
+    from skrank._core._layout import rank_queries
+
+    ranked = rank_queries([1, 0, 0, 1, 1], [3.0, 2.0, 2.0, 5.0, 1.0],
+                          query_id=[1, 1, 1, 2, 2])
+    ranked.rank, ranked.n_relevant  # cache one structural, one relevance value
+    other = ranked.with_relevance(np.array([0.0, 1.0, 1.0, 0.0, 0.0]))
+    assert other.rank is ranked.rank  # shared, not recomputed
+    assert other.n_relevant.tolist() == [2, 0]  # from the new relevance
+    assert ranked.n_relevant.tolist() == [1, 2]  # the original untouched
+    np.testing.assert_array_equal(other.query_start, ranked.query_start)
