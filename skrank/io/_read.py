@@ -195,7 +195,7 @@ def _read_pyarrow(data, path, kind):
     try:
         table = pv.read_csv(
             pa.BufferReader(pa.py_buffer(data)),  # no copy of bytes or a mapped file
-            read_options=pv.ReadOptions(column_names=list(columns), block_size=1 << 24),
+            read_options=pv.ReadOptions(column_names=list(columns), block_size=1 << 22),
             parse_options=pv.ParseOptions(delimiter=delimiter, quote_char=False,
                                           ignore_empty_lines=True),
             convert_options=pv.ConvertOptions(
