@@ -579,7 +579,8 @@ def evaluate_run(
     no_rel = parts.binary.n_relevant == 0
     mean, per_query, summed = {}, {}, []
     for name, kernel, is_summed, is_trec in measures:
-        values = np.asarray(kernel(parts), dtype=np.float64)
+        # + 0.0: a -0.0 (1 - 1 in a kernel) prints as 0.0000, as trec_eval's
+        values = np.asarray(kernel(parts), dtype=np.float64) + 0.0
         if not is_trec:
             fill = {"zero": 0.0, "one": 1.0, "skip": np.nan}[no_relevant]
             values = np.where(no_rel, fill, values)

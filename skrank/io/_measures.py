@@ -55,23 +55,35 @@ def _iprec_at_recall(parts, level):
     ranked = parts.binary
     cut = np.floor(level * ranked.n_relevant + 0.5).astype(np.int64)  # lround, >= 0
     found = ranked.n_relevant_retrieved.astype(np.int64)
-    hits = np.cumsum(ranked.is_relevant)
-    hits -= np.repeat(hits[ranked.query_start] - ranked.is_relevant[ranked.query_start],
-                      ranked.query_size)
-    precision = hits / ranked.rank
-    if ranked.retrieved is not None:
-        precision = np.where(ranked.retrieved, precision, 0.0)
-    # best precision from each row to the end of its query (reverse running max)
-    offset = 2.0 * ranked.query[::-1]  # precisions are in [0, 1]: queries never mix
-    best_after = (np.maximum.accumulate(precision[::-1] - offset) + offset)[::-1]
+    # the best precision at or after a relevant row is reached at a relevant
+    # row (it falls at every other one): only those rows are looked at
     relevant_rows = np.flatnonzero(ranked.is_relevant > 0)
+    query = ranked.query[relevant_rows]
+    hits = np.arange(1, relevant_rows.shape[0] + 1, dtype=np.int64)
     first = np.searchsorted(relevant_rows, ranked.query_start)
+    hits -= first[query]  # relevant rows so far in the query, this one included
+    precision = hits / ranked.rank[relevant_rows]
+    best_after = _suffix_max_by_query(precision, query, ranked.n_queries)
     wanted = np.maximum(cut, 1)
     ok = wanted <= found
     out = np.zeros(ranked.n_queries)
-    row = relevant_rows[first[ok] + wanted[ok] - 1]
-    out[ok] = best_after[row]
+    out[ok] = best_after[first[ok] + wanted[ok] - 1]
     return out
+
+
+def _suffix_max_by_query(values, query, n_queries):
+    """Largest of ``values`` from each position to the end of its query, exactly.
+
+    ``query`` is non-decreasing. Each value becomes its rank among the
+    distinct values, and the ranks of later queries (in reverse) are lifted
+    above every earlier one, so one running max over int64 keys restarts at
+    each query with no float arithmetic on the values.
+    """
+    distinct, rank = np.unique(values, return_inverse=True)
+    n = max(distinct.shape[0], 1)
+    key = (n_queries - 1 - query).astype(np.int64) * n + rank.reshape(-1)
+    best = np.maximum.accumulate(key[::-1])[::-1]
+    return distinct[best % n] if distinct.shape[0] else values.copy()
 
 
 def _bpref(parts):

@@ -211,3 +211,32 @@ def test_duplicates_found_among_ids_of_mixed_lengths_and_scripts(tmp_path):
     run.write_text("1 Q0 dé1 1 2.0 r\n1 Q0 longer-doc 2 1.5 r\n1 Q0 dé1 3 1.0 r\n")
     with pytest.raises(ValueError, match="'dé1' appears twice in query '1'"):
         evaluate_run(str(qrels), str(run), ["map"])
+
+
+def test_no_negative_zero_in_per_query_values(tmp_path):
+    # hit rate is 1 - (a probability of no hit): a query without a hit in
+    # the top k came out as -0.0 and printed "-0.0000" where trec_eval
+    # prints "0.0000"
+    qrels = {"q1": {"a": 0, "b": 1}, "q2": {"c": 1}}
+    run = {"q1": {"a": 2.0, "b": 1.0}, "q2": {"c": 1.0}}
+    got = evaluate_run(qrels, run, ["success_1", "P_1", "recip_rank"], compat="trec_eval")
+    for name, values in got.per_query.items():
+        assert not np.signbit(values).any(), name
+    assert got.per_query["success_1"].tolist() == [0.0, 1.0]
+
+
+def test_iprec_at_recall_is_exact_in_late_queries():
+    # the best precision after a rank is a running max per query; it used to
+    # be taken on values shifted by 2 x the query's index, which rounds: with
+    # thousands of queries, 3/160 = 0.01875 (printed 0.0187 by trec_eval)
+    # came back a hair above and printed 0.0188
+    qrels, run = {}, {}
+    for q in range(3000):
+        qrels[f"a{q:04d}"] = {"d": 1}
+        run[f"a{q:04d}"] = {"d": 1.0}
+    docs = [f"x{i:03d}" for i in range(160)]  # the last query in trec_eval's order
+    qrels["z"] = {docs[157]: 1, docs[158]: 1, docs[159]: 1}
+    run["z"] = {d: float(160 - i) for i, d in enumerate(docs)}  # ranks 1..160
+    got = evaluate_run(qrels, run, ["iprec_at_recall_1.00"], compat="trec_eval")
+    assert got.query_ids[-1] == "z"
+    assert got.per_query["iprec_at_recall_1.00"][-1] == 3 / 160  # bit for bit
