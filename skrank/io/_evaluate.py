@@ -568,6 +568,8 @@ def evaluate_run(
     run_table = _as_table(run, "run", "run")
     if len(qrels) == 0:
         raise ValueError(f"{qrels.source}: the qrels hold no judgment.")
+    if len(run_table) == 0:
+        raise ValueError(f"{run_table.source}: the run holds no retrieved document.")
     parts = _layout(
         qrels, run_table, relevance_level=relevance_level,
         complete_qrels=complete_qrels, judged_docs_only=judged_docs_only,

@@ -240,3 +240,12 @@ def test_iprec_at_recall_is_exact_in_late_queries():
     got = evaluate_run(qrels, run, ["iprec_at_recall_1.00"], compat="trec_eval")
     assert got.query_ids[-1] == "z"
     assert got.per_query["iprec_at_recall_1.00"][-1] == 3 / 160  # bit for bit
+
+
+def test_an_empty_run_file_is_named_in_the_error(tmp_path):
+    qrels = tmp_path / "qrels"
+    qrels.write_text("1 0 a 1\n")
+    run = tmp_path / "run"
+    run.write_text("")
+    with pytest.raises(ValueError, match=r"run: the run holds no retrieved document"):
+        evaluate_run(str(qrels), str(run), ["map"])
