@@ -30,9 +30,8 @@ from ..metrics._evaluate import DEFAULT_METRICS, metric_query_values
 from ..metrics._registry import parse_metric_name
 
 _INSTALL = (
-    'install the extra with `pip install "skrank[dask]"` (from a source '
-    'checkout: `pip install -e ".[dask]"`), which brings dask[dataframe] and '
-    "distributed."
+    'install the extra from a checkout of skrank with `pip install -e ".[dask]"` '
+    '(or `pip install "dask[dataframe]" distributed`); skrank is not on PyPI yet.'
 )
 _ROW = "__skrank_row__"  # input position, kept through the shuffle for ties="input"
 _PARTIAL_COLUMNS = list(PartialMean._fields)

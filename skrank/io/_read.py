@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 
 IO_EXTRA = (
-    "reading TREC files as DataFrames needs pandas: pip install 'skrank[io]' "
-    "(pandas and pyarrow)."
+    "reading TREC files as DataFrames needs pandas: pip install pandas pyarrow, "
+    "or the io extra from a checkout of skrank: pip install -e '.[io]'."
 )
 
 # name, the column holding the number, the number of whitespace-separated fields
@@ -332,7 +332,7 @@ def read_qrels(path):
     qrels : pandas.DataFrame
         Columns ``query_id`` and ``doc_id`` (strings) and ``relevance``
         (float), one row per line, in file order. Needs pandas (the ``io``
-        extra: ``pip install 'skrank[io]'``).
+        extra: ``pip install -e '.[io]'`` from a checkout).
 
     Raises
     ------

@@ -80,3 +80,13 @@ def test_malformed_line_names_file_and_line(tmp_path, line, kind):
 def test_missing_file(tmp_path):
     with pytest.raises(ValueError, match="no such file"):
         read_qrels(tmp_path / "absent")
+
+
+def test_without_pandas_the_error_names_the_install_that_works(tmp_path, monkeypatch):
+    import sys
+
+    path = tmp_path / "qrels"
+    path.write_text("1 0 a 1\n")
+    monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas now fails
+    with pytest.raises(ImportError, match=r"pip install -e '\.\[io\]'"):
+        read_qrels(str(path))
