@@ -14,6 +14,9 @@ from skrank import rank_correlation_score
 
 from .. import _toolbox_reference as ref
 
+# drawn scores may be only 0 and 1: the label-score warning is expected here
+pytestmark = pytest.mark.filterwarnings("ignore:`y_score` holds only the values 0 and 1")
+
 SETTINGS = settings(
     max_examples=80, deadline=None, derandomize=True, database=None,
     suppress_health_check=[HealthCheck.too_slow],

@@ -30,6 +30,9 @@ import skrank
 from .. import _reference as ref
 from .._checks import METRICS, assert_all_close, assert_close
 
+# drawn scores may be only 0 and 1: the label-score warning is expected here
+pytestmark = pytest.mark.filterwarnings("ignore:`y_score` holds only the values 0 and 1")
+
 SETTINGS = settings(
     max_examples=60,
     deadline=None,
