@@ -2,7 +2,7 @@
 
 import sys
 
-from .io._cli import main
+from .io._cli import run
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

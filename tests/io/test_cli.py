@@ -137,3 +137,26 @@ def test_with_pyarrow_the_command_does_not_import_pandas(files):
     options = ["-m", "map", "-m", "bpref", "-m", "ndcg_cut_10", "--compat", "trec_eval",
                "--format", "trec"]
     assert _imported_by_the_command(root, options, ("pandas",)) == "[]"
+
+
+def _pool_after(root, entry):
+    code = (
+        "import sys; import skrank.io._cli as cli; "
+        f"sys.argv = ['skrank', 'evaluate', {str(root / 'qrels')!r}, {str(root / 'run')!r}, "
+        "'-m', 'map']; "
+        f"cli.{entry}; "
+        "import pyarrow as pa; print('pool:', pa.default_memory_pool().backend_name)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert "pool: " in done.stdout, done.stdout + done.stderr
+    return done.stdout.strip().rsplit("pool: ", 1)[1]
+
+
+def test_the_command_uses_the_system_allocator_and_main_leaves_it_alone(files):
+    # the command's own process reuses freed memory at once (fewer fresh pages
+    # touched); main(), which other code may call in its process, sets nothing
+    pa = pytest.importorskip("pyarrow")
+    root, _, _ = files
+    assert _pool_after(root, "run()") == "system"
+    assert _pool_after(root, "main(sys.argv[1:])") == pa.default_memory_pool().backend_name
