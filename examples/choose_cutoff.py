@@ -151,11 +151,16 @@ print(table.round(3).to_string())
 # curves on the held-out queries, with the learnt cutoff marked. F@k rises
 # while the set gathers relevant rows and falls once it only adds noise; AP@k
 # only rises; FAP@k peaks where the list should stop.
-from _plot import pyplot, save_figure  # examples/_plot.py, beside this script
+import os
+
+try:
+    import matplotlib.pyplot as plt
+except ImportError:  # the figure is optional
+    plt = None
+    print("(matplotlib is not installed: no figure. pip install matplotlib)")
 
 from skrank import FAPCurveDisplay
 
-plt = pyplot()
 if plt is not None:
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
     FAPCurveDisplay.from_estimator(by_rank, ax=left, name="out-of-fold")
@@ -165,4 +170,9 @@ if plt is not None:
     right.set_title("Held-out queries")
     fig.suptitle("Mean F1@k, AP@k and FAP@k against the cutoff k (digits retrieval)")
     fig.tight_layout()
-    save_figure(fig, "choose_cutoff")
+    # the figure goes to $SKRANK_EXAMPLE_PLOT, else to a PNG file here
+    # (empty: no file; the documentation shows the figure itself)
+    plot_path = os.environ.get("SKRANK_EXAMPLE_PLOT", "choose_cutoff.png")
+    if plot_path:
+        fig.savefig(plot_path, dpi=100)
+        print(f"\nplot saved to {plot_path}")

@@ -23,7 +23,13 @@ The data: query-by-example retrieval on scikit-learn's handwritten digits
 """
 
 
-from _table import print_table  # examples/_table.py, beside this script
+def print_table(rows, headers):
+    """Print rows (lists of cells) under headers, numbers with 3 decimals."""
+    cells = [[f"{c:.3f}" if isinstance(c, float) else str(c) for c in r] for r in rows]
+    widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(headers)]
+    for line in [headers, ["-" * w for w in widths], *cells]:
+        print("  ".join(c.ljust(w) for c, w in zip(line, widths)))
+    print()
 
 
 # %%
@@ -100,9 +106,14 @@ print_table(
 # a few hundredths on most metrics, about as much as the folds differ from
 # each other, so one fold alone would not tell them apart
 # (:func:`skrank.compare` gives paired tests over the queries).
-from _plot import pyplot, save_figure  # examples/_plot.py, beside this script
+import os
 
-plt = pyplot()
+try:
+    import matplotlib.pyplot as plt
+except ImportError:  # the figure is optional
+    plt = None
+    print("(matplotlib is not installed: no figure. pip install matplotlib)")
+
 if plt is not None:
     import numpy as np
 
@@ -121,7 +132,12 @@ if plt is not None:
     ax.set_title("cross_validate with 5 query-grouped folds")
     ax.legend(loc="upper center", ncol=3)
     fig.tight_layout()
-    save_figure(fig, "cross_validate_metrics")
+    # the figure goes to $SKRANK_EXAMPLE_PLOT, else to a PNG file here
+    # (empty: no file; the documentation shows the figure itself)
+    plot_path = os.environ.get("SKRANK_EXAMPLE_PLOT", "cross_validate_metrics.png")
+    if plot_path:
+        fig.savefig(plot_path, dpi=100)
+        print(f"\nplot saved to {plot_path}")
 
 # %%
 # Check one fold by hand

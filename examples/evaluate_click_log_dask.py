@@ -119,7 +119,13 @@ if __name__ == "__main__":
 # differences are computed on the cluster; only one number per user reaches
 # the client. Most users gain, some lose: a mean gain is not a gain for
 # everyone.
-from _plot import pyplot, save_figure  # examples/_plot.py, beside this script
+import os
+
+try:
+    import matplotlib.pyplot as plt
+except ImportError:  # the figure is optional
+    plt = None
+    print("(matplotlib is not installed: no figure. pip install matplotlib)")
 
 if __name__ == "__main__":
     # users without a click have no nDCG (skipped): they drop out here
@@ -128,7 +134,6 @@ if __name__ == "__main__":
     print(f"users whose nDCG@10 improves: {(difference > 0).mean():.0%}, "
           f"unchanged: {(difference == 0).mean():.0%}, "
           f"worse: {(difference < 0).mean():.0%}")
-    plt = pyplot()
     if plt is not None:
         fig, ax = plt.subplots(figsize=(6, 4))
         ax.hist(difference, bins=41, range=(-1, 1))
@@ -140,7 +145,12 @@ if __name__ == "__main__":
         ax.set_title("Per-user difference, computed on the Dask cluster")
         ax.legend()
         fig.tight_layout()
-        save_figure(fig, "evaluate_click_log_dask")
+        # the figure goes to $SKRANK_EXAMPLE_PLOT, else to a PNG file here
+        # (empty: no file; the documentation shows the figure itself)
+        plot_path = os.environ.get("SKRANK_EXAMPLE_PLOT", "evaluate_click_log_dask.png")
+        if plot_path:
+            fig.savefig(plot_path, dpi=100)
+            print(f"\nplot saved to {plot_path}")
 
 # %%
 # Shut down

@@ -23,7 +23,13 @@ handwritten digits (:func:`skrank.load_digits_retrieval`, no download).
 """
 
 
-from _table import print_table  # examples/_table.py, beside this script
+def print_table(rows, headers):
+    """Print rows (lists of cells) under headers, numbers with 3 decimals."""
+    cells = [[f"{c:.3f}" if isinstance(c, float) else str(c) for c in r] for r in rows]
+    widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(headers)]
+    for line in [headers, ["-" * w for w in widths], *cells]:
+        print("  ".join(c.ljust(w) for c, w in zip(line, widths)))
+    print()
 
 
 # %%
@@ -99,9 +105,14 @@ print("best:", search.best_params_, "\n")
 # less than the spread between folds. The metrics' levels differ because
 # they ask different things: group AUC judges every relevant-irrelevant
 # pair, nDCG@10 only the top of each list.
-from _plot import pyplot, save_figure  # examples/_plot.py, beside this script
+import os
 
-plt = pyplot()
+try:
+    import matplotlib.pyplot as plt
+except ImportError:  # the figure is optional
+    plt = None
+    print("(matplotlib is not installed: no figure. pip install matplotlib)")
+
 if plt is not None:
     import numpy as np
 
@@ -118,7 +129,12 @@ if plt is not None:
     ax.legend(loc="upper center", ncol=3)
     ax.set_ylim(None, ax.get_ylim()[1] + 0.04)
     fig.tight_layout()
-    save_figure(fig, "query_id_column")
+    # the figure goes to $SKRANK_EXAMPLE_PLOT, else to a PNG file here
+    # (empty: no file; the documentation shows the figure itself)
+    plot_path = os.environ.get("SKRANK_EXAMPLE_PLOT", "query_id_column.png")
+    if plot_path:
+        fig.savefig(plot_path, dpi=100)
+        print(f"\nplot saved to {plot_path}")
 
 # %%
 # No query ids: a clear error, not a silent one-list score

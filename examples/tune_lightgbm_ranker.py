@@ -24,7 +24,13 @@ handwritten digit, its candidates are other digits, and a candidate is
 relevant when it shows the same digit.
 """
 
-from _table import print_table  # examples/_table.py, beside this script
+def print_table(rows, headers):
+    """Print rows (lists of cells) under headers, numbers with 3 decimals."""
+    cells = [[f"{c:.3f}" if isinstance(c, float) else str(c) for c in r] for r in rows]
+    widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(headers)]
+    for line in [headers, ["-" * w for w in widths], *cells]:
+        print("  ".join(c.ljust(w) for c, w in zip(line, widths)))
+    print()
 
 # %%
 # Data: hold out whole queries
@@ -105,11 +111,16 @@ print("boosting rounds kept by early stopping in the refit:",
 # never rows) and scored them with skrank's tie-exact nDCG@10 after every
 # boosting round. Training stopped once 20 rounds in a row brought no
 # improvement; the model keeps the best round.
-from _plot import pyplot, save_figure  # examples/_plot.py, beside this script
+import os
+
+try:
+    import matplotlib.pyplot as plt
+except ImportError:  # the figure is optional
+    plt = None
+    print("(matplotlib is not installed: no figure. pip install matplotlib)")
 
 history = search.best_estimator_.estimator_.evals_result_
 curve = next(iter(history.values()))["ndcg@10"]
-plt = pyplot()
 if plt is not None:
     fig, ax = plt.subplots(figsize=(6, 4))
     rounds = np.arange(1, len(curve) + 1)
@@ -121,7 +132,12 @@ if plt is not None:
     ax.set_title("LGBMRanker early stopping on held-out queries")
     ax.legend()
     fig.tight_layout()
-    save_figure(fig, "tune_lightgbm_ranker")
+    # the figure goes to $SKRANK_EXAMPLE_PLOT, else to a PNG file here
+    # (empty: no file; the documentation shows the figure itself)
+    plot_path = os.environ.get("SKRANK_EXAMPLE_PLOT", "tune_lightgbm_ranker.png")
+    if plot_path:
+        fig.savefig(plot_path, dpi=100)
+        print(f"\nplot saved to {plot_path}")
 
 # %%
 # Held-out queries

@@ -25,7 +25,13 @@ Each row holds features comparing the query image with the candidate.
 """
 
 
-from _table import print_table  # examples/_table.py, beside this script
+def print_table(rows, headers):
+    """Print rows (lists of cells) under headers, numbers with 3 decimals."""
+    cells = [[f"{c:.3f}" if isinstance(c, float) else str(c) for c in r] for r in rows]
+    widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(headers)]
+    for line in [headers, ["-" * w for w in widths], *cells]:
+        print("  ".join(c.ljust(w) for c, w in zip(line, widths)))
+    print()
 
 
 # %%
@@ -129,7 +135,13 @@ print_table(
 # the diagonal, the tuned model ranks its candidates better than the pixel
 # distance does. Points on the right edge are queries the distance already
 # solves; the spread on the left is where learning pays.
-from _plot import pyplot, save_figure  # examples/_plot.py, beside this script
+import os
+
+try:
+    import matplotlib.pyplot as plt
+except ImportError:  # the figure is optional
+    plt = None
+    print("(matplotlib is not installed: no figure. pip install matplotlib)")
 
 per_query = {
     name: skrank.ndcg_score(y[test], score, query_id=qid[test], k=10, aggregate=None)
@@ -140,7 +152,6 @@ difference = per_query["tuned model"].value - per_query["pixel distance"].value
 print(f"tuned model against pixel distance, nDCG@10 per held-out query: better on "
       f"{(difference > 0).mean():.0%}, equal on {(difference == 0).mean():.0%} "
       f"(mostly both perfect), worse on {(difference < 0).mean():.0%}\n")
-plt = pyplot()
 if plt is not None:
     fig, ax = plt.subplots(figsize=(5.5, 5))
     ax.scatter(per_query["pixel distance"].value, per_query["tuned model"].value,
@@ -152,7 +163,12 @@ if plt is not None:
     ax.set_xlim(-0.02, 1.02)
     ax.set_ylim(-0.02, 1.02)
     fig.tight_layout()
-    save_figure(fig, "tune_ranking_model")
+    # the figure goes to $SKRANK_EXAMPLE_PLOT, else to a PNG file here
+    # (empty: no file; the documentation shows the figure itself)
+    plot_path = os.environ.get("SKRANK_EXAMPLE_PLOT", "tune_ranking_model.png")
+    if plot_path:
+        fig.savefig(plot_path, dpi=100)
+        print(f"\nplot saved to {plot_path}")
 
 # %%
 # Pitfall 1: KFold splits queries
