@@ -6,6 +6,7 @@ per-query kernels (``_<stem>_per_query``) of its metrics.
 """
 
 from .._core._aggregate import QueryValues
+from ._accumulator import RankingAccumulator
 from ._auc import gauc_score
 from ._average_precision import average_precision_score
 from ._correlation import rank_correlation_score
@@ -31,6 +32,7 @@ from ._sets import set_fbeta_score
 
 __all__ = [
     "QueryValues",
+    "RankingAccumulator",
     "average_precision_score",
     "bpref_score",
     "dcg_score",

@@ -1,0 +1,678 @@
+"""RankingAccumulator: metric state to update batch by batch, merge and finish.
+
+The state is what :func:`skrank.dask.evaluate` already reduces, plus the rows
+of the queries still open:
+
+* **closed queries** are scored as soon as they are known to be complete, by
+  the very layout and kernels :func:`evaluate` uses
+  (:func:`~skrank.metrics._evaluate.metric_query_values`), and reduced to one
+  mergeable :class:`~skrank._core._aggregate.PartialMean` per metric; their
+  rows are let go;
+* **open queries** keep their rows, in arrival order (``ties="input"``
+  follows it). When every metric only reads the top k
+  (:data:`TOP_K_STEMS` with a cutoff), an open query keeps only its rows
+  scored at least as high as its k-th row (the whole tie block at the
+  boundary) and a summary of the rest: their number, weight sum, relevant
+  count and their k largest grades, which is all the ideal DCG, R and the
+  query weight need. The summary enters the layout as rows scored ``-inf``
+  (judged, never retrieved), which never fall inside a cutoff.
+"""
+
+import inspect
+import warnings
+from typing import NamedTuple
+
+import numpy as np
+
+from .._core._aggregate import (
+    apply_no_relevant,
+    check_aggregate_options,
+    finish_mean,
+    merge_partial_means,
+    partial_mean,
+    PartialMean,
+    QueryValues,
+)
+from .._core._factorize import _factorize
+from .._core._layout import TIES, rank_queries, segment_sum
+from .._core._params import PARAMETERS
+from .._core._validation import (
+    _describe,
+    _to_array,
+    check_bool,
+    check_option,
+    check_relevance,
+    check_sample_weight,
+    check_score,
+)
+from ._evaluate import (
+    DEFAULT_METRICS,
+    MetricRequest,
+    _options_by_metric,
+    metric_query_values,
+    split_options,
+)
+from ._registry import parse_metric_name
+
+#: metrics whose value with a cutoff k reads only the top k rows of a query,
+#: its relevant count R, its k largest grades (ideal DCG) and its weight
+TOP_K_STEMS = frozenset(
+    {"ndcg", "dcg", "map", "mrr", "precision", "recall", "f1", "fap", "hit_rate"}
+)
+# open rows past which the top-k-only state is compacted (then twice what was kept)
+_COMPACT_MIN_ROWS = 1 << 16
+
+
+def to_host_array(name, values):
+    """``values`` as a numpy array in host memory, whatever library made it.
+
+    * PyTorch tensors (and anything with ``detach``, ``cpu`` and ``numpy``
+      methods), on CPU or GPU: ``values.detach().cpu().numpy()``, one copy
+      to host memory per call; torch itself is never imported.
+    * pandas, polars and other Series: their ``to_numpy``.
+    * Anything else numpy reads (lists, numpy arrays, objects with
+      ``__array__`` or the buffer protocol, such as JAX arrays): numpy's
+      ``asarray``.
+    * Other Array API objects with ``__dlpack__`` on the CPU:
+      ``numpy.from_dlpack``. Arrays on another device (CuPy, ...) must be
+      moved to the host first (CuPy: ``.get()``); the error says so.
+    """
+    if all(hasattr(values, attr) for attr in ("detach", "cpu", "numpy")):
+        return values.detach().cpu().numpy()
+    try:
+        return _to_array(name, values)
+    except (TypeError, ValueError) as exc:
+        if hasattr(values, "__dlpack__"):
+            try:
+                return np.from_dlpack(values)
+            except (TypeError, ValueError, RuntimeError, BufferError):
+                pass
+        raise ValueError(
+            f"`{name}` could not be read as a numpy array ({_describe(values)}); "
+            "arrays on a GPU must be moved to host memory first (CuPy: .get(), "
+            f"JAX: numpy.asarray). {exc}"
+        ) from exc
+
+
+class _Rows(NamedTuple):
+    """Rows kept for open queries (or about to be scored), in arrival order.
+
+    ``count``, ``n_relevant`` are None for plain rows (each row is one row,
+    relevant when ``relevance > 0``); summary rows of a top-k state carry
+    them: a grade row (count 0) or a totals row (relevance 0).
+    """
+
+    relevance: np.ndarray
+    score: np.ndarray
+    ids: np.ndarray
+    weight: np.ndarray | None
+    count: np.ndarray | None = None
+    n_relevant: np.ndarray | None = None
+
+    def __len__(self):
+        return self.relevance.shape[0]
+
+    def take(self, index):
+        return _Rows(*(None if a is None else a[index] for a in self))
+
+
+def _concat_ids(parts):
+    parts = [p for p in parts if p.shape[0]]
+    if not parts:
+        return np.empty(0)
+    kinds = {p.dtype.kind for p in parts}
+    if len(kinds) > 1 and not kinds <= set("iuf"):
+        # ints and strings stay different ids: never let numpy cast them to str
+        parts = [p.astype(object) for p in parts]
+    return np.concatenate(parts)
+
+
+def _concat_rows(parts):
+    """One :class:`_Rows` from several; missing weights or counts are filled."""
+    parts = [p for p in parts if p is not None and len(p)]
+    if not parts:
+        return None
+    if len(parts) == 1:
+        return parts[0]
+
+    def column(field, fill):
+        arrays = [getattr(p, field) for p in parts]
+        if all(a is None for a in arrays):
+            return None
+        return np.concatenate([
+            fill(p) if a is None else a for p, a in zip(parts, arrays)
+        ])
+
+    return _Rows(
+        np.concatenate([p.relevance for p in parts]),
+        np.concatenate([p.score for p in parts]),
+        _concat_ids([p.ids for p in parts]),
+        column("weight", lambda p: np.ones(len(p))),
+        column("count", lambda p: np.ones(len(p))),
+        column("n_relevant", lambda p: (p.relevance > 0).astype(np.float64)),
+    )
+
+
+def _codes(ids):
+    """Integer keys of ids (equal ids, equal keys), in ascending id order."""
+    keys, _ = _factorize(ids, ids.shape[0])
+    return keys
+
+
+def _member(ids, of):
+    """Boolean mask of the ``ids`` that occur in ``of``."""
+    if not ids.shape[0] or not of.shape[0]:
+        return np.zeros(ids.shape[0], dtype=bool)
+    if ids.dtype.kind in "iuf" and of.dtype.kind in "iuf":
+        return np.isin(ids, of)
+    keys = _codes(_concat_ids([of, ids]))
+    return np.isin(keys[of.shape[0]:], keys[:of.shape[0]])
+
+
+class RankingAccumulator:
+    """Ranking metrics computed batch by batch, in bounded memory, mergeable.
+
+    Feed rows with :meth:`update` as they come (a validation loop's
+    batches, chunks of a file larger than memory, partitions of a cluster),
+    combine accumulators with :meth:`merge`, and read :meth:`result`: the
+    same mapping as :func:`evaluate` on all the rows at once, whatever the
+    batching, also when a query's rows arrive in several updates or in
+    accumulators merged later.
+
+    Parameters
+    ----------
+    metrics : str or list of str, default=None
+        Metric names, as for :func:`evaluate` (``"ndcg@10"``, ``"map"``,
+        ``"mrr"``, ...). None: :func:`evaluate`'s default metrics.
+    contiguous : bool, default=False
+        Whether the rows of each query arrive together (a log written in
+        query order, a TREC run grouped by query): a new query id then
+        completes the query before it, which is scored and let go at once.
+        Only the first and the last query seen stay open (so that a query
+        cut between two accumulators is joined by :meth:`merge`).
+    keep_per_query : bool, default=False
+        Whether completed queries also keep their per-query values, for
+        :meth:`per_query` (memory grows with the number of queries; without
+        it, with the number of open queries only).
+    **options : dict
+        What they mean in :func:`evaluate`: ``ties``, ``no_relevant`` and
+        the metric options (``gain="linear"``, ``normalize="min"``,
+        ``beta=2.0``, ...).
+
+    Attributes
+    ----------
+    metrics : list of str
+        The metric names, in the order :meth:`result` returns them.
+    n_rows_ : int
+        Rows given to :meth:`update` (and merged in) so far.
+
+    See Also
+    --------
+    evaluate : the same metrics on rows held in memory at once.
+    skrank.dask.evaluate : the same on a Dask DataFrame.
+
+    Notes
+    -----
+    **When a query is complete.** A query's rows may arrive in any number
+    of updates, in any order, until it is complete: when an update passes
+    ``complete=True`` (its queries have all their rows), with
+    ``contiguous=True`` when another query starts, or at :meth:`result`.
+    A completed query is scored and kept as partial sums (per metric:
+    weighted sum, weight sum, counts), so its rows cost no more memory.
+    Rows given later under the id of a completed query form another query.
+
+    **What an open query keeps.** All its rows, unless every metric only
+    reads the top k: ``ndcg@k``, ``dcg@k``, ``map@k``, ``mrr@k``,
+    ``precision@k``, ``recall@k``, ``f1@k``, ``fap@k`` and ``hit_rate@k``
+    (with their kernel options). Then an open query keeps the rows scored
+    at least as high as its k-th row (k the largest cutoff; the whole tie
+    block at the boundary, so tie averaging stays exact) and, for the rest,
+    their number and weight sum (the query weight), their relevant count
+    (R: recall, MAP's normaliser, ``no_relevant``) and their k largest
+    grades (the ideal DCG). Metrics without a cutoff or over the whole
+    list (``map``, ``r_precision``, ``gauc``, ``bpref``, ``pr_auc``,
+    ``rbp``, ``gap``...) need every row of an open query.
+
+    **Order.** :meth:`per_query` lists queries in ascending order of id,
+    as :func:`evaluate` does (a pandas Categorical's ids are read as their
+    values). With ``ties="input"``, tied rows keep their arrival order;
+    :meth:`merge` puts the other accumulator's rows after this one's.
+
+    **Inputs.** Each argument of :meth:`update` may be a list, a numpy
+    array, a pandas or polars Series, or a PyTorch tensor on CPU or GPU
+    (moved to host memory once per update; torch is not imported by
+    skrank). Other array libraries: anything ``numpy.asarray`` reads
+    (``__array__``, the buffer protocol), else a CPU array with
+    ``__dlpack__`` through ``numpy.from_dlpack``; move GPU arrays of other
+    libraries to the host first.
+
+    Examples
+    --------
+    >>> from skrank import RankingAccumulator, evaluate
+    >>> acc = RankingAccumulator(["precision@2", "mrr"])
+    >>> acc.update([1, 0, 0], [0.9, 0.8, 0.7], query_id=["a", "a", "b"])
+    >>> acc.update([1, 1], [0.6, 0.5], query_id=["b", "c"])   # "b" goes on
+    >>> acc.result()
+    {'precision@2': 0.5, 'mrr': 0.8333...}
+    >>> evaluate([1, 0, 0, 1, 1], [0.9, 0.8, 0.7, 0.6, 0.5],
+    ...          query_id=["a", "a", "b", "b", "c"], metrics=["precision@2", "mrr"])
+    {'precision@2': 0.5, 'mrr': 0.8333...}
+
+    Two accumulators (two workers) merge; a query may span both:
+
+    >>> left = RankingAccumulator(["mrr"])
+    >>> left.update([0, 1], [0.9, 0.8], query_id=[1, 2])
+    >>> right = RankingAccumulator(["mrr"])
+    >>> right.update([1, 0], [0.5, 0.95], query_id=[1, 2])
+    >>> left.merge(right).result()      # query 1: RR 1/2, query 2: RR 1/2
+    {'mrr': 0.5}
+    """
+
+    def __init__(self, metrics=None, *, contiguous=False, keep_per_query=False,
+                 **options):
+        if metrics is None:
+            metrics = DEFAULT_METRICS
+        if isinstance(metrics, str):
+            metrics = [metrics]
+        metrics = list(dict.fromkeys(metrics))
+        if not metrics:
+            raise ValueError("`metrics` is empty: name at least one metric.")
+        self.metrics = metrics
+        self.contiguous = check_bool("contiguous", contiguous)
+        self.keep_per_query = check_bool("keep_per_query", keep_per_query)
+        rules = PARAMETERS["evaluate"]
+        self._options = {
+            key: rules[key].check(key, value) if key in rules else value
+            for key, value in options.items()
+        }
+        if "aggregate" in self._options:
+            raise ValueError(
+                "`aggregate` is not an option of RankingAccumulator: result() "
+                "returns the means, per_query() the per-query values."
+            )
+        self._build()
+        self.reset()
+
+    # -- configuration -------------------------------------------------------
+    def _build(self):
+        options = dict(self._options)
+        ties = options.pop("ties", "average")
+        no_relevant = options.pop("no_relevant", "skip")
+        check_option("ties", ties, TIES)
+        check_aggregate_options(no_relevant, "mean")
+        parsed = [parse_metric_name(name) for name in self.metrics]
+        taken = _options_by_metric(self.metrics, parsed, options)
+        self._requests = []
+        for name, (spec, k) in zip(self.metrics, parsed):
+            kernel_options, function_options = split_options(spec, taken[name])
+            self._requests.append(MetricRequest(
+                name, spec, k, kernel_options, function_options, no_relevant, ties
+            ))
+        self._ties = ties
+        self._binary = any(spec.binary for spec, _ in parsed)
+        top_k = all(
+            spec.stem in TOP_K_STEMS and k is not None and not r.function_options
+            for r, (spec, k) in zip(self._requests, parsed)
+        )
+        self._top_k = max(k for _, k in parsed) if top_k else None
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        del state["_requests"]  # the registry's kernels: rebuilt from the names
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._build()
+
+    def __repr__(self):
+        return (
+            f"RankingAccumulator(metrics={self.metrics!r}, "
+            f"n_rows_={self.n_rows_}, open_rows={self._n_open()})"
+        )
+
+    def _same_configuration(self, other):
+        return (
+            isinstance(other, RankingAccumulator)
+            and self.metrics == other.metrics
+            and self.contiguous == other.contiguous
+            and self.keep_per_query == other.keep_per_query
+            and self._options == other._options
+        )
+
+    # -- public API ----------------------------------------------------------
+    def reset(self):
+        """Forget every row and result; the metrics and options stay."""
+        self.n_rows_ = 0
+        self._open = None  # _Rows of open queries (plain rows, then summaries)
+        self._compact_at = _COMPACT_MIN_ROWS
+        self._partials = [PartialMean(0.0, 0.0, 0.0, 0) for _ in self.metrics]
+        self._per_query = []  # (ids, [(values, weights) per metric]) chunks
+
+    def update(self, y_true, y_score, *, query_id, sample_weight=None,
+               complete=False):
+        """Add rows: any number of times, with queries in any order.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_rows,)
+            Relevance of each row, as for :func:`evaluate`.
+        y_score : array-like of shape (n_rows,)
+            Score of each row. PyTorch tensors (CPU or GPU), numpy arrays,
+            pandas and polars Series, lists.
+        query_id : array-like of shape (n_rows,)
+            Query of each row (required): ints, strings or any hashable ids.
+        sample_weight : array-like of shape (n_rows,), default=None
+            One weight per row; a query weighs the mean of its rows' weights.
+        complete : bool, default=False
+            Whether the queries of this batch now have all their rows: they
+            are scored and their rows let go.
+        """
+        rows = self._check_rows(y_true, y_score, query_id, sample_weight)
+        complete = check_bool("complete", complete)
+        n_rows = len(rows)
+        open_rows = self._open
+        if complete:
+            if open_rows is not None:
+                joins = _member(open_rows.ids, rows.ids)
+                rows = _concat_rows([open_rows.take(joins), rows])
+                open_rows = open_rows.take(~joins) if not joins.all() else None
+            self._close(rows)
+            self._open = open_rows
+        elif self.contiguous:
+            self._update_contiguous(_concat_rows([open_rows, rows]))
+        else:
+            self._open = _concat_rows([open_rows, rows])
+            self._maybe_compact()
+        self.n_rows_ += n_rows
+
+    def merge(self, other):
+        """Add the rows and results of another accumulator; returns ``self``.
+
+        ``other`` must have the same metrics and options; it is left as it
+        was. Merging is associative and the result does not depend on the
+        order or the tree of merges (except for the order of tied rows
+        under ``ties="input"``).
+        """
+        if not self._same_configuration(other):
+            raise ValueError(
+                "`other` must be a RankingAccumulator with the same metrics and "
+                f"options, got {other!r}."
+            )
+        self._partials = [
+            merge_partial_means([a, b]) for a, b in zip(self._partials, other._partials)
+        ]
+        self._per_query = self._per_query + other._per_query
+        self.n_rows_ += other.n_rows_
+        # open queries stay open (with contiguous=True too: a query cut
+        # between two pieces of the stream joins whatever the merge order)
+        self._open = _concat_rows([self._open, other._open])
+        self._maybe_compact()
+        return self
+
+    def result(self):
+        """Metric name -> weighted mean over queries, as :func:`evaluate` returns.
+
+        Open queries are scored as they are (the accumulator is not
+        changed: more rows may follow).
+        """
+        self._check_not_empty()
+        partials = self._partials
+        if self._open is not None:
+            scored, _ = self._score(self._open, keep=False)
+            partials = [merge_partial_means([a, b]) for a, b in zip(partials, scored)]
+        return {name: finish_mean(p) for name, p in zip(self.metrics, partials)}
+
+    def per_query(self):
+        """Metric name -> :class:`QueryValues`, as ``evaluate(..., aggregate=None)``.
+
+        Queries come in ascending order of id. Needs ``keep_per_query=True``.
+        """
+        if not self.keep_per_query:
+            raise ValueError(
+                "per_query() needs the per-query values of completed queries: "
+                "create the accumulator with keep_per_query=True."
+            )
+        self._check_not_empty()
+        chunks = list(self._per_query)
+        partials = self._partials
+        if self._open is not None:
+            scored, chunk = self._score(self._open, keep=True)
+            chunks.append(chunk)
+            partials = [merge_partial_means([a, b]) for a, b in zip(partials, scored)]
+        for p in partials:
+            if p.n_undefined:
+                finish_mean(p)  # raises the no_relevant="error" ValueError
+        ids = _concat_ids([c[0] for c in chunks])
+        order = np.argsort(_codes(ids), kind="stable")
+        results = {}
+        for i, name in enumerate(self.metrics):
+            values = np.concatenate([c[1][i][0] for c in chunks])[order]
+            weights = np.concatenate([c[1][i][1] for c in chunks])[order]
+            results[name] = QueryValues(ids[order], values, weights)
+        return results
+
+    # -- internals -----------------------------------------------------------
+    def _check_not_empty(self):
+        if self.n_rows_ == 0:
+            raise ValueError(
+                "The accumulator has no rows: call update() before result()."
+            )
+
+    def _n_open(self):
+        return 0 if self._open is None else len(self._open)
+
+    def _check_rows(self, y_true, y_score, query_id, sample_weight):
+        if query_id is None:
+            raise ValueError(
+                "`query_id` is required: one id per row (the rows of a query "
+                "may arrive in several updates)."
+            )
+        relevance = check_relevance(to_host_array("y_true", y_true), binary=self._binary)
+        score = check_score("y_score", to_host_array("y_score", y_score))
+        if relevance.ndim != 1 or score.ndim != 1:
+            raise ValueError(
+                "`y_true` and `y_score` must be 1-D (one entry per row) for "
+                f"update(), got shapes {relevance.shape} and {score.shape}."
+            )
+        if relevance.shape != score.shape:
+            raise ValueError(
+                f"`y_true` and `y_score` have different lengths: "
+                f"{relevance.shape[0]} and {score.shape[0]}."
+            )
+        ids = query_id
+        if not isinstance(ids, (list, tuple)):
+            ids = to_host_array("query_id", ids)
+        _factorize(ids, relevance.shape[0])  # validates: length, missing ids
+        ids = _as_ids(ids)
+        weight = sample_weight
+        if weight is not None:
+            weight = to_host_array("sample_weight", weight)
+        weight = check_sample_weight(weight, relevance.shape[0])
+        return _Rows(relevance, score, ids, weight)
+
+    def _update_contiguous(self, rows):
+        """Close every query but the first and the last runs of ids."""
+        ids = rows.ids
+        change = np.flatnonzero(ids[1:] != ids[:-1]) + 1
+        if change.shape[0] < 2:  # at most two runs: both stay open
+            self._open = rows
+            return
+        first_end, last_start = change[0], change[-1]
+        inner = np.zeros(len(rows), dtype=bool)
+        inner[first_end:last_start] = True
+        closed = rows.take(inner)
+        kept = rows.take(~inner)
+        n_runs = change.shape[0] - 1
+        if (
+            np.unique(_codes(closed.ids)).shape[0] != n_runs
+            or _member(closed.ids, kept.ids).any()
+        ):
+            raise ValueError(
+                "contiguous=True, but a query id appears in two separate runs "
+                "of rows: with contiguous=True the rows of each query must "
+                "arrive together. Sort the rows by query, or use "
+                "contiguous=False."
+            )
+        self._close(closed)
+        self._open = kept
+
+    def _close(self, rows):
+        scored, chunk = self._score(rows, keep=self.keep_per_query)
+        self._partials = [
+            merge_partial_means([a, b]) for a, b in zip(self._partials, scored)
+        ]
+        if chunk is not None:
+            self._per_query.append(chunk)
+
+    def _score(self, rows, keep):
+        """Partial means of ``rows`` (whole queries) and, if ``keep``, per-query values."""
+        ranked = None
+        partials, per_metric = [], []
+        for request in self._requests:
+            if request.function_options:
+                values, weights, ids = _function_values(request, rows)
+                partials.append(partial_mean(values, weights))
+                per_metric.append((values, weights))
+                continue
+            if ranked is None:
+                ranked = _rank(rows, self._ties, self._binary)
+            values, undefined, weights, policy = metric_query_values(
+                ranked, request.spec, request.k, request.no_relevant,
+                request.kernel_options,
+            )
+            partials.append(partial_mean(
+                values, weights, undefined=undefined, query_ids=ranked.query_ids,
+                no_relevant=policy,
+            ))
+            if keep:
+                filled = np.where(undefined, np.nan, values) if policy == "error" else (
+                    apply_no_relevant(values, undefined, ranked, policy)
+                )
+                per_metric.append((np.asarray(filled, dtype=float), weights))
+            ids = ranked.query_ids
+        return partials, ((ids, per_metric) if keep else None)
+
+    def _maybe_compact(self):
+        if self._top_k is None or self._n_open() < self._compact_at:
+            return
+        self._compact()
+
+    def _compact(self):
+        """Top-k-only metrics: open queries keep their top rows and a summary."""
+        if self._top_k is None or self._open is None:
+            return
+        self._open = _top_k_rows(self._open, self._top_k)
+        self._compact_at = max(_COMPACT_MIN_ROWS, 2 * len(self._open))
+
+
+def _as_ids(ids):
+    if isinstance(ids, (list, tuple)):
+        from .._core._factorize import _as_id_array
+
+        return _as_id_array(ids)
+    ids = np.asarray(ids)
+    return ids
+
+
+def _rank(rows, ties, binary):
+    """The layout of whole queries' rows; summaries fix R and the query weight."""
+    ranked = rank_queries(
+        rows.relevance, rows.score, query_id=rows.ids, sample_weight=rows.weight,
+        ties=ties, binary=binary,
+    )
+    if rows.count is not None:
+        # summary rows stand for rows let go: R and the query weight count
+        # them (the layout's cached properties, set as with_relevance does)
+        order, starts = ranked.order, ranked.query_start
+        ranked.__dict__["n_relevant"] = segment_sum(rows.n_relevant[order], starts)
+        if rows.weight is not None:
+            n = segment_sum(rows.count[order], starts)
+            ranked.__dict__["query_weight"] = segment_sum(rows.weight[order], starts) / n
+    return ranked
+
+
+def _function_values(request, rows):
+    """A metric with options its kernel does not take: its own function, per query."""
+    spec = request.spec
+    shared = {
+        "query_id": rows.ids, "sample_weight": rows.weight, "ties": request.ties,
+        "no_relevant": request.no_relevant, "aggregate": None, "k": request.k,
+    }
+    parameters = inspect.signature(spec.func).parameters
+    shared = {key: v for key, v in shared.items() if key in parameters}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        result = spec.func(
+            rows.relevance, rows.score, **shared, **spec.options,
+            **request.function_options,
+        )
+    return np.asarray(result.value, dtype=float), result.weight, result.query_id
+
+
+def _top_k_rows(rows, k):
+    """Open rows reduced to what top-k metrics read: top rows and a summary.
+
+    A query keeps its plain rows scored at least as high as its k-th row.
+    Everything else (rows below, earlier summaries) becomes one totals row
+    (count, weight sum, relevant count) and up to k grade rows (the largest
+    grades), all scored ``-inf``.
+    """
+    if rows.count is None:
+        plain = np.ones(len(rows), dtype=bool)
+    else:
+        plain = (rows.count == 1) & (rows.n_relevant == (rows.relevance > 0))
+    keys = _codes(rows.ids)
+    # the plain rows by (query, descending score); a query's k-th score
+    index = np.flatnonzero(plain)
+    score = rows.score[index]
+    order = np.lexsort((-score, keys[index]))
+    score = score[order]
+    sorted_keys = keys[index][order]
+    start = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
+    size = np.diff(start, append=order.shape[0])
+    threshold = np.full(start.shape[0], -np.inf)
+    long = size > k
+    threshold[long] = score[start[long] + k - 1]
+    keep = np.zeros(len(rows), dtype=bool)
+    keep[index[order[score >= np.repeat(threshold, size)]]] = True
+    if keep.all():
+        return rows
+    gone = rows.take(~keep)
+    keys = keys[~keep]
+    count = np.ones(len(gone)) if gone.count is None else gone.count
+    if gone.n_relevant is None:
+        n_relevant = (gone.relevance > 0).astype(np.float64)
+    else:
+        n_relevant = gone.n_relevant
+    # one totals row per query
+    by_query = np.argsort(keys, kind="stable")
+    sorted_keys = keys[by_query]
+    first = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
+    n_queries = first.shape[0]
+    totals = _Rows(
+        np.zeros(n_queries), np.full(n_queries, -np.inf), gone.ids[by_query[first]],
+        None if gone.weight is None else segment_sum(gone.weight[by_query], first),
+        segment_sum(count[by_query], first),
+        segment_sum(n_relevant[by_query], first),
+    )
+    # and the k largest positive grades of each query
+    by_grade = np.lexsort((-gone.relevance, keys))
+    sorted_keys = keys[by_grade]
+    first = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
+    rank = np.arange(by_grade.shape[0]) - np.repeat(
+        first, np.diff(first, append=by_grade.shape[0])
+    )
+    top = by_grade[(rank < k) & (gone.relevance[by_grade] > 0)]
+    m = top.shape[0]
+    grades = _Rows(
+        gone.relevance[top], np.full(m, -np.inf), gone.ids[top],
+        None if gone.weight is None else np.zeros(m), np.zeros(m), np.zeros(m),
+    )
+    kept = rows.take(keep)
+    if kept.count is None:
+        kept = _Rows(
+            kept.relevance, kept.score, kept.ids, kept.weight,
+            np.ones(len(kept)), (kept.relevance > 0).astype(np.float64),
+        )
+    return _concat_rows([kept, totals, grades])
