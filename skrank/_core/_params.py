@@ -89,6 +89,7 @@ PARAMETERS = {
     "average_precision_score": {"normalize": choice(*NORMALIZE), **_WITH_K},
     "reciprocal_rank_score": _WITH_K,
     "precision_at_k_score": _WITH_K,
+    "hits_score": _WITH_K,
     "recall_at_k_score": _WITH_K,
     "hit_rate_score": _WITH_K,
     "fbeta_at_k_score": {"beta": POSITIVE, **_WITH_K},
@@ -110,6 +111,9 @@ PARAMETERS = {
         "beta": POSITIVE, "no_relevant": choice(*NO_RELEVANT),
         "aggregate": choice(*AGGREGATE),
     },
+    "coverage_error": {"aggregate": choice(*AGGREGATE)},
+    "label_ranking_loss": {"aggregate": choice(*AGGREGATE)},
+    "label_ranking_average_precision_score": {"aggregate": choice(*AGGREGATE)},
     "gauc_score": {
         "ties": choice(*TIES), "weighting": choice(*WEIGHTING),
         "aggregate": choice(*AGGREGATE),

@@ -17,6 +17,7 @@ from ._curves import (
 )
 from ._cutoff import (
     fbeta_at_k_score,
+    hits_score,
     precision_at_k_score,
     r_precision_score,
     recall_at_k_score,
@@ -26,6 +27,11 @@ from ._fap import fap_curve, fap_score
 from ._first_relevant import hit_rate_score, reciprocal_rank_score
 from ._gain import dcg_score, ndcg_score
 from ._graded import graded_average_precision_score
+from ._label_ranking import (
+    coverage_error,
+    label_ranking_average_precision_score,
+    label_ranking_loss,
+)
 from ._incomplete import bpref_score, rbp_score
 from ._rank_weights import rank_decay_weights, weighted_average_precision_score
 from ._sets import set_fbeta_score
@@ -35,6 +41,7 @@ __all__ = [
     "RankingAccumulator",
     "average_precision_score",
     "bpref_score",
+    "coverage_error",
     "dcg_score",
     "evaluate",
     "fap_curve",
@@ -43,7 +50,10 @@ __all__ = [
     "gauc_score",
     "graded_average_precision_score",
     "hit_rate_score",
+    "hits_score",
     "interpolated_precision_recall_curve",
+    "label_ranking_average_precision_score",
+    "label_ranking_loss",
     "ndcg_score",
     "pr_auc_score",
     "precision_at_k_score",

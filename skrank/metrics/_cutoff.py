@@ -1,4 +1,4 @@
-"""Set metrics at a cutoff: P@k, R@k, F-beta@k and R-precision (the cutoff R).
+"""Set metrics at a cutoff: hits@k, P@k, R@k, F-beta@k and R-precision (the cutoff R).
 
 Each is linear in the expected number of relevant rows above the cutoff, so
 spreading a tie block's relevant fraction over its positions
@@ -16,6 +16,10 @@ from .._core._ties import _expected_hits_at_k
 def _cutoff_length(ranked, k):
     """The k each query is divided by: k, or the rows it retrieved when k is None."""
     return ranked.n_retrieved if k is None else np.full(ranked.n_queries, float(k))
+
+
+def _hits_per_query(ranked, *, k):
+    return _expected_hits_at_k(ranked, k)
 
 
 def _precision_at_k_per_query(ranked, *, k):
@@ -57,6 +61,88 @@ def _r_precision_per_query(ranked):
     hits = segment_sum(np.where(inside, ranked.tie_share, 0.0), ranked.query_start)
     with np.errstate(invalid="ignore", divide="ignore"):
         return hits / ranked.n_relevant
+
+
+@check_params
+def hits_score(
+    y_true,
+    y_score,
+    *,
+    k=None,
+    query_id=None,
+    sample_weight=None,
+    ties="average",
+    no_relevant="skip",
+    aggregate="mean",
+):
+    """Hits at k: the number of relevant rows retrieved in the top k.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_rows,) or (n_queries, n_items)
+        Relevance of each row: binary (0/1) or graded (non-negative). A row
+        is relevant when ``y_true > 0``.
+    y_score : array-like of the same shape as ``y_true``
+        Score of each row; within a query, higher scores rank first.
+    k : int, default=None
+        Cutoff: only the top ``k`` rows of each query count. None means the
+        whole list of each query.
+    query_id : array-like of shape (n_rows,), default=None
+        Query of each row: ints, strings or any hashable ids, rows in any
+        order; a list, numpy array, or pandas or polars Series. None scores
+        all rows as ONE ranked list (1-D input, however many rows), or each
+        row as one ranking (2-D input, as in scikit-learn's ``ndcg_score``).
+    sample_weight : array-like, default=None
+        One weight per row (1-D input) or per ranking (2-D input). A query
+        weighs the mean of its rows' weights in the mean over queries.
+    ties : {"average", "input"}, default="average"
+        ``"average"``: the exact expected value over all orders of rows with
+        equal scores. ``"input"``: rows with equal scores keep their input
+        order.
+    no_relevant : {"skip", "zero", "one", "error"}, default="skip"
+        What a query with no relevant row scores: left out of the mean, 0,
+        1, or a ``ValueError``.
+    aggregate : {"mean", None}, default="mean"
+        ``"mean"``: the weighted mean over queries, a float. None: a
+        :class:`QueryValues` with one value per query.
+
+    Returns
+    -------
+    score : float or QueryValues
+        The weighted mean over queries (``nan`` with an
+        ``UndefinedMetricWarning`` when no query is left), or per-query
+        values when ``aggregate=None``.
+
+    See Also
+    --------
+    precision_at_k_score, recall_at_k_score, hit_rate_score
+
+    Notes
+    -----
+    hits@k counts the relevant rows among the top k of a query: a count,
+    not a fraction, so it is not bounded by 1 (P@k = hits@k / k, R@k =
+    hits@k / R). It is ranx's ``hits`` (``hits@k``); ranx scores a query
+    without relevant row 0, which ``no_relevant="zero"`` reproduces, where
+    skrank's default leaves it out of the mean. A query with fewer than k
+    rows counts the hits it has; rows scored ``-inf`` (judged, not
+    retrieved) are never hits. Not to be confused with
+    :func:`hit_rate_score`, which is 1 when hits@k > 0.
+
+    Examples
+    --------
+    >>> from skrank import hits_score
+    >>> relevance = [1, 0, 1, 1, 0, 1, 0, 0]          # in score order
+    >>> scores = [8, 7, 6, 5, 4, 3, 2, 1]
+    >>> hits_score(relevance, scores, k=4)             # ranks 1, 3 and 4
+    3.0
+    >>> hits_score([1, 0, 0, 1], [4, 3, 2, 1], query_id=[1, 1, 2, 2], k=1)
+    0.5
+    """
+    return score_queries(
+        _hits_per_query,
+        y_true, y_score, query_id=query_id, sample_weight=sample_weight,
+        ties=ties, no_relevant=no_relevant, aggregate=aggregate, k=k,
+    )
 
 
 @check_params

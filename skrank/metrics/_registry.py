@@ -16,6 +16,8 @@ from ._curves import _pr_auc_per_query, pr_auc_score
 from ._cutoff import (
     _fbeta_at_k_per_query,
     fbeta_at_k_score,
+    _hits_per_query,
+    hits_score,
     _precision_at_k_per_query,
     precision_at_k_score,
     _r_precision_per_query,
@@ -32,6 +34,15 @@ from ._first_relevant import (
 )
 from ._gain import _dcg_per_query, dcg_score, _ndcg_per_query, ndcg_score
 from ._graded import _graded_average_precision_per_query, graded_average_precision_score
+from ._label_ranking import (
+    _coverage_error_per_query,
+    coverage_error,
+    _label_ranking_average_precision_per_query,
+    label_ranking_average_precision_score,
+    _label_ranking_loss_per_query,
+    label_ranking_loss,
+    _query_weights as _label_ranking_weights,
+)
 from ._incomplete import _bpref_per_query, bpref_score, _rbp_per_query, rbp_score
 from ._sets import _set_fbeta_per_query, set_fbeta_score
 
@@ -65,6 +76,10 @@ class MetricSpec:
     response_method : str
         What a scorer of this metric scores: ``"auto"`` (the model's scores)
         or ``"predict"`` (its decisions, for set metrics).
+    greater_is_better : bool
+        False for a loss (``"coverage_error"``, ``"label_ranking_loss"``):
+        its scorer returns the negated value, as scikit-learn's ``neg_*``
+        scorers do, so that model selection maximises it.
     query_weights : callable or None
         ``query_weights(ranked)``: the metric's own query weights, whose
         undefined queries are those with a nan value; None for the usual
@@ -81,6 +96,7 @@ class MetricSpec:
     group_only: bool = False
     query_weights: Callable | None = None
     response_method: str = "auto"
+    greater_is_better: bool = True
 
     @property
     def defaults(self):
@@ -149,6 +165,20 @@ METRICS = {
                    lambda ranked, k: _graded_average_precision_per_query(ranked, k=k)),
         MetricSpec("pr_auc", pr_auc_score, False,
                    lambda ranked, k: _pr_auc_per_query(ranked)),
+        MetricSpec("hits", hits_score, True,
+                   lambda ranked, k: _hits_per_query(ranked, k=k)),
+        # scikit-learn's multilabel ranking metrics: every query counts
+        # (fixed values where the ranking has no meaning), ties count against
+        MetricSpec("coverage_error", coverage_error, False,
+                   lambda ranked, k: _coverage_error_per_query(ranked),
+                   query_weights=_label_ranking_weights, greater_is_better=False),
+        MetricSpec("label_ranking_loss", label_ranking_loss, False,
+                   lambda ranked, k: _label_ranking_loss_per_query(ranked),
+                   query_weights=_label_ranking_weights, greater_is_better=False),
+        MetricSpec("label_ranking_average_precision",
+                   label_ranking_average_precision_score, False,
+                   lambda ranked, k: _label_ranking_average_precision_per_query(ranked),
+                   query_weights=_label_ranking_weights),
     )
 }
 
@@ -169,10 +199,14 @@ _ALIASES = {
     "p": "precision", "prec": "precision", "r": "recall", "rec": "recall",
     "ap": "map", "mean_average_precision": "map", "average_precision": "map",
     "rr": "mrr", "recip_rank": "mrr", "reciprocal_rank": "mrr",
-    "ndcg_cut": "ndcg", "hr": "hit_rate", "hits": "hit_rate",
+    "ndcg_cut": "ndcg", "hr": "hit_rate", "num_rel_ret": "hits",
     "success": "hit_rate", "f": "f1", "f1_score": "f1", "fmeasure": "f1",
     "auc": "gauc", "group_auc": "gauc", "rprec": "r_precision",
     "r-precision": "r_precision", "set_f": "set_f1",
+    "lrap": "label_ranking_average_precision",
+    "label_ranking_average_precision_score": "label_ranking_average_precision",
+    "neg_coverage_error": "coverage_error", "coverage": "coverage_error",
+    "neg_label_ranking_loss": "label_ranking_loss", "ranking_loss": "label_ranking_loss",
 }
 # "P_10", "ndcg_cut_10", "ndcg10": a cutoff written without "@"
 _LOOSE = re.compile(r"^(?P<stem>.*?[a-z])(?:_cut)?[_\-]?(?P<k>[0-9]+)$")

@@ -421,7 +421,8 @@ class RankingScorer(_QueryScorer):
         Returns
         -------
         score : float
-            The metric's mean over the queries of ``X``.
+            The metric's mean over the queries of ``X``; its negation for a
+            loss (see :attr:`greater_is_better`).
         """
         query_id = self._fold_query_id(X, query_id, kwargs)
         y_score = self._model_scores(estimator, X, query_id)
@@ -434,7 +435,21 @@ class RankingScorer(_QueryScorer):
                 f"{_func_repr(self._metric)} returned {type(value).__name__}, but a "
                 "scorer needs one number: use a metric returning a float."
             )
-        return float(value)
+        return self._sign * float(value)
+
+    @property
+    def greater_is_better(self):
+        """False for a loss (:func:`skrank.coverage_error`, :func:`skrank.label_ranking_loss`).
+
+        The scorer of a loss returns the negated loss, as scikit-learn's
+        ``neg_*`` scorers do, so that model selection maximises the score.
+        """
+        spec = _spec_of(self._metric)
+        return True if spec is None else spec.greater_is_better
+
+    @property
+    def _sign(self):
+        return 1.0 if self.greater_is_better else -1.0
 
     def _model_scores(self, estimator, X, query_id):
         return ranking_scores(
@@ -565,7 +580,8 @@ class MultiMetricScorer(_QueryScorer):
         Returns
         -------
         scores : dict
-            Key -> the metric's mean over the queries of ``X``.
+            Key -> the metric's mean over the queries of ``X``; its negation
+            for a loss (``"coverage_error"``, ``"label_ranking_loss"``).
         """
         query_id = self._fold_query_id(X, query_id, kwargs)
         by_method = {}
@@ -580,7 +596,10 @@ class MultiMetricScorer(_QueryScorer):
                 {key: self._scorers[key] for key in keys},
                 y_true, y_score, query_id=query_id, sample_weight=sample_weight,
             ))
-        return {key: float(results[key]) for key in self._scorers}
+        return {
+            key: scorer._sign * float(results[key])
+            for key, scorer in self._scorers.items()
+        }
 
     def _accept_sample_weight(self):
         return all(s._accept_sample_weight() for s in self._scorers.values())
@@ -944,6 +963,11 @@ def get_scorer(name):
     ``{name: get_scorer(name) for name in names}``, gives the same numbers
     with one predict and one sort per metric.
 
+    The scorers of the losses ``"coverage_error"`` and
+    ``"label_ranking_loss"`` return the negated loss, as scikit-learn's
+    ``neg_*`` scorers do (their ``greater_is_better`` is False), so that a
+    search maximising the score minimises the loss.
+
     Examples
     --------
     >>> from skrank import get_scorer
@@ -994,8 +1018,8 @@ def get_scorer_names():
     Examples
     --------
     >>> from skrank import get_scorer_names
-    >>> get_scorer_names()[:4]
-    ['bpref', 'dcg', 'dcg@k', 'f1']
+    >>> [name for name in get_scorer_names() if name.startswith("ndcg")]
+    ['ndcg', 'ndcg@k']
     >>> "gauc" in get_scorer_names()
     True
     """

@@ -37,6 +37,9 @@ def test_undefined_metric_warning_names_the_caller(stem):
         found = _caught(lambda: func([1, 1], [2.0, 1.0], query_id=[1, 1]))
     elif stem == "set_f1":
         found = _caught(lambda: func([0, 0], [1, 0], query_id=[1, 1]))
+    elif stem in ("coverage_error", "label_ranking_loss", "label_ranking_average_precision"):
+        # defined on every query (scikit-learn's fixed values): only zero weight is undefined
+        found = _caught(lambda: func([1, 0], [2.0, 1.0], query_id=[1, 1], sample_weight=[0, 0]))
     else:
         found = _caught(lambda: func(**NO_RELEVANT))
     _assert_here(found, UndefinedMetricWarning)

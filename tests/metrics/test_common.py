@@ -45,13 +45,27 @@ def test_bounds_and_float(spec, seed):
     per_query = _call(spec, y, score, query, aggregate=None).value
     finite = per_query[~np.isnan(per_query)]
     assert (finite >= -1e-12).all()
-    if spec.stem != "dcg":
+    if spec.stem in COUNTS:  # counts of rows, not fractions
+        assert (finite <= COUNTS[spec.stem] + 1e-12).all()
+    elif spec.stem != "dcg":
         assert (finite <= 1 + 1e-12).all()
+
+
+# metrics that count rows: their bound on _data (k=3; at most 8 rows a query)
+COUNTS = {"hits": 3, "coverage_error": 8}
 
 
 PERFECT_AT_WHOLE_LIST = {
     "ndcg", "map", "mrr", "recall", "r_precision", "hit_rate", "gauc", "bpref", "pr_auc",
-    "gap",
+    "gap", "label_ranking_average_precision",
+}
+# a perfect ranking's value where it is not 1 (two relevant rows at the top)
+PERFECT = {
+    "dcg": 1 + 1 / np.log2(3),  # relevant rows at ranks 1 and 2
+    "rbp": 1 - 0.8**2,  # (1 - p) (1 + p) with p = 0.8: RBP never reaches 1
+    "hits": 2.0,  # the two relevant rows, at k = 2
+    "coverage_error": 2.0,  # the two relevant rows cover the top 2
+    "label_ranking_loss": 0.0,  # no pair in the wrong order
 }
 
 
@@ -62,17 +76,11 @@ def test_perfect_ranking_scores_one(spec):
     y = np.concatenate([rng.permutation([1, 1, 0, 0, 0]) for _ in range(6)])
     query = np.repeat(np.arange(6), 5)
     score = y + rng.random(y.shape[0]) * 0.5  # relevant rows first, no ties
-    if spec.stem in PERFECT_AT_WHOLE_LIST:
+    if spec.stem in PERFECT_AT_WHOLE_LIST or not spec.takes_k:
         value = _call(spec, y, score, query, **({"k": None} if spec.takes_k else {}))
     else:  # set metrics reach 1 when the cutoff is the number of relevant rows
         value = _call(spec, y, score, query, k=2)
-    if spec.stem == "dcg":
-        expected = 1 + 1 / np.log2(3)  # two relevant rows at ranks 1 and 2
-        assert value == pytest.approx(expected)
-    elif spec.stem == "rbp":  # (1 - p) (1 + p) with p = 0.8: RBP never reaches 1
-        assert value == pytest.approx(1 - 0.8**2)
-    else:
-        assert value == pytest.approx(1.0)
+    assert value == pytest.approx(PERFECT.get(spec.stem, 1.0))
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=IDS)
