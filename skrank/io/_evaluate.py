@@ -9,7 +9,7 @@ from .._core._factorize import hash_words
 from .._core._layout import RankedQueries, _packed_order, rank_queries
 from .._core._params import check_params
 from ._measures import parse_trec_measure
-from ._read import FORMATS, _Table, _from_strings, _load_file, _numeric
+from ._read import FORMATS, _line_of_row, _load_file, _numeric, _Table, _from_strings
 
 DEFAULT_MEASURES = ("map", "ndcg", "P_10", "recall_100")
 
@@ -52,7 +52,9 @@ class RunEvaluation:
 
     def to_frame(self):
         """Per-query values as a pandas DataFrame (index: query id; needs pandas)."""
-        import pandas as pd
+        from .._core._optional import import_optional
+
+        pd = import_optional("pandas", "RunEvaluation.to_frame()")
 
         return pd.DataFrame(self.per_query, index=pd.Index(self.query_ids, name="query_id"))
 
@@ -82,19 +84,44 @@ def _column(frame, what, argument):
     )
 
 
-def _as_table(value, kind, argument):
+def _missing_id(values):
+    """Index of the first missing id (None, NaN, pandas NA), -1 if none."""
+    for i, v in enumerate(values):
+        if v is None or (isinstance(v, float) and v != v) or type(v).__name__ in (
+            "NAType", "NaTType"
+        ):
+            return i
+    return -1
+
+
+def _ids_of(frame, what, argument):
+    """A DataFrame's id column as strings; a missing id is an error naming its row."""
+    column = _column(frame, what, argument)
+    values = np.asarray(column, dtype=object)
+    bad = _missing_id(values)
+    if bad >= 0:
+        label = frame.index[bad] if hasattr(frame, "index") else bad
+        raise ValueError(
+            f"`{argument}` has a missing {what} (row {label!r}: {values[bad]!r}); "
+            f"every line needs its {what}: drop or fill those rows first."
+        )
+    return [str(v) for v in values]
+
+
+def _as_table(value, kind, argument, compat=None):
     """A path, a DataFrame or a dict of dicts as a :class:`_Table`."""
     if isinstance(value, _Table):
         return value
     if isinstance(value, (str, os.PathLike)):
-        return _load_file(value, kind)
+        return _load_file(value, kind, compat)
+    number_name = FORMATS[kind][0]
     if isinstance(value, dict):
         queries, docs, values = [], [], []
         for qid, docs_of_query in value.items():
             if not isinstance(docs_of_query, dict):
                 raise ValueError(
                     f"`{argument}` as a dict must map each query id to a dict "
-                    f"{{doc_id: {FORMATS[kind][0]}}}; query {qid!r} maps to a "
+                    f"{{doc_id: {number_name}}}; query {qid!r} maps to a "
                     f"{type(docs_of_query).__name__}."
                 )
             for doc, number in docs_of_query.items():
@@ -104,24 +131,26 @@ def _as_table(value, kind, argument):
         try:
             numbers = np.asarray(values, dtype=np.float64)
         except (TypeError, ValueError):
-            raise ValueError(f"`{argument}`: every {FORMATS[kind][0]} must be a number.") from None
+            raise ValueError(f"`{argument}`: every {number_name} must be a number.") from None
         table = _from_strings(queries, docs, numbers, source=argument)
     elif hasattr(value, "columns"):
-        queries = np.asarray(_column(value, "query_id", argument), dtype=object)
-        docs = np.asarray(_column(value, "doc_id", argument), dtype=object)
+        queries = _ids_of(value, "query_id", argument)
+        docs = _ids_of(value, "doc_id", argument)
+        column = _column(value, kind, argument)  # names the missing column
         try:
-            numbers = np.asarray(_column(value, kind, argument), dtype=np.float64)
+            numbers = np.asarray(column, dtype=np.float64)
         except (TypeError, ValueError):
-            raise ValueError(f"`{argument}`: every {FORMATS[kind][0]} must be a number.") from None
-        table = _from_strings([str(q) for q in queries], [str(d) for d in docs],
-                              numbers, source=argument)
+            raise ValueError(
+                f"`{argument}`: every {number_name} (column {column.name!r}) must be a number."
+            ) from None
+        table = _from_strings(queries, docs, numbers, source=argument)
     else:
         raise ValueError(
             f"`{argument}` must be a path to a TREC {kind} file, a pandas DataFrame "
             f"or a dict of dicts, got {type(value).__name__}."
         )
     if np.isnan(table.value).any() or (kind == "run" and np.isinf(table.value).any()):
-        raise ValueError(f"`{argument}` has a {FORMATS[kind][0]} that is NaN or infinite.")
+        raise ValueError(f"`{argument}` has a {number_name} that is NaN or infinite.")
     return table
 
 
@@ -216,10 +245,12 @@ def _check_duplicates(table, kind):
         n_docs = max(table.doc_labels.shape[0], 1)
         position = _first_duplicate(table.query * n_docs + table.doc)
     if position >= 0:
+        where = (f"line {_line_of_row(table.path, kind, position)} of the {kind}"
+                 if table.path is not None else f"row {position} of `{table.source}`")
         raise ValueError(
             f"{table.source}: document {table.doc_strings([position])[0]!r} appears "
             f"twice in query {table.query_labels[table.query[position]]!r} "
-            f"(line {position + 1} of the {kind}); trec_eval refuses this too."
+            f"({where}); trec_eval refuses this too."
         )
 
 
@@ -231,7 +262,10 @@ def _run_docs_in_qrels(run, qrels):
 
         value_set = qrels.doc_label_array  # pa.array() would import pandas
         if value_set is None:
-            value_set = pa.array(qrels.doc_labels.tolist(), type=pa.string())
+            try:
+                value_set = pa.array(qrels.doc_labels.tolist(), type=pa.string())
+            except (UnicodeEncodeError, pa.ArrowException):  # ids that are not UTF-8
+                return _indexer(qrels.doc_labels, run.doc_strings())
         index = pc.index_in(run.doc_array, value_set=value_set)
         width = index.type.bit_width  # buffer views: np.asarray would import pandas
         return _numeric(index, np.dtype(f"int{width}"), fill=-1).astype(np.int64)
@@ -255,9 +289,31 @@ def _qrels_rows(run, qrels, run_query, keep):
     return qrels_row
 
 
+def _byte_order(strings):
+    """Indices that sort ``strings`` (a sequence of str) as strcmp sorts their bytes.
+
+    Ids read from a file that is not UTF-8 hold surrogate escapes; they
+    compare as the bytes they stand for. No fixed-width array: memory grows
+    with the ids' total length, not with (count x longest id).
+    """
+    encoded = [s.encode("utf-8", "surrogateescape") for s in strings]
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+    except ImportError:
+        return np.array(sorted(range(len(encoded)), key=encoded.__getitem__), dtype=np.int64)
+    lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    # built from buffers: pa.array would import pandas; binary sorts as memcmp
+    array = pa.Array.from_buffers(pa.large_binary(), len(encoded), [
+        None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))])
+    return _numeric(pc.sort_indices(array), np.uint64).astype(np.int64)
+
+
 def _sorted_label_rank(labels):
     """Rank of each label in sorted (byte-wise, as strcmp) order."""
-    order = np.argsort(np.asarray(labels, dtype=str), kind="stable")
+    order = _byte_order(labels)
     rank = np.empty(order.shape[0], dtype=np.int64)
     rank[order] = np.arange(order.shape[0])
     return rank
@@ -287,8 +343,8 @@ def _trec_order(query, score, doc_strings):
         start = np.ones(rows.shape[0], dtype=bool)
         start[1:] = ~np.isin(rows[1:] - 1, tied) | (rows[1:] != rows[:-1] + 1)
         run_id = np.cumsum(start)
-        _, doc_rank = np.unique(doc_strings(order[rows]).astype(str), return_inverse=True)
-        fixed = rows[np.lexsort((-doc_rank.reshape(-1), run_id))]
+        doc_rank = _sorted_label_rank(doc_strings(order[rows]))
+        fixed = rows[np.lexsort((-doc_rank, run_id))]
         order[rows] = order[fixed]
     return order, q, s
 
@@ -327,9 +383,49 @@ class _Parts:
     judged: np.ndarray
 
 
+def _no_shared_query(qrels, run):
+    return ValueError(
+        f"{run.source} and {qrels.source} share no query id: the qrels hold "
+        f"{qrels.query_labels[0]!r}, ... and the run holds {run.query_labels[0]!r}, ... "
+        "(ids compare as text: '301' is not 'q301', and '1' is not '1.0'); "
+        "pass complete_qrels=True (-c) to score every qrels query anyway."
+    )
+
+
+def _truncate(run_qkey, score, rows, max_docs, ties, labels):
+    """The best ``max_docs`` rows of each query (rows sorted by query, then score).
+
+    With ``ties="average"`` a cut through a block of tied scores has no one
+    answer: it is refused, naming the query.
+    """
+    start = np.flatnonzero(np.r_[True, run_qkey[1:] != run_qkey[:-1]])
+    size = np.diff(np.r_[start, run_qkey.shape[0]])
+    position = np.arange(run_qkey.shape[0]) - np.repeat(start, size)
+    inside = position < max_docs
+    if ties == "average":
+        last = np.flatnonzero(position == max_docs - 1)
+        last = last[last + 1 < run_qkey.shape[0]]
+        split = last[(run_qkey[last + 1] == run_qkey[last]) & (score[last + 1] == score[last])]
+        if split.shape[0]:
+            raise ValueError(
+                f"max_docs={max_docs} cuts through documents with tied scores in query "
+                f"{labels[run_qkey[split[0]]]!r}: with ties='average' which of them are "
+                "kept is undefined. Pass ties='input' (keep them in input order) or "
+                "compat='trec_eval' (break ties by document id, as trec_eval does)."
+            )
+    return run_qkey[inside], score[inside], rows[inside]
+
+
 def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
             max_docs, compat, ties):
-    """Join qrels and run; the shared layout with unretrieved judged rows at -inf."""
+    """Join qrels and run; the shared layout with unretrieved judged rows at -inf.
+
+    As trec_eval: a document is relevant when it is judged with a grade at
+    or above ``relevance_level`` and not below 0; a negative judgment counts
+    as not judged; ``max_docs`` keeps the best ranked documents first, and
+    ``judged_docs_only`` then drops the unjudged ones among them; a query
+    with run lines is evaluated even when none of them is kept.
+    """
     _check_duplicates(qrels, "qrels")
     # the run's duplicate check and its join with the qrels (hashes, sorts and
     # lookups that release the GIL) run on other threads, beside trec_eval's
@@ -337,58 +433,69 @@ def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
     run_check = _Background(_check_duplicates, run, "run")
     run_query = _indexer(qrels.query_labels, run.query_labels)[run.query]
     keep = run_query >= 0  # trec_eval drops run queries the qrels lack
-    if judged_docs_only:
-        all_qrels_row = _qrels_rows(run, qrels, run_query, keep)
-        keep &= all_qrels_row >= 0
-    else:
-        joining = _Background(_qrels_rows, run, qrels, run_query, keep)
+    joining = _Background(_qrels_rows, run, qrels, run_query, keep)
     rows = np.flatnonzero(keep)
+    if rows.shape[0] == 0 and not complete_qrels:
+        run_check.result()
+        raise _no_shared_query(qrels, run)
     query_rank = _sorted_label_rank(qrels.query_labels)
+    labels_sorted = qrels.query_labels[np.argsort(query_rank)]
     run_qkey = query_rank[run_query[rows]]
     score = run.value[rows]
+    # the queries with lines in the run, before -M and -J keep fewer
+    has_lines = np.zeros(qrels.query_labels.shape[0], dtype=bool)
+    has_lines[run_qkey] = True  # by query rank: no sort needed
 
-    if compat == "trec_eval" or max_docs is not None:
+    if compat == "trec_eval":
         order, run_qkey, score = _trec_order(
             run_qkey, score, lambda i: run.doc_strings(rows[i]))
         rows = rows[order]
         if max_docs is not None:
-            start = np.flatnonzero(np.r_[True, run_qkey[1:] != run_qkey[:-1]])
-            rank = np.arange(run_qkey.shape[0]) - np.repeat(start, np.diff(np.r_[start, run_qkey.shape[0]]))
-            inside = rank < max_docs
-            run_qkey, score, rows = run_qkey[inside], score[inside], rows[inside]
-    if not judged_docs_only:
-        all_qrels_row = joining.result()
+            run_qkey, score, rows = _truncate(run_qkey, score, rows, max_docs,
+                                              "input", labels_sorted)
+    elif max_docs is not None:
+        packed = _packed_order(score, run_qkey) if run_qkey.shape[0] > 1 else None
+        order = np.lexsort((-score, run_qkey)) if packed is None else packed[0]
+        run_qkey, score, rows = _truncate(run_qkey[order], score[order], rows[order],
+                                          max_docs, ties, labels_sorted)
+        back = np.argsort(rows, kind="stable")  # input order again: ties="input" keeps it
+        run_qkey, score, rows = run_qkey[back], score[back], rows[back]
+    all_qrels_row = joining.result()
     qrels_row = all_qrels_row[rows]
     # row-length arrays are let go as soon as they are used: a smaller peak
-    del all_qrels_row, rows, keep, run_query
-    if not judged_docs_only:
-        del joining
+    del all_qrels_row, keep, run_query, joining
+    grade = np.where(qrels_row >= 0, qrels.value[np.maximum(qrels_row, 0)], 0.0)
+    judged = (qrels_row >= 0) & (grade >= 0)  # a negative judgment: in the pool, unjudged
+    if judged_docs_only:
+        run_qkey, score, grade, judged, qrels_row = (
+            run_qkey[judged], score[judged], grade[judged], judged[judged], qrels_row[judged])
+    del rows
 
     run_check.result()  # raises on a duplicate document
     # judged rows the (kept) run did not retrieve, for the evaluated queries
-    unretrieved = np.ones(len(qrels), dtype=bool)
+    unretrieved = qrels.value >= 0
     unretrieved[qrels_row[qrels_row >= 0]] = False
-    if complete_qrels:
-        evaluated = np.ones(qrels.query_labels.shape[0], dtype=bool)
-    else:
-        has_lines = np.zeros(qrels.query_labels.shape[0], dtype=bool)
-        has_lines[run_qkey] = True  # by query rank: no sort needed
-        evaluated = has_lines[query_rank]
+    evaluated = np.ones(qrels.query_labels.shape[0], dtype=bool) if complete_qrels \
+        else has_lines[query_rank]
     unretrieved &= evaluated[qrels.query]
     missing = np.flatnonzero(unretrieved)
+    # an evaluated query with no row left (-J kept none, nothing judged):
+    # one placeholder row, not relevant and not retrieved, so that it scores
+    # 0 and counts in the mean, as in trec_eval
+    present = np.zeros(qrels.query_labels.shape[0], dtype=bool)
+    present[run_qkey] = True
+    present[query_rank[qrels.query[missing]]] = True
+    empty = np.flatnonzero(evaluated & ~present[query_rank])  # qrels query indices
 
-    grade = np.concatenate([
-        np.where(qrels_row >= 0, qrels.value[np.maximum(qrels_row, 0)], 0.0),
-        qrels.value[missing],
-    ])
-    judged = np.concatenate([qrels_row >= 0, np.ones(missing.shape[0], dtype=bool)])
-    qkey = np.concatenate([run_qkey, query_rank[qrels.query[missing]]])
-    all_score = np.concatenate([score, np.full(missing.shape[0], -np.inf)])
+    grade = np.concatenate([grade, qrels.value[missing], np.zeros(empty.shape[0])])
+    judged = np.concatenate([judged, np.ones(missing.shape[0], dtype=bool),
+                             np.zeros(empty.shape[0], dtype=bool)])
+    qkey = np.concatenate([run_qkey, query_rank[qrels.query[missing]], query_rank[empty]])
+    all_score = np.concatenate([score, np.full(missing.shape[0] + empty.shape[0], -np.inf)])
     del qrels_row, run_qkey, score, missing
-    labels_sorted = qrels.query_labels[np.argsort(query_rank)]
-    binary = (grade >= relevance_level).astype(np.float64)
+    binary = (judged & (grade >= relevance_level)).astype(np.float64)
 
-    if compat == "trec_eval" or max_docs is not None:
+    if compat == "trec_eval":
         # rows are in their final order already: merge by query, no second sort
         order = np.argsort(qkey, kind="stable")
         qkey, all_score, binary = qkey[order], all_score[order], binary[order]
@@ -410,7 +517,7 @@ def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
         ranked = rank_queries(binary, all_score, query_id=qkey, ties=ties)
         ranked = replace(ranked, query_ids=labels_sorted[ranked.query_ids])
     ranked.rank  # computed once, shared by the graded layouts below
-    graded = ranked.with_relevance(np.maximum(grade, 0.0)[ranked.order])
+    graded = ranked.with_relevance(np.where(judged, np.maximum(grade, 0.0), 0.0)[ranked.order])
     return _Parts(ranked, graded, judged[ranked.order].astype(np.float64))
 
 
@@ -564,8 +671,10 @@ def evaluate_run(
     array([0.5, 1. ])
     """
     measures = _parse_measures(metrics)
-    qrels = _as_table(qrels, "qrels", "qrels")
-    run_table = _as_table(run, "run", "run")
+    qrels = _as_table(qrels, "qrels", "qrels", compat)
+    run_table = _as_table(run, "run", "run", compat)
+    if compat == "trec_eval":
+        relevance_level = float(int(relevance_level))  # trec_eval reads -l with atol
     if len(qrels) == 0:
         raise ValueError(f"{qrels.source}: the qrels hold no judgment.")
     if len(run_table) == 0:

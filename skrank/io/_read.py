@@ -11,6 +11,7 @@ import gzip
 import io
 import os
 import re
+import zlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -44,6 +45,9 @@ class _Table:
     doc_array: object = None
     # ``doc_labels`` as a pyarrow string array, when the reader had one
     doc_label_array: object = None
+    # the file it was read from (None for a DataFrame or a dict): error
+    # messages turn a row into the file's line number through it
+    path: str | None = None
 
     def __len__(self):
         return self.query.shape[0]
@@ -81,8 +85,14 @@ def _read_bytes(path):
     if not os.path.exists(path):
         raise ValueError(f"{path}: no such file.")
     if _is_gzip(path):
-        with gzip.open(path, "rb") as handle:
-            return handle.read()
+        try:
+            with gzip.open(path, "rb") as handle:
+                return handle.read()
+        except (EOFError, OSError, zlib.error) as exc:
+            raise ValueError(
+                f"{path}: starts as a gzip file but cannot be decompressed "
+                f"({exc}); is it truncated or corrupt?"
+            ) from None
     with open(path, "rb") as handle:
         if os.fstat(handle.fileno()).st_size == 0:
             return b""
@@ -91,67 +101,173 @@ def _read_bytes(path):
         return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
 
 
+_BOM = b"\xef\xbb\xbf"
+# trec_eval splits fields on C's isspace: space, \t, \v, \f and \r (and \n ends a line)
+_OTHER_SPACE = bytes.maketrans(b"\t\v\f\r", b"    ")
+_SPACE_RUN = re.compile(rb"  +")
+_EDGE_SPACE = re.compile(rb"(?m)^ | $")
+# comments as trec_eval 10.0 reads them: a qrels line starting with "#"; a run
+# line whose first character after leading white space is "#"
+_COMMENT = {
+    "qrels": re.compile(rb"(?m)^#[^\n]*"),
+    "run": re.compile(rb"(?m)^[ \t\v\f\r]*#[^\n]*"),
+}
+
+
+def _prepare(data, kind):
+    """The file's bytes as the readers take them, and the field delimiter.
+
+    A byte-order mark is dropped, comment lines are emptied and, unless the
+    fields are already separated by single spaces or by single tabs, every
+    run of white space becomes one space (trec_eval splits on any run of
+    ``isspace`` bytes: space, tab, \\v, \\f and \\r). Line breaks stay
+    where they are, so line numbers are the file's. The common files pass
+    with a few memchr scans and no copy.
+    """
+    if data[:3] == _BOM:
+        data = bytes(data[3:])
+    if data.find(b"#") >= 0 and _COMMENT[kind].search(data):  # memchr first: most have none
+        data = _COMMENT[kind].sub(b"", data)
+    find = data.find
+    tab, space = find(b"\t") >= 0, find(b" ") >= 0
+    other = find(b"\v") >= 0 or find(b"\f") >= 0 or find(b"\r") >= 0
+    if not other and not (tab and space):
+        sep = b"\t" if tab else b" "
+        if (find(sep + sep) < 0 and find(b"\n" + sep) < 0 and find(sep + b"\n") < 0
+                and data[:1] != sep and data[-1:] != sep):
+            return data, sep.decode()
+    data = bytes(data).translate(_OTHER_SPACE)
+    data = _EDGE_SPACE.sub(b"", _SPACE_RUN.sub(b" ", data))
+    return data, " "
+
+
 def _first_line(data):
-    """The first line with more than white space, leading white space removed."""
+    """The first line with more than white space."""
     start, size = 0, len(data)
     while start < size:
         end = data.find(b"\n", start)
         end = size if end < 0 else end
-        line = bytes(data[start:end]).lstrip()
+        line = bytes(data[start:end])
         if line.strip():
             return line
         start = end + 1
     return b""
 
 
-def _blank_comments(data):
-    """Empty every line that starts with ``#`` (trec_eval 10.0's comments).
-
-    The line breaks stay, so error messages keep the file's line numbers;
-    a ``#`` inside a line (a document id such as ``CR#93E-1860``) is data.
-    """
-    if data.find(b"#") >= 0 and _COMMENT.search(data):  # memchr first: most have none
-        return _COMMENT.sub(b"", data)
+def _blank_comments(data, kind="run"):
+    """Empty the comment lines (line breaks stay, so line numbers hold)."""
+    if data.find(b"#") >= 0 and _COMMENT[kind].search(data):
+        return _COMMENT[kind].sub(b"", data)
     return data
 
 
-_COMMENT = re.compile(rb"(?m)^#[^\n]*")
+def _display(token):
+    """An id or a line, as bytes from a file, for an error message."""
+    return token.decode("utf-8", "backslashreplace")
 
 
-def _malformed(path, kind, line_number, line):
+def _malformed(path, kind, line_number, line, reason=None):
     _, n_fields, columns = FORMATS[kind]
-    shown = line.strip()
+    shown = _display(line.strip()) if isinstance(line, bytes) else line.strip()
     shown = shown if len(shown) <= 80 else shown[:77] + "..."
-    return ValueError(
-        f"{path}:{line_number}: malformed {kind} line {shown!r}: expected "
-        f"{n_fields} whitespace-separated fields ({' '.join(columns)})"
-        + (", the score a number." if kind == "run" else ", the relevance a number.")
-    )
+    if reason is None:
+        reason = (
+            f"expected {n_fields} whitespace-separated fields ({' '.join(columns)}), "
+            f"the {FORMATS[kind][0]} a number"
+        )
+    hint = ""
+    if kind == "qrels" and len(line.split()) == 6:
+        hint = " (6 fields: is it a run? the qrels come first: skrank evaluate QRELS RUN)"
+    elif kind == "run" and len(line.split()) == 4:
+        hint = " (4 fields: is it a qrels file? the run comes second: skrank evaluate QRELS RUN)"
+    return ValueError(f"{path}:{line_number}: malformed {kind} line {shown!r}: {reason}{hint}.")
 
 
-def _split_python(data, path, kind):
-    """The pure-Python reader: split every line (slow, needs nothing)."""
+# a plain decimal number, the only kind skrank reads outside --compat trec_eval
+_PLAIN_NUMBER = re.compile(rb"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+# what C's atol and atof read at the start of a field (trec_eval's parsers)
+_ATOL = re.compile(rb"[+-]?\d+")
+_ATOF = re.compile(
+    rb"[+-]?(?:0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?\d+)?"
+    rb"|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?"
+    rb"|[nN][aA][nN])"
+)
+
+
+def _atol(token):
+    """C's ``atol``: the leading integer of ``token``, 0 if there is none."""
+    match = _ATOL.match(token)
+    return float(int(match.group())) if match else 0.0
+
+
+def _atof(token):
+    """C's ``atof`` (``strtod``): the longest leading number of ``token``, else 0."""
+    match = _ATOF.match(token)
+    if not match:
+        return 0.0
+    text = match.group().decode("ascii")
+    if "x" in text or "X" in text:
+        return float.fromhex(text if "p" in text.lower() else text + "p0")
+    return float(text)
+
+
+def _parse_number(token, kind, compat):
+    """A field's number, as trec_eval reads it or (by default) strictly; None if refused."""
+    if compat == "trec_eval":
+        value = _atol(token) if kind == "qrels" else _atof(token)
+    elif _PLAIN_NUMBER.fullmatch(token):
+        value = float(token)
+    else:
+        return None
+    return value if value - value == 0 else None  # refuse inf and nan
+
+
+def _parse_numbers(tokens, kind, compat):
+    """``_parse_number`` over a few distinct tokens (bytes or str); None if one is refused."""
+    out = np.empty(len(tokens), dtype=np.float64)
+    for i, token in enumerate(tokens):
+        token = token.encode("utf-8", "surrogateescape") if isinstance(token, str) else token
+        value = _parse_number(token, kind, compat)
+        if value is None:
+            return None
+        out[i] = value
+    return out
+
+
+def _split_python(data, path, kind, compat=None):
+    """The pure-Python reader: split every line (slow, needs nothing).
+
+    Works on bytes: fields split on ASCII white space (C's ``isspace``),
+    lines on ``\\n`` only, and ids that are not UTF-8 decode with
+    ``surrogateescape``, so distinct bytes stay distinct ids.
+    """
     _, n_fields, _ = FORMATS[kind]
     value_field = 4 if kind == "run" else 3
     queries, docs, values, tag = [], [], [], None
-    text = data.decode("utf-8", errors="replace")
-    for number, line in enumerate(text.splitlines(), start=1):
+    data = bytes(data)
+    if data[:3] == _BOM:
+        data = data[3:]
+    data = _blank_comments(data, kind)
+    for number, line in enumerate(data.split(b"\n"), start=1):
         fields = line.split()
         if not fields:
             continue
-        if len(fields) != n_fields:
+        if len(fields) != n_fields and not (
+            compat == "trec_eval" and kind == "run" and len(fields) > n_fields
+        ):  # trec_eval reads a run line's first 6 fields, ignores the rest
             raise _malformed(path, kind, number, line)
-        try:
-            value = float(fields[value_field])
-        except ValueError:
-            raise _malformed(path, kind, number, line) from None
-        if value != value or (kind == "run" and abs(value) == float("inf")):
-            raise _malformed(path, kind, number, line)
-        queries.append(fields[0])
-        docs.append(fields[2])
+        value = _parse_number(fields[value_field], kind, compat)
+        if value is None:
+            raise _malformed(path, kind, number, line, reason=(
+                f"the {FORMATS[kind][0]} {_display(fields[value_field])!r} is not a "
+                "finite plain number (digits, an optional sign, point and exponent)"
+                + ("" if compat else "; --compat trec_eval reads it as trec_eval does")
+            ))
+        queries.append(fields[0].decode("utf-8", "surrogateescape"))
+        docs.append(fields[2].decode("utf-8", "surrogateescape"))
         values.append(value)
         if tag is None and kind == "run":
-            tag = fields[5]
+            tag = fields[5].decode("utf-8", "surrogateescape")
     return _from_strings(queries, docs, values, source=path, tag=tag)
 
 
@@ -180,18 +296,25 @@ def _from_strings(queries, docs, values, *, source, tag=None):
     return _Table(q, ql, d, dl, value, source=source, tag=tag)
 
 
-def _read_pyarrow(data, path, kind):
-    """Parse with pyarrow.csv (multi-threaded, ids dictionary-encoded); None if it can't."""
+def _read_pyarrow(data, path, kind, delimiter=" ", compat=None):
+    """Parse with pyarrow.csv (multi-threaded, ids dictionary-encoded); None if it can't.
+
+    None sends the file to the next reader: a line that does not parse, a
+    number that is not plain (or, with ``compat``, a relevance, which
+    trec_eval reads with ``atol``), ids that are not UTF-8.
+    """
     try:
         import pyarrow as pa
         import pyarrow.csv as pv
     except ImportError:
         return None
     value_name, n_fields, columns = FORMATS[kind]
-    first = _first_line(data)
-    delimiter = "\t" if b"\t" in first and b" " not in first.strip() else " "
     dictionary = pa.dictionary(pa.int32(), pa.string())
-    types = {"query_id": dictionary, "doc_id": pa.string(), value_name: pa.float64()}
+    # trec_eval reads a relevance with atol ("1.5" and "1e1" are 1): the few
+    # distinct relevance fields are parsed one by one
+    as_text = compat == "trec_eval" and kind == "qrels"
+    types = {"query_id": dictionary, "doc_id": pa.string(),
+             value_name: dictionary if as_text else pa.float64()}
     try:
         table = pv.read_csv(
             pa.BufferReader(pa.py_buffer(data)),  # no copy of bytes or a mapped file
@@ -201,19 +324,24 @@ def _read_pyarrow(data, path, kind):
             convert_options=pv.ConvertOptions(
                 column_types=types, include_columns=["query_id", "doc_id", value_name],
                 strings_can_be_null=False, quoted_strings_can_be_null=False,
+                null_values=[],
             ),
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
         return None
-    value = _numeric(table.column(value_name), np.float64)
-    if value is None:
-        return None  # a line without its value
-    if value.dtype != np.float64 or np.isnan(value).any() or (
-        kind == "run" and np.isinf(value).any()
-    ):
-        return None
+    if as_text:
+        codes, tokens = _dictionary_codes(table.column(value_name))
+        parsed = _parse_numbers(tokens, kind, compat)
+        value = parsed[codes] if len(tokens) else np.zeros(0)
+    else:
+        value = _numeric(table.column(value_name), np.float64)
+        if value is None:
+            return None  # a line without its value
+        if not np.isfinite(value).all():
+            return None  # nan, inf: the next reader names the line
     tag = None
     if kind == "run" and table.num_rows:  # every line has its 6 fields: pyarrow checked
+        first = _first_line(data)
         tag = first.split()[-1].decode("utf-8", "replace")
     query, query_labels = _dictionary_codes(table.column("query_id"))
     docs = table.column("doc_id").combine_chunks()
@@ -262,27 +390,33 @@ def _dictionary_codes(column):
     return codes, labels
 
 
-def _read_pandas(data, path, kind):
-    """Parse with pandas' C parser on any whitespace; None if pandas is missing."""
+def _read_pandas(data, path, kind, compat=None):
+    """Parse with pandas' C parser on any whitespace; None if pandas is missing or it can't."""
     try:
         import pandas as pd
     except ImportError:
         return None
     value_name, n_fields, columns = FORMATS[kind]
+    as_text = compat == "trec_eval" and kind == "qrels"
     try:
         frame = pd.read_csv(
             io.BytesIO(data), sep=r"\s+", header=None, names=list(columns),
-            dtype={"query_id": str, "doc_id": str, value_name: np.float64},
-            engine="c", quoting=3, na_filter=False,
+            dtype={"query_id": str, "doc_id": str, value_name: str if as_text else np.float64},
+            engine="c", quoting=3, na_filter=False, encoding="utf-8",
         )
-    except (ValueError, pd.errors.ParserError):
+    except (ValueError, pd.errors.ParserError):  # UnicodeDecodeError is a ValueError
         return None
     last = frame[columns[-1]]
     if frame.isna().any().any() or (last.astype(str) == "").any():
         return None  # a line with too few fields
-    value = frame[value_name].to_numpy(dtype=np.float64)
-    if kind == "run" and np.isinf(value).any():
-        return None
+    if as_text:
+        codes, tokens = pd.factorize(frame[value_name])
+        parsed = _parse_numbers(list(tokens), kind, compat)
+        value = parsed[codes] if len(tokens) else np.zeros(0)
+    else:
+        value = frame[value_name].to_numpy(dtype=np.float64)
+        if not np.isfinite(value).all():
+            return None
     q, ql = pd.factorize(frame["query_id"])
     d, dl = pd.factorize(frame["doc_id"])
     tag = str(frame["tag"].iloc[0]) if kind == "run" and len(frame) else None
@@ -290,18 +424,30 @@ def _read_pandas(data, path, kind):
                   np.asarray(dl, dtype=object), value, source=path, tag=tag)
 
 
-def _load_file(path, kind):
+def _load_file(path, kind, compat=None):
     """A TREC file as a :class:`_Table`: the fastest reader that parses every line."""
     name = os.fspath(path)
-    data = _blank_comments(_read_bytes(name))
-    table = _read_pyarrow(data, name, kind)
-    if table is not None:
-        return table
-    data = bytes(data)  # the other readers take bytes, not a mapped file
-    table = _read_pandas(data, name, kind)
-    if table is not None:
-        return table
-    return _split_python(data, name, kind)  # slow, or finds the malformed line
+    data, delimiter = _prepare(_read_bytes(name), kind)
+    table = _read_pyarrow(data, name, kind, delimiter, compat)
+    if table is None:
+        data = bytes(data)  # the other readers take bytes, not a mapped file
+        table = _read_pandas(data, name, kind, compat)
+    if table is None:
+        table = _split_python(data, name, kind, compat)  # slow, or finds the malformed line
+    table.path = name
+    return table
+
+
+def _line_of_row(path, kind, row):
+    """The line number, in the file, of the ``row``-th (0-based) line holding data."""
+    data, _ = _prepare(_read_bytes(path), kind)
+    seen = -1
+    for number, line in enumerate(bytes(data).split(b"\n"), start=1):
+        if line.strip():
+            seen += 1
+            if seen == row:
+                return number
+    return row + 1
 
 
 def _to_frame(table, kind):
