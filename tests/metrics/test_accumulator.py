@@ -1,0 +1,393 @@
+"""RankingAccumulator equals evaluate() on the concatenated rows, however they arrive.
+
+The expected values come from :func:`skrank.evaluate` on all the rows at
+once (itself checked against brute-force references elsewhere); the
+accumulator gets the same rows cut into random batches, spread over
+accumulators merged in random trees, pickled on the way.
+"""
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st, HealthCheck
+
+import skrank.metrics._accumulator as accumulator_module
+from skrank import RankingAccumulator, evaluate
+from skrank.metrics._accumulator import TOP_K_STEMS, to_host_array
+from skrank.metrics._registry import METRICS
+
+# every registry metric, with a cutoff where it takes one
+ALL_METRICS = [f"{stem}@3" if spec.takes_k else stem for stem, spec in METRICS.items()]
+TOP_K_METRICS = [f"{stem}@2" for stem in sorted(TOP_K_STEMS)]
+# scores that are never all 0/1 (no label-scores warning), with ties
+SCORES = st.sampled_from([-1.5, 0.25, 0.5, 2.0, 3.0])
+
+
+def _quiet(function, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return function(*args, **kwargs)
+
+
+def _assert_same(result, expected):
+    assert list(result) == list(expected)
+    for name, value in expected.items():
+        if np.isnan(value):
+            assert np.isnan(result[name]), name
+        else:
+            assert result[name] == pytest.approx(value, rel=1e-12, abs=1e-12), name
+
+
+def _pieces(data, n_rows, n_pieces):
+    cuts = sorted(data.draw(st.lists(
+        st.integers(0, n_rows), min_size=n_pieces - 1, max_size=n_pieces - 1
+    )))
+    return list(zip([0] + cuts, cuts + [n_rows]))
+
+
+def _merge_tree(data, accumulators):
+    """Merge in a random tree (random adjacent pairs, random left/right)."""
+    accumulators = list(accumulators)
+    while len(accumulators) > 1:
+        i = data.draw(st.integers(0, len(accumulators) - 2))
+        left, right = accumulators[i], accumulators.pop(i + 1)
+        if data.draw(st.booleans()):
+            left, right = right, left
+        accumulators[i] = left.merge(right)
+    return accumulators[0]
+
+
+@st.composite
+def rankings(draw, binary=False):
+    n = draw(st.integers(1, 40))
+    top = 1 if binary else 3
+    y = np.array(draw(st.lists(st.integers(0, top), min_size=n, max_size=n)), float)
+    score = np.array(draw(st.lists(SCORES, min_size=n, max_size=n)))
+    query = np.array(draw(st.lists(st.integers(0, 6), min_size=n, max_size=n)))
+    weight = None
+    if draw(st.booleans()):
+        weight = np.array(draw(st.lists(
+            st.floats(0.25, 4.0), min_size=n, max_size=n
+        )))
+    return y, score, query, weight
+
+
+def _update_all(accumulator, y, score, query, weight, pieces, **kwargs):
+    for a, b in pieces:
+        if a == b:
+            continue
+        accumulator.update(
+            y[a:b], score[a:b], query_id=query[a:b],
+            sample_weight=None if weight is None else weight[a:b], **kwargs,
+        )
+    return accumulator
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rankings(binary=True), st.data(), st.sampled_from(["skip", "zero", "one"]),
+       st.sampled_from(["average", "input"]))
+def test_batches_merges_and_pickles_equal_evaluate(ranking, data, no_relevant, ties):
+    y, score, query, weight = ranking
+    expected = _quiet(evaluate, y, score, query_id=query, metrics=ALL_METRICS,
+                      sample_weight=weight, no_relevant=no_relevant, ties=ties)
+    n_pieces = data.draw(st.integers(1, 5))
+    parts = []
+    for a, b in _pieces(data, y.shape[0], n_pieces):
+        part = RankingAccumulator(ALL_METRICS, no_relevant=no_relevant, ties=ties)
+        more = _pieces(data, b - a, data.draw(st.integers(1, 3)))
+        part = _update_all(part, y[a:b], score[a:b], query[a:b],
+                           None if weight is None else weight[a:b], more)
+        parts.append(pickle.loads(pickle.dumps(part)))
+    if ties == "input":  # tied rows keep the arrival order: merge left to right
+        merged = parts[0]
+        for part in parts[1:]:
+            merged.merge(part)
+    else:
+        merged = _merge_tree(data, parts)
+    if merged.n_rows_ == 0:
+        return
+    _assert_same(_quiet(merged.result), expected)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rankings(), st.data(), st.sampled_from([1, 2, 5]))
+def test_top_k_state_keeps_few_rows_and_equals_evaluate(ranking, data, k):
+    """Compacting after every update: the summaries stand in for the rows let go."""
+    y, score, query, weight = ranking
+    metrics = [f"{stem}@{k}" for stem in sorted(TOP_K_STEMS)]
+    expected = _quiet(evaluate, y, score, query_id=query, metrics=metrics,
+                      sample_weight=weight, gain="linear")
+    parts = []
+    for a, b in _pieces(data, y.shape[0], data.draw(st.integers(1, 4))):
+        part = RankingAccumulator(metrics, gain="linear")
+        for c, d in _pieces(data, b - a, data.draw(st.integers(1, 4))):
+            if c < d:
+                rows = slice(a + c, a + d)
+                part.update(y[rows], score[rows], query_id=query[rows],
+                            sample_weight=None if weight is None else weight[rows])
+                part._compact()
+        parts.append(pickle.loads(pickle.dumps(part)))
+    merged = _merge_tree(data, parts)
+    merged._compact()
+    _assert_same(_quiet(merged.result), expected)
+
+
+def test_top_k_state_is_bounded_for_a_long_query():
+    rng = np.random.default_rng(0)
+    accumulator = RankingAccumulator(["ndcg@5", "recall@5"])
+    ys, scores = [], []
+    for _ in range(40):
+        y, score = rng.integers(0, 3, 5000), rng.random(5000)
+        accumulator.update(y, score, query_id=np.zeros(5000, dtype=int))
+        ys.append(y)
+        scores.append(score)
+    # the top 5 rows, one totals row and up to 5 grade rows; compaction is
+    # amortised, so at most twice that plus the rows since the last one
+    assert accumulator._n_open() < 2 * accumulator_module._COMPACT_MIN_ROWS
+    accumulator._compact()
+    assert accumulator._n_open() <= 5 + 1 + 5
+    y, score = np.concatenate(ys), np.concatenate(scores)
+    _assert_same(accumulator.result(),
+                 evaluate(y, score, query_id=np.zeros(y.shape[0]),
+                          metrics=["ndcg@5", "recall@5"]))
+
+
+def test_metrics_over_the_whole_list_keep_every_open_row():
+    accumulator = RankingAccumulator(["map", "ndcg@5"])
+    accumulator.update([1, 0, 1], [3.0, 2.0, 1.0], query_id=[0, 0, 0])
+    accumulator._compact()
+    assert accumulator._n_open() == 3
+
+
+def _sorted_by_query(y, score, query, weight):
+    order = np.argsort(query, kind="stable")
+    return y[order], score[order], query[order], None if weight is None else weight[order]
+
+
+@settings(max_examples=30, deadline=None)
+@given(rankings(), st.data())
+def test_contiguous_queries_close_as_the_next_starts(ranking, data):
+    y, score, query, weight = _sorted_by_query(*ranking)
+    metrics = ["ndcg", "map", "mrr@2", "r_precision", "bpref"]
+    expected = _quiet(evaluate, y, score, query_id=query, metrics=metrics,
+                      sample_weight=weight)
+    parts = []
+    for a, b in _pieces(data, y.shape[0], data.draw(st.integers(1, 3))):
+        part = RankingAccumulator(metrics, contiguous=True)
+        more = _pieces(data, b - a, data.draw(st.integers(1, 4)))
+        parts.append(_update_all(part, y[a:b], score[a:b], query[a:b],
+                                 None if weight is None else weight[a:b], more))
+        # at most the first and the last query of a piece stay open
+        assert len(np.unique(part._open.ids)) <= 2 if part._open is not None else True
+    _assert_same(_quiet(_merge_tree(data, parts).result), expected)
+
+
+def test_contiguous_refuses_a_query_that_comes_back():
+    accumulator = RankingAccumulator(["mrr"], contiguous=True)
+    with pytest.raises(ValueError, match="two separate runs"):
+        accumulator.update([1, 0, 1, 0, 1], [1.0, 2, 3, 4, 5], query_id=[1, 2, 3, 2, 4])
+    assert accumulator.n_rows_ == 0  # refused before any change
+
+
+def test_complete_queries_are_scored_and_let_go():
+    accumulator = RankingAccumulator(["mrr", "precision@1"], keep_per_query=True)
+    accumulator.update([0, 1], [0.9, 0.1], query_id=["b", "a"])          # b, a open
+    accumulator.update([1, 1], [0.5, 0.2], query_id=["b", "c"], complete=True)
+    assert accumulator._open.ids.tolist() == ["a"]
+    # a: one row, relevant: RR 1; b: 0.9 (no), 0.5 (yes): RR 1/2; c: RR 1
+    assert accumulator.result() == pytest.approx({"mrr": 2.5 / 3, "precision@1": 2 / 3})
+    per_query = accumulator.per_query()
+    assert per_query["mrr"].query_id.tolist() == ["a", "b", "c"]
+    np.testing.assert_allclose(per_query["mrr"].value, [1.0, 0.5, 1.0])
+
+
+@pytest.mark.parametrize("no_relevant", ["skip", "zero", "error"])
+def test_per_query_equals_evaluate_per_query(no_relevant):
+    rng = np.random.default_rng(3)
+    y, score = rng.integers(0, 2, 300), rng.random(300)
+    query = rng.integers(0, 40, 300) * 7  # ids not 0..n-1
+    y[query == 0] = 0  # a query with no relevant row
+    weight = rng.uniform(0.5, 2.0, 300)
+    metrics = ["ndcg@3", "map", "gauc", "recall@2"]
+    accumulator = RankingAccumulator(metrics, keep_per_query=True,
+                                     no_relevant=no_relevant)
+    for a in range(0, 300, 70):  # the last batch completes its queries
+        accumulator.update(y[a:a + 70], score[a:a + 70], query_id=query[a:a + 70],
+                           sample_weight=weight[a:a + 70], complete=a + 70 >= 300)
+    if no_relevant == "error":
+        with pytest.raises(ValueError, match="no relevant row"):
+            evaluate(y, score, query_id=query, metrics=metrics, aggregate=None,
+                     no_relevant="error", sample_weight=weight)
+        with pytest.raises(ValueError, match="no relevant row"):
+            accumulator.per_query()
+        with pytest.raises(ValueError, match="no relevant row"):
+            accumulator.result()
+        return
+    # the queries of the last batch are scored there over all their rows;
+    # the others stay open until per_query()
+    expected = evaluate(y, score, query_id=query, metrics=metrics, aggregate=None,
+                        no_relevant=no_relevant, sample_weight=weight)
+    result = accumulator.per_query()
+    for name in metrics:
+        np.testing.assert_array_equal(result[name].query_id, expected[name].query_id)
+        np.testing.assert_allclose(result[name].value, expected[name].value,
+                                   rtol=1e-12, equal_nan=True)
+        np.testing.assert_allclose(result[name].weight, expected[name].weight,
+                                   rtol=1e-12)
+
+
+def test_options_mean_what_they_mean_in_evaluate():
+    y, score, query = [3, 0, 1, 2], [0.4, 0.3, 0.2, 0.1], [0, 0, 1, 1]
+    options = {"gain": "linear", "normalize": "min", "beta": 2.0}
+    metrics = ["ndcg@1", "map@1", "fap@2"]
+    accumulator = RankingAccumulator(metrics, **options)
+    accumulator.update(y, score, query_id=query)
+    assert accumulator.result() == evaluate(y, score, query_id=query,
+                                            metrics=metrics, **options)
+    # an option that goes to the metric's own function (one more sort)
+    accumulator = RankingAccumulator(["gauc"], weighting="uniform")
+    accumulator.update([1, 0, 1, 0], score, query_id=query)
+    assert accumulator.result() == evaluate([1, 0, 1, 0], score, query_id=query,
+                                            metrics=["gauc"], weighting="uniform")
+
+
+def test_default_metrics_reset_and_repr():
+    accumulator = RankingAccumulator()
+    assert accumulator.metrics == ["ndcg@10", "map", "mrr", "precision@10", "recall@10"]
+    accumulator.update([1, 0], [0.5, 0.4], query_id=[0, 0])
+    assert "n_rows_=2" in repr(accumulator)
+    accumulator.reset()
+    assert accumulator.n_rows_ == 0
+    with pytest.raises(ValueError, match="no rows"):
+        accumulator.result()
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"metrics": []}, "`metrics` is empty"),
+        ({"metrics": ["ndcg@0"]}, "positive integer"),
+        ({"metrics": ["nope"]}, "Unknown metric"),
+        ({"ties": "first"}, "`ties`"),
+        ({"no_relevant": "drop"}, "`no_relevant`"),
+        ({"aggregate": None}, "not an option"),
+        ({"contiguous": 1}, "`contiguous`"),
+        ({"gain": "cubic"}, "gain"),
+        ({"colour": "red"}, "No requested metric takes"),
+    ],
+)
+def test_bad_options_are_refused(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        RankingAccumulator(**kwargs)
+
+
+def test_bad_updates_and_merges_are_refused():
+    accumulator = RankingAccumulator(["mrr"])
+    with pytest.raises(ValueError, match="`query_id` is required"):
+        accumulator.update([1, 0], [0.5, 0.4], query_id=None)
+    with pytest.raises(ValueError, match="different lengths"):
+        accumulator.update([1, 0], [0.5], query_id=[0, 0])
+    with pytest.raises(ValueError, match="`query_id`"):
+        accumulator.update([1, 0], [0.5, 0.4], query_id=[0])
+    with pytest.raises(ValueError, match="`y_score` contains NaN"):
+        accumulator.update([1, 0], [0.5, np.nan], query_id=[0, 0])
+    with pytest.raises(ValueError, match="`y_true` must be non-negative"):
+        accumulator.update([1, -1], [0.5, 0.4], query_id=[0, 0])
+    with pytest.raises(ValueError, match="`sample_weight`"):
+        accumulator.update([1, 0], [0.5, 0.4], query_id=[0, 0], sample_weight=[1.0])
+    with pytest.raises(ValueError, match="1-D"):
+        accumulator.update([[1, 0]], [[0.5, 0.4]], query_id=[0, 0])
+    with pytest.raises(ValueError, match="same metrics"):
+        accumulator.merge(RankingAccumulator(["map"]))
+    with pytest.raises(ValueError, match="keep_per_query=True"):
+        accumulator.per_query()
+    assert accumulator.n_rows_ == 0
+
+
+def test_ids_of_several_types_stay_apart():
+    accumulator = RankingAccumulator(["mrr"], keep_per_query=True)
+    accumulator.update([1, 0], [0.9, 0.8], query_id=[1, 1])
+    accumulator.update([0, 1], [0.9, 0.8], query_id=["1", "1"])
+    assert accumulator.result() == pytest.approx({"mrr": 0.75})
+
+
+def test_series_of_pandas_and_polars():
+    pd = pytest.importorskip("pandas")
+    pl = pytest.importorskip("polars")
+    accumulator = RankingAccumulator(["mrr"])
+    accumulator.update(pd.Series([0, 1]), pd.Series([0.9, 0.8]),
+                       query_id=pd.Series(["a", "a"], dtype="category"))
+    accumulator.update(pl.Series([1, 0]), pl.Series([0.9, 0.8]),
+                       query_id=pl.Series(["b", "b"]))
+    assert accumulator.result() == {"mrr": 0.75}
+
+
+def test_torch_tensors_are_read_without_importing_torch():
+    torch = pytest.importorskip("torch", reason="torch is not installed")
+    accumulator = RankingAccumulator(["mrr", "ndcg@2"])
+    y = torch.tensor([0, 1, 1, 0])
+    score = torch.tensor([0.9, 0.8, 0.3, 0.1], requires_grad=True)
+    accumulator.update(y, score * 1.0, query_id=torch.tensor([0, 0, 1, 1]))
+    expected = evaluate([0, 1, 1, 0], [0.9, 0.8, 0.3, 0.1], query_id=[0, 0, 1, 1],
+                        metrics=["mrr", "ndcg@2"])
+    assert accumulator.result() == pytest.approx(expected, rel=1e-6)
+
+
+class _FakeTensor:
+    """What the accumulator reads of a tensor: detach().cpu().numpy()."""
+
+    def __init__(self, values, log):
+        self.values, self.log = np.asarray(values), log
+
+    def detach(self):
+        self.log.append("detach")
+        return self
+
+    def cpu(self):
+        self.log.append("cpu")
+        return self
+
+    def numpy(self):
+        return self.values
+
+
+class _DLPackOnly:
+    """An array that numpy.asarray refuses but numpy.from_dlpack reads."""
+
+    def __init__(self, values):
+        self.values = np.asarray(values)
+
+    def __array__(self, *args, **kwargs):
+        raise TypeError("implicit conversion refused")
+
+    def __dlpack__(self, **kwargs):
+        return self.values.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self.values.__dlpack_device__()
+
+
+def test_tensor_like_and_dlpack_inputs():
+    log = []
+    assert to_host_array("y_score", _FakeTensor([1.0, 2.0], log)).tolist() == [1.0, 2.0]
+    assert log == ["detach", "cpu"]
+    assert to_host_array("y_score", _DLPackOnly([3.0, 4.0])).tolist() == [3.0, 4.0]
+
+
+def test_an_unreadable_array_names_the_argument():
+    class Opaque:
+        def __array__(self, *args, **kwargs):
+            raise TypeError("no host copy")
+
+    with pytest.raises(ValueError, match="`y_score` could not be read.*host memory"):
+        to_host_array("y_score", Opaque())
+
+
+def test_inputs_are_not_modified():
+    y, score, query = np.array([1.0, 0.0]), np.array([0.5, 0.4]), np.array([0, 0])
+    accumulator = RankingAccumulator(["ndcg@1"])
+    accumulator.update(y, score, query_id=query)
+    accumulator._compact()
+    assert y.tolist() == [1.0, 0.0] and score.tolist() == [0.5, 0.4]
