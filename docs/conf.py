@@ -12,6 +12,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # document this checkout of skrank
 os.environ.setdefault("MPLBACKEND", "Agg")
+# the examples save their figure to a file when run as scripts; on the
+# gallery pages sphinx-gallery shows the figure, so no file (and no path)
+os.environ["SKRANK_EXAMPLE_PLOT"] = ""
 
 import skrank  # noqa: E402
 
@@ -26,6 +29,7 @@ extensions = [
     "sphinx.ext.autosummary",
     "sphinx.ext.intersphinx",
     "sphinx.ext.mathjax",
+    "sphinx-mathjax-offline",  # MathJax served from _static: formulas need no network
     "numpydoc",
     "sphinx_gallery.gen_gallery",
 ]
@@ -48,19 +52,30 @@ intersphinx_mapping = {}  # no network at build time: links are written out
 html_theme = "pydata_sphinx_theme"
 html_title = f"skrank {release}"
 html_theme_options = {
+    "navbar_align": "left",
     "navbar_end": ["navbar-icon-links"],
+    "navbar_persistent": ["search-button"],
+    "header_links_before_dropdown": 5,
     "show_prev_next": False,
     "navigation_with_keys": False,
     "secondary_sidebar_items": ["page-toc"],
 }
-html_static_path = []
+# Pages outside a section (the home page, quick start, changelog) have no
+# sibling pages: no primary sidebar there rather than an empty one.
+html_sidebars = {
+    "index": [],
+    "quick_start": [],
+    "changelog": [],
+}
+html_static_path = ["_static"]
+html_css_files = ["skrank.css"]
 html_show_sourcelink = False
 
 sphinx_gallery_conf = {
     "examples_dirs": str(ROOT / "examples"),
     "gallery_dirs": "auto_examples",
     "filename_pattern": r".*",  # run every example
-    "ignore_pattern": r"(^|/)_[^/]*\.py$",  # helpers the examples import (_table, _plot)
+    "ignore_pattern": r"(^|/)_[^/]*\.py$",  # private scripts, if any
     "download_all_examples": False,
     "remove_config_comments": True,
     "within_subsection_order": "FileNameSortKey",
@@ -69,3 +84,26 @@ sphinx_gallery_conf = {
     "show_memory": False,
     "plot_gallery": "True",
 }
+
+
+# docutils turns any "word@word.word" into an e-mail link, so metric names
+# such as nDCG@10 or recall@10 became mailto: links, in the pages and in the
+# docstrings numpydoc renders. skrank's documentation has no e-mail address:
+# every mailto: reference goes back to plain text, on every page.
+from docutils import nodes  # noqa: E402
+from sphinx.transforms import SphinxTransform  # noqa: E402
+
+
+class NoMailtoLinks(SphinxTransform):
+    """Replace each ``mailto:`` reference with its text."""
+
+    default_priority = 100
+
+    def apply(self, **kwargs):
+        for ref in list(self.document.findall(nodes.reference)):
+            if ref.get("refuri", "").startswith("mailto:"):
+                ref.replace_self(nodes.Text(ref.astext()))
+
+
+def setup(app):
+    app.add_transform(NoMailtoLinks)
