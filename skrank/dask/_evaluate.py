@@ -25,9 +25,10 @@ from .._core._aggregate import (
     PartialMean,
 )
 from .._core._layout import TIES, rank_queries
-from .._core._validation import check_option, _describe
+from .._core._validation import check_bool, check_option, _describe
 from ..metrics._evaluate import DEFAULT_METRICS, metric_query_values
 from ..metrics._registry import parse_metric_name
+from ._accumulate import merged_accumulator, only_top_k
 
 _INSTALL = (
     'install the extra from a checkout of skrank with `pip install -e ".[dask]"` '
@@ -179,6 +180,7 @@ def evaluate(
     no_relevant="skip",
     aggregate="mean",
     partitioned_by_query="auto",
+    top_k_merge=False,
 ):
     """Compute ranking metrics over a Dask DataFrame, query by query.
 
@@ -223,6 +225,16 @@ def evaluate(
         index with known divisions (as after ``df.set_index("qid")``).
         True: trust it (the caller's promise; a query split over partitions
         would then be scored as several queries). False: always shuffle.
+    top_k_merge : bool, default=False
+        With metrics that all read only the top k (``"ndcg@10"``,
+        ``"precision@5"``, ``"mrr@10"``, ``"map@10"``, ``"recall@20"``,
+        ``"f1@5"``, ``"fap@10"``, ``"hit_rate@10"``, ``"dcg@10"``) and
+        ``aggregate="mean"``: no shuffle. Each partition's
+        :class:`skrank.RankingAccumulator` keeps, per query, the rows that
+        can still be in the top k and a summary of the rest, and Dask merges
+        the accumulators in a tree (8 at a time). It pays when queries are
+        long compared with k; with short queries nearly every row reaches
+        the last merge, in one process, and the shuffle is the better plan.
 
     Returns
     -------
@@ -282,6 +294,7 @@ def evaluate(
     check_option("ties", ties, TIES)
     check_aggregate_options(no_relevant, aggregate)
     check_option("partitioned_by_query", partitioned_by_query, ("auto", True, False))
+    top_k_merge = check_bool("top_k_merge", top_k_merge)
     _check_column(df, "y_true", y_true)
     _check_column(df, "y_score", y_score)
     if sample_weight is not None:
@@ -294,6 +307,10 @@ def evaluate(
         partitioned = on_index and df.known_divisions
     else:
         partitioned = partitioned_by_query
+    if top_k_merge and not partitioned:
+        return _evaluate_by_merging(frame, metrics, y_true, y_score, query_id,
+                                    sample_weight, ties, no_relevant, on_index,
+                                    aggregate)
     restore_order = ties == "input" and not partitioned
     if restore_order:
         frame = frame.map_partitions(_number_rows, meta=_number_rows(frame._meta))
@@ -324,6 +341,28 @@ def evaluate(
     for name, row in zip(metrics, merged[_PARTIAL_COLUMNS].itertuples(index=False)):
         results[name] = finish_mean(PartialMean(*row))
     return results
+
+
+def _evaluate_by_merging(frame, metrics, y_true, y_score, query_id, sample_weight,
+                         ties, no_relevant, on_index, aggregate):
+    """``top_k_merge=True``: per-partition accumulators merged in a tree."""
+    if aggregate != "mean":
+        raise ValueError(
+            "`top_k_merge=True` computes the means (aggregate='mean'); for "
+            "per-query values leave it False (the frame is shuffled by query)."
+        )
+    if not only_top_k(metrics):
+        raise ValueError(
+            "`top_k_merge=True` needs metrics that read only the top k rows of "
+            f"a query, each with a cutoff (such as 'ndcg@10'), got {metrics}; "
+            "leave it False for the others."
+        )
+    plan = _Plan(metrics, y_true, y_score, query_id, sample_weight, ties,
+                 no_relevant, on_index, False)
+    accumulator = merged_accumulator(frame, plan)
+    if accumulator.n_rows_ == 0:
+        raise ValueError("`df` has no rows: there is nothing to evaluate.")
+    return accumulator.result()
 
 
 def _number_rows(frame, partition_info=None):
