@@ -94,7 +94,7 @@ def _trec_lines(result, per_query, show_run, run_lines=()):
         for i in sorted(range(len(qids)), key=qids.__getitem__):  # strcmp order
             qid = qids[i]
             for name, values in result.per_query.items():
-                lines.append(f"{name:<22}\t{qid}\t{_number(name, values[i])}")
+                lines.append(f"{name:<22}\t{qid}\t{_number(name, values.value[i])}")
     for name in run_lines:
         value = result.name if name == "runid" else len(result.query_ids)
         lines.append(f"{name:<22}\tall\t{value}")
@@ -135,7 +135,7 @@ def _comparison(results, names, measures, seed):
         per_query[measure] = {}
         for name, result in zip(names, results):
             index = np.searchsorted(result.query_ids, common)
-            values = result.per_query[measure][index]
+            values = result.per_query[measure].value[index]
             per_query[measure][name] = QueryValues(common, values, np.ones(common.shape[0]))
     rng = np.random.default_rng(seed)
     return compare_per_query(per_query, names, measures, baseline=None,
@@ -169,24 +169,32 @@ def _evaluate(args):
             out += _trec_lines(result, args.per_query, several, run_lines)
     elif args.format == "json":
         data = [{
-            "run": name, "tag": result.name, "mean": result.mean,
-            **({"per_query": {m: dict(zip(result.query_ids.tolist(), v.tolist()))
+            "run": name, "tag": result.name,
+            "mean": {m: _plain(v) for m, v in result.mean.items()},
+            **({"per_query": {m: {str(q): _plain(v) for q, v in zip(result.query_ids, v.value)}
                               for m, v in result.per_query.items()}}
                if args.per_query else {}),
         } for name, result in zip(names, results)]
-        out.append(json.dumps(data if several else data[0], indent=2))
+        # strict JSON: no NaN (null instead), every number a plain float
+        out.append(json.dumps(data if several else data[0], indent=2, allow_nan=False))
     elif args.format == "csv":
-        out.append("run,measure,query,value")
+        import csv
+        import io
+
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(["run", "measure", "query", "value"])
         for name, result in zip(names, results):
             for m in columns:
                 if args.per_query:
-                    for qid, v in zip(result.query_ids, result.per_query[m]):
-                        out.append(f"{_csv(name)},{_csv(m)},{_csv(str(qid))},{v!r}")
-                out.append(f"{_csv(name)},{_csv(m)},all,{result.mean[m]!r}")
+                    for qid, v in zip(result.query_ids, result.per_query[m].value):
+                        writer.writerow([name, m, str(qid), _csv_number(v)])
+                writer.writerow([name, m, "all", _csv_number(result.mean[m])])
+        out.append(buffer.getvalue().rstrip("\n"))
     else:
         if args.per_query:
             for name, result in zip(names, results):
-                rows = [[qid] + [_number(m, result.per_query[m][i]) for m in columns]
+                rows = [[qid] + [_number(m, result.per_query[m].value[i]) for m in columns]
                         for i, qid in enumerate(result.query_ids)]
                 rows.append(["all"] + [_number(m, result.mean[m]) for m in columns])
                 if several:
@@ -194,6 +202,7 @@ def _evaluate(args):
                 out += _table(["query"] + columns, rows) + [""]
         rows = [[m] + [_number(m, r.mean[m]) for r in results] for m in columns]
         out += _table(["measure"] + names, rows)
+        out += _no_relevant_note(results, names)
     if several and args.format == "table":
         comparable = [m for m in columns if m not in ("num_ret", "num_rel", "num_rel_ret")]
         if comparable:
@@ -208,8 +217,29 @@ def _evaluate(args):
     return 0
 
 
-def _csv(text):
-    return f'"{text}"' if any(c in text for c in ',"\n') else text
+def _plain(value):
+    """A number as JSON writes it: a Python float, or None for nan."""
+    value = float(value)
+    return None if math.isnan(value) else value
+
+
+def _csv_number(value):
+    """A number as CSV cell: the shortest text that reads back to the same float."""
+    return repr(float(value))
+
+
+def _no_relevant_note(results, names):
+    """A line under the table when some query has no relevant document."""
+    lines = []
+    for name, result in zip(names, results):
+        n = result.n_without_relevant
+        if n:
+            lines.append(
+                f"note: {n} of {len(result.query_ids)} queries of {name} have no relevant "
+                "document; they score 0 and count in every mean, as in trec_eval "
+                "(skrank.evaluate leaves them out by default: no_relevant='skip')."
+            )
+    return [""] + lines if lines else []
 
 
 def run():
@@ -236,6 +266,11 @@ def main(argv=None):
     """Run the ``skrank`` command; returns the exit status."""
     parser = _parser()
     args = parser.parse_args(argv)
+    for stream in (sys.stdout, sys.stderr):
+        try:  # ids that are not UTF-8 are written back as the bytes they were
+            stream.reconfigure(errors="surrogateescape")
+        except (AttributeError, ValueError):
+            pass
     if args.command is None:
         parser.print_help()
         return 2

@@ -5,6 +5,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from .._core._aggregate import QueryValues
 from .._core._factorize import hash_words
 from .._core._layout import RankedQueries, _packed_order, rank_queries
 from .._core._params import check_params
@@ -25,12 +26,19 @@ class RunEvaluation:
         sum for trec_eval's counts (``num_ret``, ``num_rel``,
         ``num_rel_ret``), as trec_eval prints them on its ``all`` lines.
     per_query : dict
-        Measure name -> ndarray of one value per query, in the order of
-        :attr:`query_ids`.
+        Measure name -> :class:`~skrank.QueryValues` ``(query_id, value,
+        weight)``, as skrank's metrics return with ``aggregate=None``: each
+        value beside its query's id, in the order of :attr:`query_ids`
+        (``nan`` for a query left out of the mean, ``weight`` 1).
     query_ids : ndarray
         The evaluated queries' ids (strings), sorted as trec_eval sorts them.
     name : str or None
         The run's name: its file's last column (the run tag), when known.
+    n_without_relevant : int
+        How many evaluated queries have no relevant document. They score 0
+        and count in the means of trec_eval's measures (and of skrank's
+        names under the default ``no_relevant="zero"``), where
+        :func:`skrank.evaluate` leaves them out by default.
 
     Examples
     --------
@@ -40,8 +48,10 @@ class RunEvaluation:
     ...                       ["recip_rank", "num_rel_ret"])
     >>> result.mean                    # num_rel_ret: a sum, as trec_eval's "all"
     {'recip_rank': 0.5, 'num_rel_ret': 1.0}
-    >>> result.query_ids, result.per_query["recip_rank"]
-    (array(['q1', 'q2'], dtype=object), array([1., 0.]))
+    >>> result.per_query["recip_rank"]
+    QueryValues(query_id=array(['q1', 'q2'], dtype=object), value=array([1., 0.]), weight=array([1., 1.]))
+    >>> dict(zip(*result.per_query["recip_rank"][:2]))
+    {'q1': 1.0, 'q2': 0.0}
     """
 
     mean: dict
@@ -49,6 +59,7 @@ class RunEvaluation:
     query_ids: np.ndarray
     name: str | None = None
     summed: tuple = field(default=(), repr=False)
+    n_without_relevant: int = 0
 
     def to_frame(self):
         """Per-query values as a pandas DataFrame (index: query id; needs pandas)."""
@@ -56,7 +67,8 @@ class RunEvaluation:
 
         pd = import_optional("pandas", "RunEvaluation.to_frame()")
 
-        return pd.DataFrame(self.per_query, index=pd.Index(self.query_ids, name="query_id"))
+        return pd.DataFrame({name: values.value for name, values in self.per_query.items()},
+                            index=pd.Index(self.query_ids, name="query_id"))
 
     def __repr__(self):
         means = ", ".join(f"{k}={v:.4f}" for k, v in self.mean.items())
@@ -645,6 +657,11 @@ def evaluate_run(
         What a query without a relevant document scores in the skrank
         metrics: 0 and kept in the mean (trec_eval, ranx), left out, or 1.
         trec_eval names always follow trec_eval (0).
+        This default differs from :func:`skrank.evaluate`'s
+        (``no_relevant="skip"``), so the two give different means on the
+        same rows when some query has no relevant document: pass the
+        same ``no_relevant`` to both to compare them. :attr:`RunEvaluation.n_without_relevant`
+        counts such queries.
 
     Returns
     -------
@@ -695,7 +712,8 @@ def evaluate_run(
         if not is_trec:
             fill = {"zero": 0.0, "one": 1.0, "skip": np.nan}[no_relevant]
             values = np.where(no_rel, fill, values)
-        per_query[name] = values
+        per_query[name] = QueryValues(parts.binary.query_ids, values,
+                                      np.ones(values.shape[0]))
         if is_summed:
             summed.append(name)
             mean[name] = float(values.sum())
@@ -703,4 +721,4 @@ def evaluate_run(
             kept = values[~np.isnan(values)]
             mean[name] = _mean(kept, sequential=is_trec)
     return RunEvaluation(mean, per_query, parts.binary.query_ids, name=run_table.tag,
-                         summed=tuple(summed))
+                         summed=tuple(summed), n_without_relevant=int(no_rel.sum()))

@@ -13,7 +13,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..metrics._average_precision import _average_precision_per_query
+from ..metrics._average_precision import _average_precision_terms
 from ..metrics._cutoff import (
     _precision_at_k_per_query,
     _r_precision_per_query,
@@ -86,6 +86,40 @@ def _suffix_max_by_query(values, query, n_queries):
     return distinct[best % n] if distinct.shape[0] else values.copy()
 
 
+def _sequential_sum(values, query, n_queries):
+    """Per-query sums of ``values``, added one after the other in row order.
+
+    trec_eval adds a query's terms in a C loop; numpy's sums are pairwise,
+    which can differ in the last bit and move a printed 4th decimal. Only
+    the nonzero terms are added (adding 0.0 changes no sum), one position
+    of every query at a time.
+    """
+    rows = np.flatnonzero(values)
+    owner = query[rows]
+    counts = np.bincount(owner, minlength=n_queries)
+    position = np.arange(rows.shape[0]) - (np.cumsum(counts) - counts)[owner]
+    by_position = np.argsort(position, kind="stable")
+    bounds = np.searchsorted(position[by_position], np.arange(int(counts.max(initial=0)) + 1))
+    out = np.zeros(n_queries)
+    taken = values[rows][by_position]
+    owner = owner[by_position]
+    for j in range(bounds.shape[0] - 1):  # queries are distinct at one position
+        part = slice(bounds[j], bounds[j + 1])
+        out[owner[part]] += taken[part]
+    return out
+
+
+def _trec_average_precision(parts, k=None):
+    """trec_eval's map / map_cut_k: precision summed at each relevant rank, over R."""
+    ranked = parts.binary
+    terms = _average_precision_terms(ranked)
+    if k is not None:
+        terms = np.where(ranked.rank <= k, terms, 0.0)
+    total = _sequential_sum(terms, ranked.query, ranked.n_queries)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return _zero_nan(total / ranked.n_relevant)
+
+
 def _bpref(parts):
     return _zero_nan(_bpref_per_query(parts.binary, judged=parts.judged)[0])
 
@@ -95,7 +129,7 @@ def _fixed(name):
         "num_ret": lambda p: p.binary.n_retrieved.astype(np.float64),
         "num_rel": lambda p: p.binary.n_relevant.astype(np.float64),
         "num_rel_ret": lambda p: p.binary.n_relevant_retrieved.astype(np.float64),
-        "map": lambda p: _zero_nan(_average_precision_per_query(p.binary, k=None)),
+        "map": _trec_average_precision,
         "Rprec": lambda p: _zero_nan(_r_precision_per_query(p.binary)),
         "bpref": _bpref,
         "recip_rank": lambda p: _zero_nan(_reciprocal_rank_per_query(p.binary, k=None)),
@@ -109,7 +143,7 @@ def _with_cutoff(stem, k):
         "P": lambda p: _zero_nan(_precision_at_k_per_query(p.binary, k=k)),
         "recall": lambda p: _zero_nan(_recall_at_k_per_query(p.binary, k=k)),
         "ndcg_cut": lambda p: _zero_nan(_ndcg_per_query(p.graded, k=k, gain="linear")),
-        "map_cut": lambda p: _zero_nan(_average_precision_per_query(p.binary, k=k)),
+        "map_cut": lambda p: _trec_average_precision(p, k=k),
         "success": lambda p: _zero_nan(_hit_rate_per_query(p.binary, k=k)),
     }
     return table[stem]

@@ -58,7 +58,10 @@ def evaluate(
         order.
     no_relevant : {"skip", "zero", "one", "error"}, default="skip"
         What a query with no relevant row scores: left out of the mean, 0,
-        1, or a ``ValueError``.
+        1, or a ``ValueError``. :func:`evaluate_run` and the ``skrank``
+        command default to ``"zero"`` (trec_eval's rule), so on rows where
+        some query has no relevant row their means differ from this
+        function's by default; pass the same value to both to compare.
     aggregate : {"mean", None}, default="mean"
         ``"mean"``: the weighted mean over queries, a float. None: a
         :class:`QueryValues` with one value per query.
