@@ -22,7 +22,7 @@ ALLOWED = {
     "_core": set(),
     "metrics": {"_core"},
     "datasets": {"_core"},
-    "stats": {"_core", "metrics"},
+    "stats": {"_core", "metrics", "plot"},  # result.plot() draws a plot Display
     "model_selection": {"_core", "metrics"},
     "plot": {"_core", "metrics", "model_selection"},
     "io": {"_core", "metrics", "stats"},

@@ -2,5 +2,6 @@
 
 from ._fap_curve import FAPCurveDisplay
 from ._precision_recall import PrecisionRecallAtKDisplay
+from ._segments import SegmentForestDisplay
 
-__all__ = ["FAPCurveDisplay", "PrecisionRecallAtKDisplay"]
+__all__ = ["FAPCurveDisplay", "PrecisionRecallAtKDisplay", "SegmentForestDisplay"]

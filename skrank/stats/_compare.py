@@ -25,6 +25,7 @@ from .._core._validation import (
 from .._core._aggregate import QueryValues
 from ..metrics._evaluate import evaluate
 from .._core._warnings import warn
+from ._resample import stratified_resample_sums
 
 # largest number of resamples held in memory at once (times n_queries)
 _CHUNK_CELLS = 2_000_000
@@ -280,16 +281,9 @@ def _chunks(total, n_columns):
 
 def _bootstrap_means(values, n_resamples, rng):
     """(n_resamples, n_systems) means over queries resampled with replacement."""
-    n_systems, n = values.shape
-    out = np.empty((n_resamples, n_systems))
-    done = 0
-    for size in _chunks(n_resamples, n):
-        picks = rng.integers(0, n, size=(size, n))
-        picks += (np.arange(size) * n)[:, None]
-        counts = np.bincount(picks.ravel(), minlength=size * n).reshape(size, n)
-        out[done:done + size] = counts @ values.T / n
-        done += size
-    return out
+    n = values.shape[1]
+    sums = stratified_resample_sums(values.T, [n], n_resamples, rng)
+    return sums[:, 0, :] / n
 
 
 def _randomization_p_values(differences, n_resamples, rng):
