@@ -41,6 +41,7 @@ METRICS = {
     "fbeta": (_reference.ref_fbeta_at_k, "fbeta_at_k_score"),
     "r_precision": (_reference.ref_r_precision, "r_precision_score"),
     "hit_rate": (_reference.ref_hit_rate, "hit_rate_score"),
+    "hits": (_reference.ref_hits, "hits_score"),
     "fap": (_reference.ref_fap, "fap_score"),
     "gauc": (_reference.ref_gauc, "gauc_score"),
 }

@@ -474,6 +474,16 @@ def ref_hit_rate(y_true, y_score, *, k=None, query_id=None, ties="average",
     )
 
 
+def ref_hits(y_true, y_score, *, k=None, query_id=None, ties="average",
+             no_relevant="skip", sample_weight=None, per_query=False):
+    """hits@k: the relevant rows among the top k."""
+    _check_k("k", k)
+    return _evaluate(
+        y_true, y_score, query_id, sample_weight, ties, no_relevant, per_query,
+        lambda q: _expected(q, ties, lambda r: float(_hits(r, k))),
+    )
+
+
 def _fap_of_query(query, k, beta, ties):
     """Harmonic combination of the tie-averaged F_beta@k and AP@k."""
     f = _expected(query, ties, lambda r: _fbeta_of(r, k, beta))

@@ -91,6 +91,11 @@ def evaluate(
     Without ``query_id``, 1-D input is scored as ONE ranked list, however
     many rows it has; pass ``query_id`` to score each query and average.
 
+    ``"coverage_error"``, ``"label_ranking_loss"`` and
+    ``"label_ranking_average_precision"`` (scikit-learn's multilabel
+    ranking metrics) have their own rules for ties and for queries with no
+    relevant row, so ``ties`` and ``no_relevant`` leave them unchanged.
+
     Examples
     --------
     >>> from skrank import evaluate
@@ -177,10 +182,14 @@ def score_requests(y_true, y_score, requests, *, query_id, sample_weight,
             continue
         ranked = layouts.get(request.ties)
         if ranked is None:
-            ranked = layouts[request.ties] = rank_queries(
-                y_true, y_score, query_id=query_id, sample_weight=sample_weight,
-                ties=request.ties, binary=binary,
-            )
+            with warnings.catch_warnings():
+                if not any(_follows_ties(r.spec) for r in requests):
+                    # 0/1 scores are valid input to metrics defined on scores
+                    warnings.filterwarnings("ignore", re.escape(LABEL_SCORES_WARNING))
+                ranked = layouts[request.ties] = rank_queries(
+                    y_true, y_score, query_id=query_id, sample_weight=sample_weight,
+                    ties=request.ties, binary=binary,
+                )
         values, undefined, weights, policy = metric_query_values(
             ranked, request.spec, request.k, request.no_relevant,
             request.kernel_options,
@@ -208,6 +217,15 @@ def score_requests(y_true, y_score, requests, *, query_id, sample_weight,
                 y_true, y_score, **shared, **spec.options, **request.function_options,
             )
     return {request.key: results[request.key] for request in requests}
+
+
+def _follows_ties(spec):
+    """Whether the metric takes the ``ties`` option.
+
+    scikit-learn's label ranking metrics (``coverage_error``, ...) do not:
+    ties are part of their definition, so they ignore evaluate's ``ties``.
+    """
+    return "ties" in inspect.signature(spec.func).parameters
 
 
 # parameters evaluate() sets itself; the others of a metric function are options

@@ -271,6 +271,7 @@ CASES = [
     Case("f2", "fbeta", (("beta", 2.0),)),
     Case("r_precision", "r_precision", takes_k=False),
     Case("hit_rate", "hit_rate"),
+    Case("hits", "hits"),
     Case("fap_beta1", "fap", (("beta", 1.0),)),
     Case("fap_beta2", "fap", (("beta", 2.0),)),
 ]

@@ -1,0 +1,356 @@
+"""coverage_error, label_ranking_loss, LRAP (skrank/metrics/_label_ranking.py).
+
+Expected values come from scikit-learn's own functions (2-D input, random
+cases with ties and weights, via hypothesis), from a brute-force reference
+written from the definitions below (1-D rows with query ids, queries of any
+length), and from hand-worked examples.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+import sklearn.metrics
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sklearn.exceptions import UndefinedMetricWarning
+
+import skrank
+
+SETTINGS = settings(
+    max_examples=150,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+
+NAMES = ["coverage_error", "label_ranking_loss", "label_ranking_average_precision_score"]
+STEMS = {
+    "coverage_error": "coverage_error",
+    "label_ranking_loss": "label_ranking_loss",
+    "label_ranking_average_precision_score": "label_ranking_average_precision",
+}
+
+
+# ------------------------------------------------------------ reference ----
+# One query: relevance and scores of its rows. "At least as high" is s_i >= s_j.
+
+def _ref_coverage(rel, score):
+    relevant = [j for j in range(len(rel)) if rel[j] > 0]
+    if not relevant:
+        return 0.0
+    return float(max(sum(1 for s in score if s >= score[j]) for j in relevant))
+
+
+def _ref_loss(rel, score):
+    relevant = [j for j in range(len(rel)) if rel[j] > 0]
+    other = [i for i in range(len(rel)) if rel[i] <= 0]
+    if not relevant or not other:
+        return 0.0
+    wrong = sum(1 for j in relevant for i in other if score[i] >= score[j])
+    return wrong / (len(relevant) * len(other))
+
+
+def _ref_lrap(rel, score):
+    relevant = [j for j in range(len(rel)) if rel[j] > 0]
+    if not relevant or len(relevant) == len(rel):
+        return 1.0
+    total = 0.0
+    for j in relevant:
+        above = [i for i in range(len(rel)) if score[i] >= score[j]]
+        total += sum(1 for i in above if rel[i] > 0) / len(above)
+    return total / len(relevant)
+
+
+REFERENCE = {
+    "coverage_error": _ref_coverage,
+    "label_ranking_loss": _ref_loss,
+    "label_ranking_average_precision_score": _ref_lrap,
+}
+
+
+def _ref_with_queries(name, y_true, y_score, query_id, sample_weight=None):
+    """Per-query reference values and the weighted mean (weight: mean row weight)."""
+    y_true, y_score, query_id = map(np.asarray, (y_true, y_score, query_id))
+    weight = np.ones(len(y_true)) if sample_weight is None else np.asarray(sample_weight)
+    queries = np.unique(query_id)
+    values, weights = [], []
+    for q in queries:
+        rows = query_id == q
+        values.append(REFERENCE[name](list(y_true[rows]), list(y_score[rows])))
+        weights.append(weight[rows].mean())
+    values, weights = np.array(values), np.array(weights)
+    return queries, values, float(np.dot(values, weights) / weights.sum())
+
+
+# ---------------------------------------------------- 2-D: scikit-learn ----
+
+@st.composite
+def multilabel(draw, min_labels=2):
+    """2-D 0/1 labels and scores with frequent ties, and optional weights."""
+    n_samples = draw(st.integers(1, 8))
+    n_labels = draw(st.integers(min_labels, 7))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    y_true = (rng.random((n_samples, n_labels)) < draw(st.sampled_from([0.2, 0.5, 0.8])))
+    y_true = y_true.astype(int)
+    kind = draw(st.sampled_from(["few", "binary", "continuous"]))
+    if kind == "few":  # many ties
+        y_score = rng.integers(0, 3, size=(n_samples, n_labels)).astype(float)
+    elif kind == "binary":
+        y_score = rng.integers(0, 2, size=(n_samples, n_labels))
+    else:
+        y_score = rng.normal(size=(n_samples, n_labels))
+    sample_weight = None
+    if draw(st.booleans()):
+        sample_weight = rng.uniform(0.1, 5.0, size=n_samples)
+        if n_samples > 1 and draw(st.booleans()):
+            sample_weight[0] = 0.0  # a zero weight among others
+    return y_true, y_score, sample_weight
+
+
+@pytest.mark.parametrize("name", NAMES)
+@SETTINGS
+@given(case=multilabel())
+def test_two_dimensional_input_equals_sklearn(name, case):
+    y_true, y_score, sample_weight = case
+    expected = getattr(sklearn.metrics, name)(y_true, y_score, sample_weight=sample_weight)
+    got = getattr(skrank, name)(y_true, y_score, sample_weight=sample_weight)
+    assert type(got) is float
+    assert got == pytest.approx(expected, rel=1e-12, abs=1e-15)
+    # and through evaluate, under the metric's registry name
+    result = skrank.evaluate(y_true, y_score, metrics=[STEMS[name]],
+                             sample_weight=sample_weight)
+    assert result[STEMS[name]] == pytest.approx(expected, rel=1e-12, abs=1e-15)
+
+
+@SETTINGS
+@given(case=multilabel(min_labels=1))
+def test_lrap_with_one_label_equals_sklearn(case):
+    # scikit-learn's LRAP takes a single label column (each row: 1)
+    y_true, y_score, sample_weight = case
+    y_true, y_score = y_true[:, :1], y_score[:, :1]
+    expected = sklearn.metrics.label_ranking_average_precision_score(
+        y_true, y_score, sample_weight=sample_weight)
+    got = skrank.label_ranking_average_precision_score(
+        y_true, y_score, sample_weight=sample_weight)
+    assert got == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_sklearn_docstring_examples(name):
+    y_true = [[1, 0, 0], [0, 0, 1]]
+    y_score = [[0.75, 0.5, 1], [1, 0.2, 0.1]]
+    expected = {  # by hand, from the definitions
+        "coverage_error": (2 + 3) / 2,
+        "label_ranking_loss": (1 / 2 + 2 / 2) / 2,
+        "label_ranking_average_precision_score": (1 / 2 + 1 / 3) / 2,
+    }[name]
+    assert getattr(skrank, name)(y_true, y_score) == pytest.approx(expected)
+    assert getattr(sklearn.metrics, name)(y_true, y_score) == pytest.approx(expected)
+
+
+# ---------------------------------------- 1-D rows with query ids ----
+
+@st.composite
+def queries(draw):
+    """Rows of queries of different lengths (1 to 7), shuffled, ids of any kind."""
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(1, 8, size=draw(st.integers(1, 6)))
+    codes = np.repeat(np.arange(len(lengths)), lengths)
+    n = codes.size
+    y_true = rng.integers(0, draw(st.sampled_from([2, 4])), size=n)  # binary or graded
+    y_score = rng.integers(0, 3, size=n).astype(float)
+    if draw(st.booleans()):
+        y_score = rng.normal(size=n)
+    labels = draw(st.sampled_from(["int", "str"]))
+    ids = rng.permutation(50)[: len(lengths)] * 3
+    query_id = ids[codes] if labels == "int" else np.array([f"q{i}" for i in ids[codes]])
+    order = rng.permutation(n)
+    weight = rng.uniform(0.1, 3.0, size=n) if draw(st.booleans()) else None
+    return (y_true[order], y_score[order], query_id[order],
+            None if weight is None else weight[order])
+
+
+@pytest.mark.parametrize("name", NAMES)
+@SETTINGS
+@given(case=queries())
+def test_query_ids_match_the_reference(name, case):
+    y_true, y_score, query_id, weight = case
+    ids, values, mean = _ref_with_queries(name, y_true, y_score, query_id, weight)
+    func = getattr(skrank, name)
+    got = func(y_true, y_score, query_id=query_id, sample_weight=weight)
+    assert got == pytest.approx(mean, rel=1e-12, abs=1e-15)
+    per_query = func(y_true, y_score, query_id=query_id, sample_weight=weight,
+                     aggregate=None)
+    np.testing.assert_array_equal(per_query.query_id, ids)
+    np.testing.assert_allclose(per_query.value, values, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@SETTINGS
+@given(case=queries())
+def test_each_query_is_one_row_of_sklearn(name, case):
+    # each query of two or more rows, alone, is scikit-learn's 2-D input of one row
+    y_true, y_score, query_id, _ = case
+    per_query = getattr(skrank, name)(y_true, y_score, query_id=query_id, aggregate=None)
+    for q, value in zip(per_query.query_id, per_query.value):
+        rows = query_id == q
+        if rows.sum() < 2:
+            continue  # scikit-learn refuses a single label (except LRAP)
+        relevant = (y_true[rows] > 0).astype(int)[None, :]
+        expected = getattr(sklearn.metrics, name)(relevant, y_score[rows][None, :])
+        assert value == pytest.approx(expected, rel=1e-12, abs=1e-15)
+
+
+# ------------------------------------------------- hand-worked values ----
+
+@pytest.mark.parametrize(
+    "name, y_true, y_score, expected",
+    [
+        # relevant rows scored 3 and 1; rows scored >= 1: all 4
+        ("coverage_error", [1, 0, 1, 0], [3, 2, 1, 0], 3),
+        # a tie counts against: the relevant row tied with 2 others covers 3
+        ("coverage_error", [0, 1, 0, 0], [5, 5, 5, 1], 3),
+        ("coverage_error", [0, 0, 0], [3, 2, 1], 0),  # no relevant row: 0
+        # pairs (relevant, non-relevant) in the wrong order: (1, 2) of 2 * 2
+        ("label_ranking_loss", [1, 0, 1, 0], [3, 2, 1, 0], 1 / 4),
+        ("label_ranking_loss", [1, 0], [7, 7], 1.0),  # a tied pair is wrong
+        ("label_ranking_loss", [1, 1, 1], [1, 2, 3], 0.0),  # no pair: 0
+        ("label_ranking_loss", [0, 0, 0], [1, 2, 3], 0.0),
+        # relevant rows at ranks 1 and 3: (1/1 + 2/3) / 2
+        ("label_ranking_average_precision_score", [1, 0, 1, 0], [3, 2, 1, 0],
+         (1 / 1 + 2 / 3) / 2),
+        # two relevant rows tied with a non-relevant one: each 2/3 (not AP's average)
+        ("label_ranking_average_precision_score", [1, 1, 0], [4, 4, 4], 2 / 3),
+        ("label_ranking_average_precision_score", [1, 1], [1, 2], 1.0),  # all relevant
+        ("label_ranking_average_precision_score", [0, 0], [1, 2], 1.0),  # none
+    ],
+)
+def test_worked_example(name, y_true, y_score, expected):
+    assert getattr(skrank, name)(y_true, y_score) == pytest.approx(expected)
+    assert REFERENCE[name](y_true, y_score) == pytest.approx(expected)
+
+
+def test_queries_without_relevant_row_count_in_the_mean():
+    # q1: relevant row 2nd of 2; q2: no relevant row
+    y, s, q = [0, 1, 0, 0], [2, 1, 2, 1], ["a", "a", "b", "b"]
+    assert skrank.coverage_error(y, s, query_id=q) == (2 + 0) / 2
+    assert skrank.label_ranking_loss(y, s, query_id=q) == (1 + 0) / 2
+    assert skrank.label_ranking_average_precision_score(y, s, query_id=q) == (
+        (1 / 2 + 1) / 2)
+
+
+def test_unretrieved_rows_have_the_lowest_score():
+    # -inf is only the lowest score here: the relevant row at -inf is last
+    y, s = [0, 1, 0, 1], [3.0, 2.0, 1.0, -np.inf]
+    assert skrank.coverage_error(y, s) == 4
+    assert skrank.label_ranking_loss(y, s) == (1 + 2) / (2 * 2)
+
+
+def test_graded_relevance_counts_rows_above_zero():
+    assert skrank.label_ranking_loss([3, 0, 1], [1, 2, 3]) == pytest.approx(
+        skrank.label_ranking_loss([1, 0, 1], [1, 2, 3]))
+
+
+def test_zero_weights_leave_nothing_to_average():
+    with pytest.warns(UndefinedMetricWarning):
+        value = skrank.coverage_error([[1, 0]], [[1, 2]], sample_weight=[0.0])
+    assert np.isnan(value)
+
+
+def test_bad_input_names_the_argument():
+    with pytest.raises(ValueError, match="`query_id`"):
+        skrank.coverage_error([[1, 0]], [[1, 2]], query_id=[1])
+    with pytest.raises(ValueError, match="different shapes"):
+        skrank.label_ranking_loss([[1, 0]], [[1, 2, 3]])
+    with pytest.raises(ValueError, match="`aggregate`"):
+        skrank.label_ranking_average_precision_score([1, 0], [1, 2], aggregate="sum")
+    with pytest.raises(TypeError):  # ties are part of the definition
+        skrank.coverage_error([1, 0], [1, 2], ties="input")
+
+
+def test_binary_scores_do_not_warn():
+    # 0/1 predictions are valid input: ties are part of these definitions
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        skrank.coverage_error([[1, 0, 0], [0, 1, 1]], [[1, 0, 0], [0, 1, 1]])
+
+
+# -------------------------------------------- evaluate and the scorers ----
+
+def test_evaluate_ignores_ties_and_no_relevant_for_them():
+    y = np.array([1, 0, 0, 0, 0, 0, 1, 1])
+    s = np.array([1.0, 1.0, 0.0, 2.0, 2.0, 1.0, 1.0, 0.0])
+    q = np.array([1, 1, 1, 2, 2, 3, 3, 3])  # query 2 has no relevant row
+    names = list(STEMS.values())
+    expected = {STEMS[n]: getattr(skrank, n)(y, s, query_id=q) for n in NAMES}
+    for options in ({}, {"ties": "input"}, {"no_relevant": "error"}):
+        assert skrank.evaluate(y, s, query_id=q, metrics=names, **options) == expected
+
+
+class _Scores:
+    """An 'estimator' whose ranking scores are the first column of X."""
+
+    def predict(self, X):
+        return np.asarray(X, dtype=float)[:, 0]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_scorer_direction(name):
+    y = np.array([1, 0, 0, 0, 1, 0])
+    s = np.array([0.2, 0.9, 0.1, 0.5, 0.4, 0.3])
+    q = np.array([1, 1, 1, 2, 2, 2])
+    value = getattr(skrank, name)(y, s, query_id=q)
+    scorer = skrank.get_scorer(STEMS[name])
+    loss = name != "label_ranking_average_precision_score"
+    assert scorer.greater_is_better is not loss
+    assert scorer(_Scores(), s[:, None], y, query_id=q) == (-value if loss else value)
+    multi = skrank.get_scorer([STEMS[name], "map"])
+    got = multi(_Scores(), s[:, None], y, query_id=q)
+    assert got[STEMS[name]] == (-value if loss else value)
+    assert skrank.make_ranking_scorer(getattr(skrank, name)).greater_is_better is not loss
+
+
+def test_search_minimises_the_losses():
+    # two "models": one ranks the relevant rows first, the other last
+    from sklearn.base import BaseEstimator, RegressorMixin
+    from sklearn.model_selection import GridSearchCV, GroupKFold
+
+    class Sign(RegressorMixin, BaseEstimator):
+        def __init__(self, sign=1.0):
+            self.sign = sign
+
+        def fit(self, X, y):
+            return self
+
+        def predict(self, X):
+            return self.sign * np.asarray(X, dtype=float)[:, 0]
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, size=60)
+    X = (y + rng.random(60))[:, None]  # larger x: relevant
+    qid = np.repeat(np.arange(12), 5)
+    import pandas as pd
+
+    frame = pd.DataFrame({"x": X[:, 0], "qid": qid})
+    for stem in ("coverage_error", "label_ranking_loss", "label_ranking_average_precision"):
+        search = GridSearchCV(
+            Sign(), {"sign": [-1.0, 1.0]}, scoring=skrank.get_scorer(stem),
+            cv=GroupKFold(3),
+        ).fit(frame, y, groups=qid)
+        assert search.best_params_ == {"sign": 1.0}, stem
+
+
+def test_names_are_registered_and_suggested():
+    names = skrank.get_scorer_names()
+    for stem in STEMS.values():
+        assert stem in names and f"{stem}@k" not in names
+    with pytest.raises(ValueError, match="Did you mean 'label_ranking_average_precision'"):
+        skrank.get_scorer("lrap")
+    with pytest.raises(ValueError, match="Did you mean 'coverage_error'"):
+        skrank.get_scorer("neg_coverage_error")
+    with pytest.raises(ValueError, match="takes no cutoff"):
+        skrank.evaluate([1, 0], [1, 2], metrics=["coverage_error@3"])
