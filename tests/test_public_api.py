@@ -69,6 +69,19 @@ def test_every_public_name_imports_from_skrank_and_its_subpackage():
     assert sorted(skrank.__all__) == sorted(set(skrank.__all__))
 
 
+@pytest.mark.parametrize(
+    "name",
+    ["hits_score", "coverage_error", "label_ranking_loss",
+     "label_ranking_average_precision_score"],
+)
+def test_seed_metrics_are_public(name):
+    # ranx's hits and scikit-learn's multilabel ranking metrics (issue 22)
+    import skrank.metrics
+
+    assert name in skrank.__all__ and name in skrank.metrics.__all__
+    assert getattr(skrank, name) is getattr(skrank.metrics, name)
+
+
 def test_no_private_module_at_the_top_level():
     loose = sorted(
         path.name for path in PACKAGE.glob("*.py")
