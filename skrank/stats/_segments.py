@@ -265,9 +265,9 @@ def summarise_segments(per_query, query_segment, query_rows, keys, names, *,
         v, w = (np.asarray(a, dtype=np.float64)[order] for a in per_query[m])
         sorted_values[m] = (v, w)
         value[:, j], n_values[:, j] = _segment_means(v, w, segment, n_segments)
-    empty = [(keys[s], m) for s, m in zip(*np.nonzero(n_values == 0))]
+    empty = list(zip(*np.nonzero(n_values == 0)))
     if empty:
-        shown = ", ".join(f"{_label(keys[s])} / {metrics[m]}" for s, m in empty[:5])
+        shown = ", ".join(f"{_label(keys[s])} / {metrics[j]}" for s, j in empty[:5])
         warn(
             f"{len(empty)} (segment, metric) pair(s) have no query with a value "
             f"(no relevant row, or a single class): {shown}; their values are nan.",
