@@ -35,6 +35,7 @@ from .._core._validation import (
     check_positive_int,
     check_sample_weight,
 )
+from .._core._warnings import warn
 from ..metrics._evaluate import evaluate
 from ..metrics._registry import parse_metric_name
 from ._oof import _n_rows, _take_rows
@@ -135,6 +136,85 @@ class _LightGBMMetric:
         query_id = np.repeat(np.arange(len(group)), np.asarray(group, dtype=np.int64))
         values = _skrank_values(self.names, y_true, y_pred, query_id, weight)
         return [(name, values[name], True) for name in self.names]
+
+
+class _WatchFirst:
+    """LightGBM's early stopping on one metric, whatever metrics come first.
+
+    ``lightgbm.early_stopping(first_metric_only=True)`` watches the first
+    metric of each round's results, and LightGBM lists the built-in metrics
+    the estimator sets (``metric="ndcg"``) before those of a callable
+    ``eval_metric``. This callback hands LightGBM's own callback the results
+    with the watched metric moved first, so its rules (first best round,
+    patience, best iteration at the last round) apply to that metric.
+    """
+
+    def __init__(self, callback, name):
+        self.callback = callback
+        self.name = name
+        self.order = callback.order
+        self.before_iteration = callback.before_iteration
+
+    def __call__(self, env):
+        import dataclasses
+
+        results = env.evaluation_result_list
+        if results:
+            watched = [result for result in results if result[1] == self.name]
+            results = watched + [r for r in results if r[1] != self.name]
+            if hasattr(env, "_replace"):  # LightGBM < 4.7: a namedtuple
+                env = env._replace(evaluation_result_list=results)
+            else:
+                env = dataclasses.replace(env, evaluation_result_list=results)
+        self.callback(env)
+
+
+def _check_held_out(names, eval_set, rounds):
+    """Refuse (early stopping) or warn when no held-out query can be scored.
+
+    A skrank metric leaves out a query it cannot score (no relevant row; for
+    GAUC, no pair of a relevant and an irrelevant row). When that is every
+    held-out query, the metric is nan every round: early stopping would stop
+    at once and keep the first trees.
+    """
+    from sklearn.exceptions import UndefinedMetricWarning
+
+    y_held = np.asarray(eval_set["y"])
+    n_queries = int(eval_set["codes"][-1]) + 1 if y_held.shape[0] else 0
+    where = (
+        f"the {n_queries} held-out quer{'y' if n_queries == 1 else 'ies'} "
+        "(the evaluation set drawn by validation_fraction and random_state)"
+    )
+    fix = (
+        "Hold out more queries (a larger validation_fraction), draw others "
+        "(another random_state), or check that `y` marks relevant rows (y > 0)."
+    )
+    if not names:
+        if rounds is not None and not (y_held > 0).any():
+            raise ValueError(
+                f"Early stopping watches {where}, but none of them has a relevant "
+                "row, so every ranking of them scores the same and training would "
+                f"stop after the first rounds. {fix}"
+            )
+        return
+    constant = np.zeros(y_held.shape[0])
+    values = _skrank_values(names, y_held, constant, eval_set["codes"],
+                            eval_set["row_weight"])
+    undefined = [name for name in names if np.isnan(values[name])]
+    if not undefined:
+        return
+    what = (
+        f"The skrank eval metric{'s' if len(undefined) > 1 else ''} "
+        f"{', '.join(map(repr, undefined))} cannot score any of {where}: none has "
+        "a relevant row (GAUC: both a relevant and an irrelevant row), and a "
+        "query that cannot be scored is left out, so the value is nan every round"
+    )
+    if rounds is not None and undefined[0] == names[0]:
+        raise ValueError(
+            f"{what}; early stopping on {names[0]!r} would stop training at once. "
+            f"{fix}"
+        )
+    warn(f"{what}. {fix}", UndefinedMetricWarning)
 
 
 class _CatBoostMetric:
@@ -309,7 +389,13 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
     early_stopping_rounds : int or None, default=None
         Stop when the evaluation metric has not improved on the held-out
         queries for this many rounds; needs ``validation_fraction``. The
-        metric is the first of ``eval_metric``, else the library's own.
+        metric is the first of ``eval_metric``, even when the estimator sets
+        built-in metrics of its own (LightGBM's ``metric``, XGBoost's
+        ``eval_metric``: still computed and logged); without ``eval_metric``,
+        the library's own first metric. ``best_iteration_`` is that metric's
+        first best round. A ``ValueError`` before training when no held-out
+        query can be scored by that metric (none has a relevant row; see
+        Notes).
     eval_metric : str, list of str or None, default=None
         skrank metric names (``"ndcg@10"``, ``"fap@10"``, ``"map"``, ...)
         computed on the held-out queries by :func:`skrank.evaluate` (tie-
@@ -357,6 +443,15 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
     ``GridSearchCV(...).fit(X, y, query_id=qid, groups=qid)`` reaches both.
     With routing off the search passes ``query_id`` to ``fit`` sliced per
     fold, or the ids come from the ``query_id_column`` of a DataFrame.
+
+    **Held-out queries that cannot be scored.** A skrank metric leaves out
+    a query with no relevant row (GAUC: without both a relevant and an
+    irrelevant row). When every held-out query is left out, the metric is
+    nan at every round: ``fit`` then refuses, before training, to early stop
+    on it (``ValueError``: training would stop at once and keep the first
+    trees), and warns (``UndefinedMetricWarning``) for an ``eval_metric``
+    that is only logged. Early stopping on the library's own metric is
+    refused when no held-out row is relevant.
 
     **Weights.** ``sample_weight`` is one weight per row. LightGBM takes it
     per row; XGBoost and CatBoost (``group_weight``) weigh whole queries, so
@@ -484,6 +579,9 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
             )
         if held_out is not None:
             eval_set = self._sorted_part(X, y, keys, weight, held_out, library)
+            # CatBoost takes the first skrank metric only
+            _check_held_out(names[:1] if library == "catboost" else names,
+                            eval_set, rounds)
         with warnings.catch_warnings():
             # CatBoost tries to compile Python metrics with numba, and says so
             warnings.filterwarnings("ignore", message='.*method "evaluate".*')
@@ -624,9 +722,11 @@ def _add_evaluation(estimator, library, fit_args, fit_set, eval_set, rounds, nam
                 restore["metric"] = params.get("metric")
                 estimator.set_params(metric="None")  # LightGBM's "no built-in metric"
         if rounds is not None:
-            fit_args["callbacks"] = list(fit_args.get("callbacks") or []) + [
-                lightgbm.early_stopping(rounds, first_metric_only=True, verbose=False)
-            ]
+            stopping = lightgbm.early_stopping(rounds, first_metric_only=True,
+                                               verbose=False)
+            if names:  # LightGBM lists its built-in metrics before callables
+                stopping = _WatchFirst(stopping, names[0])
+            fit_args["callbacks"] = list(fit_args.get("callbacks") or []) + [stopping]
     elif library == "xgboost":
         fit_args["eval_set"] = [(eval_set["X"], eval_set["y"])]
         fit_args["eval_qid"] = [eval_set["group"]]

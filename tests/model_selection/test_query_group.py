@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 import sklearn
 from sklearn.base import BaseEstimator, clone
+from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.linear_model import LinearRegression
 from sklearn.metrics import ndcg_score as sklearn_ndcg
 from sklearn.model_selection import (
@@ -587,3 +588,101 @@ def test_detection_from_fit_parameters_and_the_library_override():
     np.testing.assert_array_equal(forced.estimator_.group_, [3, 3, 1])
     assert forced.estimator_.qid_ is None
     np.testing.assert_array_equal(forced.predict(X), X[:, 0])  # the caller's order
+
+
+# -- early stopping follows the first skrank metric ------------------------------
+def stopping_by_hand(values, patience):
+    """(first best round, rounds trained) of a patience rule over a full history."""
+    best = 0
+    for i, value in enumerate(values):
+        if value > values[best]:
+            best = i
+        if i - best >= patience:
+            return best, i + 1
+    return best, len(values)
+
+
+def skrank_rr_per_round(y_held, qid_held, predict_round, n_rounds):
+    """MRR of the held-out queries under the trees of rounds 1..n_rounds."""
+    return np.array([
+        skrank.reciprocal_rank_score(y_held, predict_round(i), query_id=qid_held)
+        for i in range(1, n_rounds + 1)
+    ])
+
+
+def test_lightgbm_early_stopping_follows_the_skrank_metric_not_its_own(shuffled):
+    X, y, qid = shuffled
+    estimator = lightgbm.LGBMRanker(n_estimators=60, num_leaves=7, learning_rate=0.3,
+                                    n_jobs=1, verbose=-1, metric="ndcg")
+    ranker = QueryGroupRanker(estimator, validation_fraction=0.3,
+                              early_stopping_rounds=10, eval_metric="mrr",
+                              random_state=0).fit(X, y, query_id=qid, eval_at=[1])
+    train, held = held_out_split(X, y, qid, 0.3, 0)
+    # the same trees, all 60 of them: the bare fit without an evaluation set
+    model = bare_fit(estimator, X[train], y[train], qid[train])
+    mrr = skrank_rr_per_round(
+        y[held], qid[held], lambda i: model.predict(X[held], num_iteration=i), 60,
+    )
+    best, n_rounds = stopping_by_hand(mrr, 10)
+    log = ranker.estimator_.evals_result_["valid_0"]
+    assert np.argmax(log["ndcg@1"]) != best  # LightGBM's own metric disagrees here
+    assert ranker.best_iteration_ == best + 1  # LightGBM counts rounds from 1
+    assert len(log["mrr"]) == n_rounds
+    np.testing.assert_allclose(log["mrr"], mrr[:n_rounds], rtol=1e-12)
+
+
+def test_xgboost_early_stopping_follows_the_skrank_metric_not_its_own(shuffled):
+    X, y, qid = shuffled
+    estimator = xgboost.XGBRanker(n_estimators=60, max_depth=3, learning_rate=0.5,
+                                  n_jobs=1, eval_metric="ndcg@1")
+    ranker = QueryGroupRanker(estimator, validation_fraction=0.3,
+                              early_stopping_rounds=10, eval_metric="mrr",
+                              random_state=0).fit(X, y, query_id=qid)
+    train, held = held_out_split(X, y, qid, 0.3, 0)
+    model = bare_fit(estimator, X[train], y[train], qid[train])
+    mrr = skrank_rr_per_round(
+        y[held], qid[held], lambda i: model.predict(X[held], iteration_range=(0, i)),
+        60,
+    )
+    best, n_rounds = stopping_by_hand(mrr, 10)
+    log = ranker.estimator_.evals_result()
+    assert np.argmax(log["validation_0"]["ndcg@1"]) != best  # XGBoost's own metric
+    assert ranker.best_iteration_ == best  # XGBoost counts rounds from 0
+    assert len(log["skrank"]["mrr"]) == n_rounds
+
+
+# -- held-out queries that no metric can score ----------------------------------
+def without_relevant_held_out_rows(shuffled, seed, value=0):
+    X, y, qid = shuffled
+    _, held = held_out_split(X, y, qid, 0.3, seed)
+    y = y.copy()
+    y[held] = value
+    return X, y, qid
+
+
+@pytest.mark.parametrize("library", sorted(RANKERS))
+def test_early_stopping_on_unscorable_held_out_queries_is_refused(shuffled, library):
+    X, y, qid = without_relevant_held_out_rows(shuffled, 5)
+    ranker = QueryGroupRanker(RANKERS[library](), validation_fraction=0.3,
+                              early_stopping_rounds=3, eval_metric=["mrr", "map"],
+                              random_state=5)
+    with pytest.raises(ValueError, match=r"'mrr', 'map' cannot score any of the "
+                                         r"\d+ held-out queries.*stop training"):
+        ranker.fit(X, y, query_id=qid)
+    with pytest.raises(ValueError, match="none of them has a relevant row"):
+        ranker.set_params(eval_metric=None).fit(X, y, query_id=qid)
+
+
+@pytest.mark.parametrize("library", sorted(RANKERS))
+def test_skrank_metric_on_unscorable_held_out_queries_warns(shuffled, library):
+    X, y, qid = without_relevant_held_out_rows(shuffled, 5)
+    ranker = QueryGroupRanker(RANKERS[library](), validation_fraction=0.3,
+                              eval_metric="ndcg@10", random_state=5)
+    with pytest.warns(UndefinedMetricWarning, match="'ndcg@10' cannot score any"):
+        ranker.fit(X, y, query_id=qid)
+    # every held-out row relevant: MAP scores them, GAUC (needs both) cannot
+    X, y, qid = without_relevant_held_out_rows(shuffled, 5, value=1)
+    ranker.set_params(eval_metric=["map", "gauc"], early_stopping_rounds=3)
+    with pytest.warns(UndefinedMetricWarning, match="'gauc' cannot score any"):
+        ranker.fit(X, y, query_id=qid)
+    assert ranker.best_iteration_ is not None
