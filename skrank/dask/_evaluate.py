@@ -14,6 +14,8 @@ The plan has three steps, all run by Dask's scheduler:
    the very step that finishes the in-memory mean.
 """
 
+import numbers
+
 import numpy as np
 
 from .._core._aggregate import (
@@ -300,6 +302,7 @@ def evaluate(
     if sample_weight is not None:
         _check_column(df, "sample_weight", sample_weight)
     on_index = _check_column(df, "query_id", query_id, allow_index=True)
+    _check_converted_ids(df, query_id, on_index)
 
     columns = [y_true, y_score] + ([] if sample_weight is None else [sample_weight])
     frame = df[list(dict.fromkeys(columns + ([] if on_index else [query_id])))]
@@ -318,7 +321,7 @@ def evaluate(
         if on_index:
             frame = frame.reset_index()
             on_index = False
-        frame = frame.shuffle(on=query_id)
+        frame = _shuffle_by_query(frame, query_id)
     plan = _Plan(metrics, y_true, y_score, query_id, sample_weight, ties,
                  no_relevant, on_index, restore_order)
 
@@ -341,6 +344,163 @@ def evaluate(
     for name, row in zip(metrics, merged[_PARTIAL_COLUMNS].itertuples(index=False)):
         results[name] = finish_mean(PartialMean(*row))
     return results
+
+
+def _evaluate_by_merging(frame, metrics, y_true, y_score, query_id, sample_weight,
+                         ties, no_relevant, on_index, aggregate):
+    """``top_k_merge=True``: per-partition accumulators merged in a tree."""
+    if aggregate != "mean":
+        raise ValueError(
+            "`top_k_merge=True` computes the means (aggregate='mean'); for "
+            "per-query values leave it False (the frame is shuffled by query)."
+        )
+    if not only_top_k(metrics):
+        raise ValueError(
+            "`top_k_merge=True` needs metrics that read only the top k rows of "
+            f"a query, each with a cutoff (such as 'ndcg@10'), got {metrics}; "
+            "leave it False for the others."
+        )
+    plan = _Plan(metrics, y_true, y_score, query_id, sample_weight, ties,
+                 no_relevant, on_index, False)
+    accumulator = merged_accumulator(frame, plan)
+    if accumulator.n_rows_ == 0:
+        raise ValueError("`df` has no rows: there is nothing to evaluate.")
+    return accumulator.result()
+
+
+_KEY = "__skrank_query_key__"  # shuffle key of object ids: equal ids, equal keys
+
+
+def _shuffle_by_query(frame, query_id):
+    """``frame`` shuffled so that each query's rows share a partition.
+
+    Object ids are grouped as :func:`skrank.evaluate` groups them (by Python
+    equality: ``3``, ``3.0`` and ``np.int64(3)`` are one query, ``5`` and
+    ``"5"`` two). Dask would hash each object id through its string (``"3"``
+    and ``"3.0"`` can land apart), and its p2p shuffle cannot move a column
+    of mixed types; so object ids are shuffled on :func:`_partition_key`,
+    which equal ids share in every process, by the task-based shuffle, which
+    moves any Python object.
+    """
+    if frame._meta[query_id].dtype != object:
+        return frame.shuffle(on=query_id)
+    meta = _with_partition_key(frame._meta, query_id)
+    keyed = frame.map_partitions(_with_partition_key, query_id, meta=meta)
+    return keyed.shuffle(on=_KEY, shuffle_method="tasks")
+
+
+def _with_partition_key(frame, query_id):
+    import pandas as pd
+
+    frame = frame.copy()
+    ids = frame[query_id]
+    if pd.api.types.infer_dtype(ids, skipna=False) == "string":
+        frame[_KEY] = ids  # str ids only: the id is its own key
+    else:
+        keys = np.empty(ids.shape[0], dtype=object)
+        keys[:] = [_partition_key(value) for value in ids]
+        frame[_KEY] = keys
+    return frame
+
+
+def _partition_key(value):
+    """A string that ids equal in Python share, the same in every process.
+
+    Numbers use Python's numeric hash, which equal numbers of any type share
+    (``hash(3) == hash(3.0) == hash(np.int64(3))``) and which, unlike the
+    hash of a string, is not salted per process. Unequal ids may share a
+    key: they only share a partition, where the in-memory factorisation
+    tells them apart. Ids of other types (dates, unhashable or missing
+    values) all share one key, so in-memory rules and errors apply to them.
+    """
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bytes):
+        return "\x00b" + value.hex()
+    if isinstance(value, (numbers.Number, np.bool_)):
+        try:
+            return f"\x00n{hash(value)}"
+        except TypeError:  # an unhashable number, such as Decimal("sNaN")
+            return "\x00"
+    if isinstance(value, tuple):
+        return "\x00t" + "\x00,".join(_partition_key(item) for item in value)
+    return "\x00"
+
+
+def _check_converted_ids(df, query_id, on_index):
+    """Refuse ids that Dask's string conversion grouped differently from memory.
+
+    ``dd.from_pandas`` turns object columns into strings when Dask's
+    ``"dataframe.convert-string"`` setting is on (the default): ``5`` and
+    ``"5"`` both become ``"5"``, ``3`` and ``3.0`` become ``"3"`` and
+    ``"3.0"``, so the frame no longer holds the caller's ids. The original
+    ids are still on the client in the frame's in-memory source; when
+    converting them changes which rows share a query, this raises a
+    ValueError rather than score other queries than :func:`skrank.evaluate`
+    would. Best effort: it reads dask-expr's ``FromPandas`` expression
+    (private; a test fails if it moves) and sees only a source column of the
+    same name.
+    """
+    import pandas as pd
+
+    ids = df._meta.index if on_index else df._meta[query_id]
+    if ids.dtype == object or not pd.api.types.is_string_dtype(ids.dtype):
+        return
+    try:
+        from dask.dataframe.dask_expr.io.io import FromPandas
+
+        sources = [
+            getattr(op.frame, "_data", op.frame)
+            for op in df.expr.find_operations(FromPandas)
+            if op.pyarrow_strings_enabled
+        ]
+    except (ImportError, AttributeError):  # pragma: no cover - another Dask
+        return
+    for source in sources:
+        if on_index:
+            original = source.index if source.index.name == query_id else None
+        else:
+            original = source.get(query_id) if hasattr(source, "get") else None
+        if original is None or original.dtype != object:
+            continue
+        pair = _regrouped_pair(original, original.astype(ids.dtype))
+        if pair is not None:
+            raise ValueError(_converted_ids_message(query_id, *pair))
+
+
+def _regrouped_pair(original, converted):
+    """Two ids grouped differently by equality and by their strings, or None."""
+    import pandas as pd
+
+    codes = pd.DataFrame({
+        "id": pd.factorize(original)[0], "string": pd.factorize(converted)[0],
+    })
+    if (codes.to_numpy() < 0).any():  # missing ids: refused by the in-memory layout
+        return None
+    pairs = codes.drop_duplicates()
+    for column, apart in (("id", True), ("string", False)):
+        shared = pairs[pairs[column].duplicated(keep=False)]
+        if shared.shape[0]:
+            first, second = shared.index[:2]
+            values = np.asarray(original, dtype=object)
+            return values[first], values[second], apart
+    return None
+
+
+def _converted_ids_message(query_id, first, second, apart):
+    now, before = (
+        ("two strings", "one query") if apart else ("one string", "two queries")
+    )
+    return (
+        f"`query_id` {query_id!r} held ids of different types, {first!r} and "
+        f"{second!r}, which skrank.evaluate counts as {before}; Dask's string "
+        "conversion (its \"dataframe.convert-string\" setting, on by default) made "
+        f"them {now} when the frame was built, so the queries would not be the "
+        "same. Give the ids one type before building the Dask frame (such as "
+        "`rows[\"qid\"].astype(str)`), or build it under "
+        "`dask.config.set({\"dataframe.convert-string\": False})`: skrank.dask then "
+        "groups object ids as skrank.evaluate does."
+    )
 
 
 def _evaluate_by_merging(frame, metrics, y_true, y_score, query_id, sample_weight,
