@@ -86,6 +86,31 @@ sphinx_gallery_conf = {
 }
 
 
+# The table of scorer names on the model-selection page is made from the
+# registry at build time (skrank.get_scorer_names()), so it lists exactly
+# the names this version accepts.
+def _write_scorer_table():
+    lines = [
+        ".. list-table::",
+        "   :header-rows: 1",
+        "   :widths: 25 75",
+        "",
+        "   * - name",
+        "     - the scorer it gives (``@k`` shown as ``@10``)",
+    ]
+    for name in skrank.get_scorer_names():
+        scorer = skrank.get_scorer(name.replace("@k", "@10"))
+        lines += [f"   * - ``{name}``", f"     - ``{scorer!r}``"]
+    out = Path(__file__).parent / "generated" / "scorer_names.inc"
+    out.parent.mkdir(exist_ok=True)
+    text = "\n".join(lines) + "\n"
+    if not out.exists() or out.read_text() != text:
+        out.write_text(text)
+
+
+_write_scorer_table()
+
+
 # docutils turns any "word@word.word" into an e-mail link, so metric names
 # such as nDCG@10 or recall@10 became mailto: links, in the pages and in the
 # docstrings numpydoc renders. skrank's documentation has no e-mail address:

@@ -39,3 +39,86 @@ def test_every_example_has_a_gallery_title(path):
     # sphx-gallery: a module docstring whose first line is underlined with "="
     match = re.match(r'"""\n(.+)\n(=+)\n', path.read_text())
     assert match and len(match.group(2)) >= len(match.group(1)), path.name
+
+
+# --- the built site: no mailto: links, no build-machine paths ---------------
+
+import html as html_module  # noqa: E402
+
+
+def _conf_transform():
+    """The NoMailtoLinks transform of docs/conf.py, without running conf.py."""
+    import ast
+
+    source = (ROOT / "docs" / "conf.py").read_text()
+    tree = ast.parse(source)
+    wanted = [
+        node for node in tree.body
+        if (isinstance(node, ast.ClassDef) and node.name == "NoMailtoLinks")
+        or (isinstance(node, ast.ImportFrom) and node.module in {"docutils",
+                                                                 "sphinx.transforms"})
+    ]
+    namespace = {}
+    exec(compile(ast.Module(body=wanted, type_ignores=[]), "docs/conf.py", "exec"),
+         namespace)
+    return namespace["NoMailtoLinks"]
+
+
+def _build_page(tmp_path, text, transform=None):
+    sphinx_application = pytest.importorskip("sphinx.application")
+    src = tmp_path / "src"
+    src.mkdir(parents=True)
+    (src / "conf.py").write_text("extensions = []\n")
+    (src / "index.rst").write_text(text)
+    app = sphinx_application.Sphinx(
+        str(src), str(src), str(tmp_path / "out"), str(tmp_path / "doctrees"), "html",
+        status=None, warning=None, freshenv=True,
+    )
+    if transform is not None:
+        app.add_transform(transform)
+    app.build()
+    # docutils writes "@" as "&#64;"
+    return html_module.unescape((tmp_path / "out" / "index.html").read_text())
+
+
+PAGE = """Metrics
+=======
+
+Tune on nDCG@10, then check recall@10 and FAP@10.
+"""
+
+
+def test_metric_names_are_not_mailto_links(tmp_path):
+    html = _build_page(tmp_path / "fixed", PAGE, _conf_transform())
+    assert "mailto:" not in html
+    assert "nDCG@10" in html and "recall@10" in html
+
+
+def test_without_the_transform_docutils_makes_mailto_links(tmp_path):
+    # the check above can fail: plain docutils links the names
+    html = _build_page(tmp_path / "plain", PAGE)
+    assert html.count("mailto:") == 3
+
+
+BUILT = ROOT / "docs" / "_build" / "html"
+
+
+@pytest.mark.skipif(not BUILT.is_dir(), reason="the site is not built (.ci/run builds it)")
+def test_built_site_has_no_mailto_links_nor_machine_paths():
+    bad = []
+    for page in BUILT.rglob("*.html"):
+        text = page.read_text(errors="replace")
+        if "mailto:" in text:
+            bad.append(f"{page.relative_to(BUILT)}: mailto:")
+        if re.search(r"plot saved to /|/tmp/|/home/|/root/", text):
+            bad.append(f"{page.relative_to(BUILT)}: machine path")
+    assert not bad, bad
+
+
+def test_examples_import_no_helper_module():
+    # a gallery script runs when downloaded alone
+    for path in (ROOT / "examples").glob("*.py"):
+        imports = re.findall(r"^\s*(?:from|import)\s+(\w+)", path.read_text(), flags=re.M)
+        local = {p.stem for p in (ROOT / "examples").glob("*.py")}
+        assert not set(imports) & local, path.name
+        assert not [name for name in imports if name.startswith("_")], path.name
