@@ -27,25 +27,18 @@ from .._core._aggregate import (
     PartialMean,
 )
 from .._core._layout import TIES, rank_queries
+from .._core._optional import import_optional
 from .._core._validation import check_bool, check_option, _describe
 from ..metrics._evaluate import DEFAULT_METRICS, metric_query_values
 from ..metrics._registry import parse_metric_name
 from ._accumulate import merged_accumulator, only_top_k
 
-_INSTALL = (
-    'install the extra from a checkout of skrank with `pip install -e ".[dask]"` '
-    '(or `pip install "dask[dataframe]" distributed`); skrank is not on PyPI yet.'
-)
 _ROW = "__skrank_row__"  # input position, kept through the shuffle for ties="input"
 _PARTIAL_COLUMNS = list(PartialMean._fields)
 
 
 def _import_dask_dataframe():
-    try:
-        import dask.dataframe as dd
-    except ImportError as exc:
-        raise ImportError(f"skrank.dask needs Dask and pandas: {_INSTALL}") from exc
-    return dd
+    return import_optional("dask.dataframe", "skrank.dask.evaluate")
 
 
 class _Plan:

@@ -4,6 +4,7 @@ import numpy as np
 from sklearn.datasets import load_digits
 from sklearn.utils import Bunch, check_random_state
 
+from .._core._optional import import_optional
 from .._core._params import check_params
 
 
@@ -91,8 +92,7 @@ def load_digits_retrieval(
     y = (labels[q_rows] == labels[c_rows]).astype(np.int64)
     query_id = np.repeat(np.arange(n_queries), n_candidates)
     if as_frame:
-        import pandas as pd
-
+        pd = import_optional("pandas", "load_digits_retrieval(as_frame=True)")
         X = pd.DataFrame(X, columns=feature_names)
         X.insert(0, "qid", query_id)
     return Bunch(

@@ -419,7 +419,7 @@ class RankingAccumulator:
         self._check_not_empty()
         partials = self._partials
         if self._open is not None:
-            scored, _ = self._score(self._open, keep=False)
+            scored, _, _ = self._score(self._open, keep=False)
             partials = [merge_partial_means([a, b]) for a, b in zip(partials, scored)]
         return {name: finish_mean(p) for name, p in zip(self.metrics, partials)}
 
@@ -437,7 +437,7 @@ class RankingAccumulator:
         chunks = list(self._per_query)
         partials = self._partials
         if self._open is not None:
-            scored, chunk = self._score(self._open, keep=True)
+            scored, chunk, _ = self._score(self._open, keep=True)
             chunks.append(chunk)
             partials = [merge_partial_means([a, b]) for a, b in zip(partials, scored)]
         for p in partials:
@@ -499,26 +499,27 @@ class RankingAccumulator:
             self._open = rows
             return
         first_end, last_start = change[0], change[-1]
-        inner = np.zeros(len(rows), dtype=bool)
-        inner[first_end:last_start] = True
-        closed = rows.take(inner)
-        kept = rows.take(~inner)
+        closed = rows.take(slice(first_end, last_start))  # views, no copy
+        kept = _concat_rows([rows.take(slice(0, first_end)),
+                             rows.take(slice(last_start, None))])
+        scored, chunk, n_queries = self._score(closed, keep=self.keep_per_query)
         n_runs = change.shape[0] - 1
-        if (
-            np.unique(_codes(closed.ids)).shape[0] != n_runs
-            or _member(closed.ids, kept.ids).any()
-        ):
+        if n_queries != n_runs or _member(closed.ids, kept.ids).any():
             raise ValueError(
                 "contiguous=True, but a query id appears in two separate runs "
                 "of rows: with contiguous=True the rows of each query must "
                 "arrive together. Sort the rows by query, or use "
                 "contiguous=False."
             )
-        self._close(closed)
+        self._add(scored, chunk)
         self._open = kept
 
     def _close(self, rows):
-        scored, chunk = self._score(rows, keep=self.keep_per_query)
+        scored, chunk, _ = self._score(rows, keep=self.keep_per_query)
+        self._add(scored, chunk)
+
+    def _add(self, scored, chunk):
+        """Add the partial sums (and per-query values) of scored queries."""
         self._partials = [
             merge_partial_means([a, b]) for a, b in zip(self._partials, scored)
         ]
@@ -526,7 +527,8 @@ class RankingAccumulator:
             self._per_query.append(chunk)
 
     def _score(self, rows, keep):
-        """Partial means of ``rows`` (whole queries) and, if ``keep``, per-query values."""
+        """Partial means of ``rows`` (whole queries), per-query values if ``keep``,
+        and the number of queries."""
         ranked = None
         partials, per_metric = [], []
         for request in self._requests:
@@ -551,7 +553,7 @@ class RankingAccumulator:
                 )
                 per_metric.append((np.asarray(filled, dtype=float), weights))
             ids = ranked.query_ids
-        return partials, ((ids, per_metric) if keep else None)
+        return partials, ((ids, per_metric) if keep else None), ids.shape[0]
 
     def _maybe_compact(self):
         if self._top_k is None or self._n_open() < self._compact_at:

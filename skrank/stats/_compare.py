@@ -17,6 +17,7 @@ from scipy import stats
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils import check_random_state
 
+from .._core._optional import import_optional
 from .._core._params import check_params
 from .._core._validation import (
     check_option,
@@ -63,13 +64,7 @@ class ComparisonTable:
 
     def to_frame(self):
         """The table as a pandas DataFrame (pandas is an optional dependency)."""
-        try:
-            import pandas as pd
-        except ImportError as exc:  # pragma: no cover - pandas is a test dependency
-            raise ImportError(
-                "to_frame() needs pandas, an optional dependency of skrank: "
-                "install it with `pip install pandas`."
-            ) from exc
+        pd = import_optional("pandas", "to_frame()")
         return pd.DataFrame(self.rows, columns=list(self.columns))
 
     def __repr__(self):
