@@ -122,6 +122,11 @@ def _skrank_values(names, y_true, y_score, query_id, weight=None):
     return {name: float(results[name]) for name in names}
 
 
+def _higher_is_better(name):
+    """False for a loss (``"coverage_error"``, ``"label_ranking_loss"``)."""
+    return parse_metric_name(name)[0].greater_is_better
+
+
 class _LightGBMMetric:
     """LightGBM's callable ``eval_metric(y_true, y_pred, weight, group)``.
 
@@ -135,7 +140,7 @@ class _LightGBMMetric:
     def __call__(self, y_true, y_pred, weight, group):
         query_id = np.repeat(np.arange(len(group)), np.asarray(group, dtype=np.int64))
         values = _skrank_values(self.names, y_true, y_pred, query_id, weight)
-        return [(name, values[name], True) for name in self.names]
+        return [(name, values[name], _higher_is_better(name)) for name in self.names]
 
 
 class _WatchFirst:
@@ -231,7 +236,7 @@ class _CatBoostMetric:
         self.datasets = datasets  # [(y_sorted, codes, group weights or None)]
 
     def is_max_optimal(self):
-        return True
+        return _higher_is_better(self.name)
 
     def evaluate(self, approxes, target, weight):
         y_true = np.asarray(target, dtype=np.float64)
@@ -267,10 +272,12 @@ def _xgboost_callback(names, X_eval, y_eval, codes, weight, early_stopping_round
     """
     import xgboost
 
+    sign = 1.0 if _higher_is_better(names[0]) else -1.0  # a loss is minimised
+
     class SkrankMetrics(xgboost.callback.TrainingCallback):
         def __init__(self):
             super().__init__()
-            self.best_score = -np.inf
+            self.best_score = -sign * np.inf
             self.best_iteration = 0
 
         def after_iteration(self, model, epoch, evals_log):
@@ -280,7 +287,7 @@ def _xgboost_callback(names, X_eval, y_eval, codes, weight, early_stopping_round
             for name in names:
                 log.setdefault(name, []).append(values[name])
             first = values[names[0]]
-            if first > self.best_score:
+            if sign * first > sign * self.best_score:
                 self.best_score, self.best_iteration = first, epoch
             return (
                 early_stopping_rounds is not None
