@@ -1,9 +1,12 @@
-"""Ranking metrics on Dask DataFrames: :func:`evaluate` over data larger than memory.
+"""Ranking metrics on Dask DataFrames: :func:`evaluate` and :func:`evaluate_by`
+over data larger than memory.
 
-Importing this subpackage does not import Dask; :func:`evaluate` does, and
+Importing this subpackage does not import Dask; :func:`evaluate` and
+:func:`evaluate_by` do, and
 raises an ImportError naming the ``dask`` extra when it is missing.
 """
 
 from ._evaluate import evaluate
+from ._evaluate_by import evaluate_by
 
-__all__ = ["evaluate"]
+__all__ = ["evaluate", "evaluate_by"]
