@@ -456,6 +456,8 @@ def _check_converted_ids(df, query_id, on_index):
             original = source.get(query_id) if hasattr(source, "get") else None
         if original is None or original.dtype != object:
             continue
+        if pd.api.types.infer_dtype(original, skipna=False) == "string":
+            continue  # str ids only: their strings are themselves
         pair = _regrouped_pair(original, original.astype(ids.dtype))
         if pair is not None:
             raise ValueError(_converted_ids_message(query_id, *pair))
