@@ -200,7 +200,11 @@ def evaluate(
         Column of scores; within a query, higher scores rank first.
     query_id : str, default="qid"
         Column (or the name of the index) holding each row's query id: ints,
-        strings or any hashable ids.
+        strings or any hashable ids. Object ids are grouped as
+        :func:`skrank.evaluate` groups them (``3`` and ``3.0`` one query,
+        ``5`` and ``"5"`` two); a ``ValueError`` when Dask's string
+        conversion of a ``dd.from_pandas`` frame changed which rows share a
+        query (see the user guide's Big data page).
     sample_weight : str, default=None
         Column of row weights; a query weighs the mean of its rows' weights
         (GAUC: their sum), as in :func:`skrank.evaluate`.
