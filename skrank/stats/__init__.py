@@ -2,6 +2,17 @@
 confidence intervals from bootstraps over queries."""
 
 from ._compare import compare
-from ._segments import SegmentDifference, SegmentEvaluation, evaluate_by
+from ._segments import (
+    SegmentComparisonResult,
+    SegmentDifference,
+    SegmentEvaluation,
+    evaluate_by,
+)
 
-__all__ = ["SegmentDifference", "SegmentEvaluation", "compare", "evaluate_by"]
+__all__ = [
+    "SegmentComparisonResult",
+    "SegmentDifference",
+    "SegmentEvaluation",
+    "compare",
+    "evaluate_by",
+]

@@ -339,6 +339,7 @@ def compare(
     ties="average",
     no_relevant="skip",
     random_state=None,
+    by=None,
 ):
     """Compare ranking systems on the same queries with paired tests.
 
@@ -381,6 +382,12 @@ def compare(
     random_state : int, RandomState instance or None, default=None
         Seeds the bootstrap and the randomisation test; an int makes the
         result reproducible.
+    by : array-like, list of array-likes or DataFrame, default=None
+        The segment of each row, as for :func:`evaluate_by`: the systems are
+        compared within each segment, and the corrected p-values are
+        corrected over every segment and pair of a metric. Returns a
+        :class:`SegmentComparisonResult` (tables with the segment columns
+        first).
 
     Returns
     -------
@@ -453,6 +460,16 @@ def compare(
     seed = check_random_state(random_state).randint(0, 2**31 - 1, size=4)
     rng = np.random.default_rng(seed)
     frames = [_is_dask_frame(scores) for scores in systems.values()]
+    if by is not None:
+        if any(frames):
+            raise ValueError("`by` needs in-memory scores, not per-query Dask frames.")
+        from ._segments import compare_by
+
+        return compare_by(
+            y_true, systems, by=by, query_id=query_id, metrics=metrics,
+            baseline=baseline, n_resamples=n_resamples, level=level,
+            correction=correction, ties=ties, no_relevant=no_relevant, rng=rng,
+        )
     if any(frames):
         if not all(frames) or y_true is not None or query_id is not None:
             raise ValueError(

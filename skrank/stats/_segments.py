@@ -794,3 +794,119 @@ def evaluate_by(
         level=level, n_resamples=n_resamples, method=method, rng=rng,
         min_queries=min_queries,
     )
+
+
+# ------------------------------------------------------- compare by= --
+
+class SegmentComparisonResult:
+    """What :func:`compare` returns with ``by=``: the comparison in each segment.
+
+    Attributes
+    ----------
+    summary : ComparisonTable
+        One row per (segment, metric, system): the segment column(s),
+        ``metric``, ``system``, ``mean``, ``ci_low``, ``ci_high``,
+        ``n_queries``.
+    tests : ComparisonTable
+        One row per (segment, metric, pair): the columns of
+        :func:`compare`'s tests after the segment column(s); the corrected
+        p-values are corrected over every segment and pair of the metric.
+    """
+
+    def __init__(self, summary, tests, *, by, description, level, correction):
+        self.summary = summary
+        self.tests = tests
+        self.by = by
+        self._description = description
+        self._level = level
+        self._correction = correction
+
+    def to_frame(self, table="tests", library="pandas"):
+        """``"tests"`` or ``"summary"`` as a pandas or polars DataFrame."""
+        if table not in ("tests", "summary"):
+            raise ValueError(f"`table` must be 'tests' or 'summary', got {table!r}.")
+        return _frame(getattr(self, table), library)
+
+    def __repr__(self):
+        ci = f"{_level_text(self._level)} CI"
+        n_by = len(self.by)
+        summary = _format_table(
+            (" & ".join(self.by), "metric", "system", "mean", ci, "queries"),
+            [(_label(row[:n_by]), m, name, mean, _interval_text(low, high), n)
+             for row in self.summary for m, name, mean, low, high, n in [row[n_by:]]],
+        )
+        corrected = self._correction is not None
+        suffix = f" ({self._correction})" if corrected else ""
+        rows = []
+        for row in self.tests.rows:
+            values = dict(zip(self.tests.columns, row))
+            rows.append((
+                _label(row[:n_by]), values["metric"],
+                f"{values['system_a']} - {values['system_b']}", values["difference"],
+                _interval_text(values["ci_low"], values["ci_high"]),
+                values["p_randomization_corrected" if corrected else "p_randomization"],
+                values["p_t_test_corrected" if corrected else "p_t_test"],
+            ))
+        tests = _format_table(
+            (" & ".join(self.by), "metric", "pair", "difference", ci,
+             "p randomization" + suffix, "p t-test" + suffix),
+            rows,
+        )
+        return f"{self._description}\n\n{summary}\n\n{tests}"
+
+
+def compare_by(y_true, systems, *, by, query_id, metrics, baseline, n_resamples,
+               level, correction, ties, no_relevant, rng):
+    """:func:`compare`'s tests within each segment, corrected across segments."""
+    from ._compare import QueryValues, _correct, _per_query_values, compare_per_query
+
+    names = list(systems)
+    per_query = _per_query_values(y_true, systems, metrics, query_id, ties, no_relevant)
+    row_query, query_ids = _query_index(y_true, query_id)
+    n_queries = query_ids.shape[0]
+    columns = _by_columns(by, row_query.shape[0])
+    row_segment, keys = _segment_codes(columns)
+    query_segment = segment_of_queries(
+        row_query, n_queries, row_segment, query_ids, columns
+    )
+    summary_rows, test_rows = [], []
+    for s, key in enumerate(keys):
+        mask = query_segment == s
+        part = {
+            m: {name: QueryValues(*(field[mask] for field in per_query[m][name]))
+                for name in names}
+            for m in metrics
+        }
+        result = compare_per_query(
+            part, names, metrics, baseline=baseline, n_resamples=n_resamples,
+            level=level, correction=None, rng=rng,
+        )
+        summary_rows += [(*key, *row) for row in result.summary.rows]
+        test_rows += [(*key, *row) for row in result.tests.rows]
+        columns_summary, columns_tests = result.summary.columns, result.tests.columns
+    by_names = tuple(name for name, _ in columns)
+    n_by = len(by_names)
+    test_columns = by_names + columns_tests
+    metric_at = test_columns.index("metric")
+    for p_name in ("p_randomization", "p_t_test"):
+        raw = test_columns.index(p_name)
+        fixed = test_columns.index(f"{p_name}_corrected")
+        for m in metrics:
+            rows = [i for i, row in enumerate(test_rows) if row[metric_at] == m]
+            corrected = _correct([test_rows[i][raw] for i in rows], correction)
+            for i, value in zip(rows, corrected):
+                row = list(test_rows[i])
+                row[fixed] = float(value)
+                test_rows[i] = tuple(row)
+    description = (
+        f"SegmentComparisonResult: {len(names)} systems in {len(keys)} segments "
+        f"by {', '.join(by_names)}, {len(metrics)} metric(s), {n_resamples} "
+        "resamples; p-values corrected over segments and pairs"
+        + ("" if correction is None else f" ({correction})")
+    )
+    return SegmentComparisonResult(
+        ComparisonTable(by_names + columns_summary, summary_rows),
+        ComparisonTable(test_columns, test_rows),
+        by=by_names[:n_by], description=description, level=level,
+        correction=correction,
+    )

@@ -362,3 +362,47 @@ def test_query_bootstrap_coverage_near_nominal_many_simulations():
     sd = np.sqrt(0.95 * 0.05 / 600)  # about 0.009
     assert query >= 0.95 - 0.02 - 3 * sd  # percentile intervals run a bit short
     assert row <= 0.7
+
+
+# --- compare(..., by=...) ------------------------------------------------------
+
+def _holm(p):
+    """Holm's step-down adjustment written out: sort, scale, running max."""
+    order = np.argsort(p)
+    m = len(p)
+    adjusted = np.empty(m)
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p[i]))
+        adjusted[i] = running
+    return adjusted
+
+
+def test_compare_by_segment_equals_compare_on_each_segment_with_holm_across():
+    rows = click_log(8, n_queries=150)
+    systems = {"model": rows["score"], "noisy": rows["score"] + np.random.default_rng(0)
+               .normal(0, 0.5, rows.shape[0])}
+    result = skrank.compare(rows["label"], systems, query_id=rows["qid"],
+                            metrics=["map", "mrr"], by=rows["device"],
+                            random_state=0, n_resamples=2000)
+    tests = result.to_frame()
+    assert list(tests.columns[:3]) == ["device", "metric", "system_a"]
+    for device in ["desktop", "mobile", "tablet"]:
+        part = rows[rows["device"] == device]
+        alone = skrank.compare(part["label"], {k: v[part.index] for k, v in systems.items()},
+                               query_id=part["qid"], metrics=["map", "mrr"],
+                               random_state=0, n_resamples=2000).to_frame()
+        mine = tests[tests["device"] == device].reset_index(drop=True)
+        np.testing.assert_allclose(mine["difference"], alone["difference"], atol=1e-12)
+        np.testing.assert_allclose(mine["p_t_test"], alone["p_t_test"], atol=1e-12)
+        assert mine["n_queries"].tolist() == alone["n_queries"].tolist()
+    for metric in ["map", "mrr"]:
+        block = tests[tests["metric"] == metric]
+        np.testing.assert_allclose(block["p_t_test_corrected"],
+                                   _holm(block["p_t_test"].to_numpy()), atol=1e-15)
+        np.testing.assert_allclose(block["p_randomization_corrected"],
+                                   _holm(block["p_randomization"].to_numpy()),
+                                   atol=1e-15)
+    text = repr(result)
+    assert "3 segments by device" in text and "mobile" in text
+    assert result.to_frame("summary").shape[0] == 3 * 2 * 2
