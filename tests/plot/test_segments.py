@@ -41,10 +41,11 @@ def test_from_an_evaluation_draws_values_intervals_and_the_overall():
         np.testing.assert_allclose(points.get_xdata(), result.value[:, j])
         # first segment on top
         assert list(points.get_ydata()) == [2, 1, 0]
-        ax.figure.canvas.draw()
-        labels = {tick: text.get_text()
-                  for tick, text in zip(ax.get_yticks(), ax.get_yticklabels())}
-        assert labels == {2: "app", 1: "tv", 0: "web"}
+        if j == 0:  # the panels share the y axis: labels on the first
+            ax.figure.canvas.draw()
+            labels = {tick: text.get_text()
+                      for tick, text in zip(ax.get_yticks(), ax.get_yticklabels())}
+            assert labels == {2: "app", 1: "tv", 0: "web"}
         line = display.reference_lines_[metric]
         assert line.get_xdata()[0] == pytest.approx(result.overall[metric])
         bars = display.errorbars_[metric].lines[2][0].get_segments()
