@@ -176,4 +176,4 @@ if plt is not None:
     plot_path = os.environ.get("SKRANK_EXAMPLE_PLOT", "validation_loop.png")
     if plot_path:
         fig.savefig(plot_path, dpi=100)
-        print(f"\nplot saved to {os.path.basename(plot_path)}")
+        print(f"\nplot saved to {plot_path}")
