@@ -101,18 +101,59 @@ def test_without_the_transform_docutils_makes_mailto_links(tmp_path):
 
 
 BUILT = ROOT / "docs" / "_build" / "html"
+MACHINE_PATH = re.compile(r"plot saved to /|/tmp/|/home/|/root/")
+
+
+def check_built_site(site=BUILT):
+    """What a reader of the built site must not meet; raises AssertionError.
+
+    No ``mailto:`` link, no path of the machine that built it, MathJax from
+    the site itself (formulas without network), and no "Section Navigation"
+    sidebar without a link. ``.ci/run`` calls this after the build.
+    """
+    site = Path(site)
+    pages = sorted(site.rglob("*.html"))
+    assert pages, f"no HTML pages under {site}"
+    bad = []
+    for page in pages:
+        name = page.relative_to(site)
+        text = page.read_text(errors="replace")
+        if "mailto:" in text:
+            bad.append(f"{name}: a mailto: link")
+        if MACHINE_PATH.search(text):
+            bad.append(f"{name}: a path of the build machine")
+        for src in re.findall(r'<script[^>]*src="([^"]*mathjax[^"]*)"', text, flags=re.I):
+            if "://" in src or src.startswith("//"):
+                bad.append(f"{name}: MathJax from the network ({src})")
+        nav = text.find('aria-label="Section Navigation"')
+        if nav != -1 and "toctree-l1" not in text[nav:text.find("</nav>", nav)]:
+            bad.append(f"{name}: an empty Section Navigation sidebar")
+    assert (site / "_static" / "mathjax" / "tex-chtml.js").is_file(), "no local MathJax"
+    assert not bad, "\n".join(bad)
 
 
 @pytest.mark.skipif(not BUILT.is_dir(), reason="the site is not built (.ci/run builds it)")
-def test_built_site_has_no_mailto_links_nor_machine_paths():
-    bad = []
-    for page in BUILT.rglob("*.html"):
-        text = page.read_text(errors="replace")
-        if "mailto:" in text:
-            bad.append(f"{page.relative_to(BUILT)}: mailto:")
-        if re.search(r"plot saved to /|/tmp/|/home/|/root/", text):
-            bad.append(f"{page.relative_to(BUILT)}: machine path")
-    assert not bad, bad
+def test_built_site_reads_right():
+    check_built_site()
+
+
+def test_the_site_check_can_fail(tmp_path):
+    (tmp_path / "_static" / "mathjax").mkdir(parents=True)
+    (tmp_path / "_static" / "mathjax" / "tex-chtml.js").write_text("")
+    (tmp_path / "a.html").write_text(
+        '<a href="mailto:nDCG@10">nDCG@10</a> plot saved to /tmp/x.png'
+        '<script src="https://cdn.example/mathjax/tex-chtml.js"></script>'
+        '<nav aria-label="Section Navigation"><ul></ul></nav>'
+    )
+    with pytest.raises(AssertionError) as info:
+        check_built_site(tmp_path)
+    for problem in ["mailto", "build machine", "MathJax from the network", "empty Section"]:
+        assert problem in str(info.value)
+    (tmp_path / "a.html").write_text(
+        '<script src="_static/mathjax/tex-chtml.js"></script>'
+        '<nav aria-label="Section Navigation"><li class="toctree-l1">x</li></nav>'
+    )
+    check_built_site(tmp_path)
 
 
 def test_examples_import_no_helper_module():
