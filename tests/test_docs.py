@@ -122,7 +122,8 @@ def check_built_site(site=BUILT):
             bad.append(f"{name}: a mailto: link")
         if MACHINE_PATH.search(text):
             bad.append(f"{name}: a path of the build machine")
-        for src in re.findall(r'<script[^>]*src="([^"]*mathjax[^"]*)"', text, flags=re.I):
+        scripts = re.findall(r'<script[^>]*src="([^"]*mathjax[^"]*)"', text, flags=re.I)
+        for src in scripts:
             if "://" in src or src.startswith("//"):
                 bad.append(f"{name}: MathJax from the network ({src})")
         nav = text.find('aria-label="Section Navigation"')
@@ -132,7 +133,8 @@ def check_built_site(site=BUILT):
     assert not bad, "\n".join(bad)
 
 
-@pytest.mark.skipif(not BUILT.is_dir(), reason="the site is not built (.ci/run builds it)")
+@pytest.mark.skipif(not BUILT.is_dir(),
+                    reason="the site is not built (.ci/run builds it)")
 def test_built_site_reads_right():
     check_built_site()
 
@@ -147,7 +149,8 @@ def test_the_site_check_can_fail(tmp_path):
     )
     with pytest.raises(AssertionError) as info:
         check_built_site(tmp_path)
-    for problem in ["mailto", "build machine", "MathJax from the network", "empty Section"]:
+    problems = ["mailto", "build machine", "MathJax from the network", "empty Section"]
+    for problem in problems:
         assert problem in str(info.value)
     (tmp_path / "a.html").write_text(
         '<script src="_static/mathjax/tex-chtml.js"></script>'
@@ -159,7 +162,8 @@ def test_the_site_check_can_fail(tmp_path):
 def test_examples_import_no_helper_module():
     # a gallery script runs when downloaded alone
     for path in (ROOT / "examples").glob("*.py"):
-        imports = re.findall(r"^\s*(?:from|import)\s+(\w+)", path.read_text(), flags=re.M)
+        text = path.read_text()
+        imports = re.findall(r"^\s*(?:from|import)\s+(\w+)", text, flags=re.M)
         local = {p.stem for p in (ROOT / "examples").glob("*.py")}
         assert not set(imports) & local, path.name
         assert not [name for name in imports if name.startswith("_")], path.name

@@ -63,13 +63,15 @@ def test_python_block_runs_alone(number):
     namespace = {"__name__": "__readme__"}  # nothing from the other blocks
     name = f"README.md python block {number}"
     if ">>>" in block:
-        test = doctest.DocTestParser().get_doctest(block, namespace, name, str(README), 0)
+        parser = doctest.DocTestParser()
+        test = parser.get_doctest(block, namespace, name, str(README), 0)
         runner = doctest.DocTestRunner(
             optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
         )
         report = []
         runner.run(test, out=report.append)
-        assert test.examples and runner.failures == 0, f"{name} failed:\n" + "".join(report)
+        failed = f"{name} failed:\n" + "".join(report)
+        assert test.examples and runner.failures == 0, failed
     else:
         exec(compile(block, name, "exec"), namespace)
 
@@ -103,8 +105,9 @@ def test_readme_fits_on_a_page():
 
 def test_readme_tours_every_face():
     tour = TEXT[TEXT.index("## A short tour"):]
-    for face in ["skrank.evaluate(", "get_scorer(", "GridSearchCV", "FAPCutoffClassifier(",
-                 "QueryGroupRanker(", "skrank evaluate ", "skrank.dask.evaluate("]:
+    faces = ["skrank.evaluate(", "get_scorer(", "GridSearchCV", "FAPCutoffClassifier(",
+             "QueryGroupRanker(", "skrank evaluate ", "skrank.dask.evaluate("]
+    for face in faces:
         assert face in tour, face
 
 
