@@ -82,6 +82,13 @@ def test_a_block_that_needs_an_earlier_one_fails_here():
         exec(compile("selector.best_k_", "<snippet>", "exec"), {"__name__": "x"})
 
 
+def test_a_block_whose_package_is_missing_is_skipped_with_the_name():
+    block = ">>> import numpy\n>>> from skrank_no_such_package import x\n"
+    with pytest.raises(pytest.skip.Exception, match="skrank_no_such_package"):
+        _skip_if_missing(block)
+    _skip_if_missing("import numpy\nfrom sklearn.base import clone\n")  # installed
+
+
 @pytest.mark.parametrize("number", range(len(TREC_BLOCKS)))
 def test_trec_command_block_runs_in_an_empty_folder(number, tmp_path):
     # the installed ``skrank`` command of this interpreter, on this checkout
