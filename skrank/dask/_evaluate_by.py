@@ -20,9 +20,8 @@ from ..metrics._registry import parse_metric_name
 from ..stats._segments import (
     check_segment_options,
     make_rng,
-    segment_of_queries,
+    segments_of_queries,
     summarise_segments,
-    _segment_codes,
 )
 from ._evaluate import (
     _Plan,
@@ -230,10 +229,9 @@ def evaluate_by(
             f"segments ({varies[bad[0]]})."
         )
     by_columns = [(name, per_query[name].to_numpy()) for name in by]
-    query_segment, keys = _segment_codes(by_columns)
     n_queries = ids.shape[0]
-    query_segment = segment_of_queries(
-        np.arange(n_queries), n_queries, query_segment, ids, by_columns
+    query_segment, keys = segments_of_queries(
+        by_columns, np.arange(n_queries), n_queries, ids
     )
     weights = plan.weight_columns()
     values = {

@@ -21,13 +21,14 @@ _LOW_WORD = 0 if sys.byteorder == "little" else 1
 _CHUNK_CELLS = 1 << 18
 
 
-def _uniform_draws(rng, n, threshold, shape):
-    """Integers ``0 <= j < n`` (``n`` per column), exactly uniform, as int64.
+def _uniform_draws(rng, n, threshold, offset, shape):
+    """``offset + j`` with ``0 <= j < n`` (``n`` per column) exactly uniform, as int64.
 
     Lemire's multiply-shift on 32 random bits, with rejection of the few
     values that would make some outcomes more likely than others (D. Lemire,
     "Fast random integer generation in an interval", ACM TOMACS 2019).
-    ``threshold`` is ``2**32 mod n`` per column.
+    ``threshold`` is ``2**32 mod n`` per column; ``offset`` (uint64, shifted
+    left by 32 bits, broadcast to ``shape``) is added before the shift.
     """
     raw = _raw_uint32(rng, int(np.prod(shape))).reshape(shape)
     product = np.multiply(raw, n, dtype=np.uint64)
@@ -39,6 +40,7 @@ def _uniform_draws(rng, n, threshold, shape):
         redraw = _raw_uint32(rng, where[0].shape[0])
         product[where] = np.multiply(redraw, n[where[-1]], dtype=np.uint64)
         reject[where] = low[where] < threshold[where[-1]]
+    product += offset
     np.right_shift(product, np.uint64(32), out=product)
     return product.view(np.int64)
 
@@ -88,14 +90,18 @@ def stratified_resample_sums(columns, sizes, n_resamples, rng):
 
     size_of_draw = np.repeat(sizes, sizes).astype(np.uint64)
     threshold = ((np.uint64(2**32) - size_of_draw) % size_of_draw).astype(np.uint32)
-    offset_of_draw = np.repeat(first_block * width, sizes)
     chunk = max(1, _CHUNK_CELLS // padded)
+    # where each draw of each resample of a chunk lands in the padded counts
+    offset = np.repeat(first_block * width, sizes)[None, :] + (
+        np.arange(chunk) * padded
+    )[:, None]
+    offset = offset.astype(np.uint64) << np.uint64(32)
     out = np.empty((n_resamples, n_strata, n_columns))
     for done in range(0, n_resamples, chunk):
         size = min(chunk, n_resamples - done)
-        picks = _uniform_draws(rng, size_of_draw, threshold, (size, n_queries))
-        picks += offset_of_draw
-        picks += (np.arange(size) * padded)[:, None]
+        picks = _uniform_draws(
+            rng, size_of_draw, threshold, offset[:size], (size, n_queries)
+        )
         counts = np.bincount(picks.ravel(), minlength=size * padded)
         counts = counts.astype(np.float64).reshape(size, total_blocks, width)
         sums = np.matmul(counts.transpose(1, 0, 2), blocks)  # (block, resample, col)

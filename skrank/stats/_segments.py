@@ -75,12 +75,24 @@ def _column_values(values, which, n_rows):
             f"{where} has {array.shape[0]} values but there are {n_rows} rows "
             "(one segment per row, or per ranking for 2-D input)."
         )
-    if array.dtype.kind == "f" and np.isnan(array).any() or array.dtype.kind == "O" and any(
-        value is None or (isinstance(value, float) and math.isnan(value))
-        for value in array
-    ):
+    if array.dtype.kind == "f" and np.isnan(array).any():
         raise ValueError(f"{where} contains missing values.")
     return array
+
+
+def _check_missing(name, values):
+    """A ValueError when a segment value is missing (None or NaN)."""
+    if values.dtype.kind == "f":
+        missing = np.isnan(values).any()
+    elif values.dtype.kind == "O":
+        missing = any(
+            value is None or (isinstance(value, float) and math.isnan(value))
+            for value in values
+        )
+    else:
+        missing = False
+    if missing:
+        raise ValueError(f"`by` ({name}) contains missing values.")
 
 
 def _codes(array):
@@ -98,9 +110,31 @@ def _codes(array):
     return codes.reshape(-1).astype(np.int64), labels
 
 
-def _segment_codes(columns):
-    """Per row: the code of its segment (an intersection), and the segment keys."""
-    codes, labels = zip(*(_codes(values) for _, values in columns))
+def segments_of_queries(columns, row_query, n_queries, query_ids):
+    """Each query's segment code and the segment keys (sorted).
+
+    ``columns`` are the ``by`` columns, one value per row; a query's rows
+    must share their values (else a ValueError naming the first such
+    query). Only one row per query is factorised.
+    """
+    n_rows = row_query.shape[0]
+    first_row = np.empty(n_queries, dtype=np.int64)
+    first_row[row_query[::-1]] = np.arange(n_rows)[::-1]
+    representative = first_row[row_query]
+    varies = np.zeros(n_rows, dtype=bool)
+    for _, values in columns:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # elementwise comparison of objects
+            varies |= np.asarray(values[representative] != values, dtype=bool)
+    if varies.any():
+        _raise_varies(row_query, varies, query_ids, columns)
+    codes, labels = [], []
+    for name, values in columns:
+        per_query = values[first_row]
+        _check_missing(name, per_query)
+        code, label = _codes(per_query)
+        codes.append(code)
+        labels.append(label)
     dims = [max(len(lab), 1) for lab in labels]
     combined = np.ravel_multi_index(codes, dims) if len(codes) > 1 else codes[0]
     present, segment = np.unique(combined, return_inverse=True)
@@ -109,47 +143,51 @@ def _segment_codes(columns):
         tuple(_plain(labels[j][parts[j][s]]) for j in range(len(codes)))
         for s in range(present.shape[0])
     ]
-    return segment.reshape(-1), keys
+    return segment.reshape(-1).astype(np.int64), keys
 
 
 def _plain(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
-def _query_index(y_true, query_id):
-    """(query of each row, query ids), queries in :func:`evaluate`'s order."""
+def _raise_varies(row_query, varies, query_ids, columns):
+    bad = np.unique(row_query[varies])
+    q = bad[0]
+    rows = row_query == q
+    shown = []
+    for name, values in columns:
+        found = list(dict.fromkeys(_plain(v) for v in values[rows]))
+        if len(found) > 1:
+            shown.append(f"{name}: {', '.join(map(repr, found[:3]))}")
+    more = f" (and {bad.shape[0] - 1} more queries)" if bad.shape[0] > 1 else ""
+    raise ValueError(
+        "`by` must be constant within each query (a segment is a property of "
+        f"a query), but query_id {_plain(query_ids[q])!r}{more} has rows in "
+        f"several segments ({'; '.join(shown)})."
+    )
+
+
+def _query_index(y_true, query_id, evaluated_ids):
+    """The query of each row, as positions in ``evaluated_ids`` (evaluate's order).
+
+    No second sort: numeric ids are looked up in the sorted ids evaluate
+    returned, other ids' codes (ascending) are compacted.
+    """
     n_rows = np.shape(y_true)[0] if np.ndim(y_true) else 0
     if query_id is None:
         if np.ndim(y_true) == 2:  # one ranking per row
-            return np.arange(n_rows), np.arange(n_rows)
-        return np.zeros(n_rows, dtype=np.int64), np.array([0])
+            return np.arange(n_rows)
+        return np.zeros(n_rows, dtype=np.int64)
     keys, labels = _factorize(query_id, n_rows)
-    unique, row_query = np.unique(keys, return_inverse=True)
-    ids = unique if labels is None else labels[unique]
-    return row_query.reshape(-1), ids
-
-
-def segment_of_queries(row_query, n_queries, row_segment, query_ids, by_columns):
-    """The segment of each query; a ValueError naming the first query where it varies."""
-    first = np.zeros(n_queries, dtype=np.int64)
-    first[row_query[::-1]] = row_segment[::-1]  # the first row's segment wins
-    varies = row_segment != first[row_query]
-    if varies.any():
-        bad = np.unique(row_query[varies])
-        q = bad[0]
-        rows = row_query == q
-        shown = []
-        for name, values in by_columns:
-            found = list(dict.fromkeys(_plain(v) for v in values[rows]))
-            if len(found) > 1:
-                shown.append(f"{name}: {', '.join(map(repr, found[:3]))}")
-        more = f" (and {bad.shape[0] - 1} more queries)" if bad.shape[0] > 1 else ""
-        raise ValueError(
-            "`by` must be constant within each query (a segment is a property of "
-            f"a query), but query_id {_plain(query_ids[q])!r}{more} has rows in "
-            f"several segments ({'; '.join(shown)})."
-        )
-    return first
+    if labels is None:
+        try:  # hashing: several times faster than a binary search per row
+            import pandas as pd
+        except ImportError:  # pragma: no cover - pandas is a test dependency
+            return np.searchsorted(evaluated_ids, keys)
+        return pd.Index(evaluated_ids).get_indexer(keys)
+    present = np.bincount(keys, minlength=len(labels)) > 0
+    position = np.cumsum(present) - 1
+    return position[keys]
 
 
 # ----------------------------------------------------------- intervals --
@@ -774,17 +812,12 @@ def evaluate_by(
         y_true, y_score, query_id=query_id, metrics=metrics,
         sample_weight=sample_weight, aggregate=None, **options,
     )
-    row_query, query_ids = _query_index(y_true, query_id)
+    query_ids = results[metrics[0]].query_id
     n_queries = query_ids.shape[0]
-    first = results[metrics[0]]
-    if first.value.shape[0] != n_queries:  # pragma: no cover - a broken invariant
-        raise RuntimeError("evaluate_by: queries out of step with evaluate().")
+    row_query = _query_index(y_true, query_id, query_ids)
     n_rows = row_query.shape[0]
     columns = _by_columns(by, n_rows)
-    row_segment, keys = _segment_codes(columns)
-    query_segment = segment_of_queries(
-        row_query, n_queries, row_segment, query_ids, columns
-    )
+    query_segment, keys = segments_of_queries(columns, row_query, n_queries, query_ids)
     query_rows = np.bincount(row_query, minlength=n_queries)
     if np.ndim(y_true) == 2 and query_id is None:
         query_rows = query_rows * np.shape(y_true)[1]
@@ -862,13 +895,11 @@ def compare_by(y_true, systems, *, by, query_id, metrics, baseline, n_resamples,
 
     names = list(systems)
     per_query = _per_query_values(y_true, systems, metrics, query_id, ties, no_relevant)
-    row_query, query_ids = _query_index(y_true, query_id)
+    query_ids = per_query[metrics[0]][names[0]].query_id
     n_queries = query_ids.shape[0]
+    row_query = _query_index(y_true, query_id, query_ids)
     columns = _by_columns(by, row_query.shape[0])
-    row_segment, keys = _segment_codes(columns)
-    query_segment = segment_of_queries(
-        row_query, n_queries, row_segment, query_ids, columns
-    )
+    query_segment, keys = segments_of_queries(columns, row_query, n_queries, query_ids)
     summary_rows, test_rows = [], []
     for s, key in enumerate(keys):
         mask = query_segment == s

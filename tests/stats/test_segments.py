@@ -103,7 +103,7 @@ def test_by_that_varies_within_a_query_names_the_first_such_query():
 @pytest.mark.parametrize("by, match", [
     (["x", "y"], "has 2 values but there are 4 rows"),
     ([1.0, np.nan, 1.0, 1.0], "missing values"),
-    ([None, "a", "a", "a"], "missing values"),
+    ([None, None, "a", "a"], "missing values"),
 ])
 def test_bad_by(by, match):
     with pytest.raises(ValueError, match=match):
@@ -224,7 +224,7 @@ def test_resampling_draws_each_stratum_uniformly_and_apart():
     rng = np.random.default_rng(0)
     n = np.array([3, 7, 1], dtype=np.uint64)
     threshold = ((np.uint64(2**32) - n) % n).astype(np.uint32)
-    draws = _uniform_draws(rng, n, threshold, (60000, 3))
+    draws = _uniform_draws(rng, n, threshold, np.uint64(0), (60000, 3))
     for j, size in enumerate(n):
         counts = np.bincount(draws[:, j], minlength=int(size))
         assert counts.shape[0] == size

@@ -1,0 +1,88 @@
+"""evaluate_by against evaluate on the same data: the cost of segments and intervals.
+
+    python benchmarks/bench_segments.py                 # 1e6 rows, 1e5 queries
+    python benchmarks/bench_segments.py --rows 100000 --queries 10000 --repeats 2
+
+Data as in the issue: 1e6 rows over 1e5 queries (10 rows each, in random
+order), 20 segments (a segment per query), evaluate's 5 default metrics
+(nDCG@10, MAP, MRR, P@10, R@10), 1,000 resamples. Binary labels, each
+query with its own rate of relevant rows; scores 0.6 * relevance + N(0, 1).
+
+Both run in one process, taking turns, ``--repeats`` times; the minimum of
+each is reported with the ratio (goal: at most 3x evaluate). evaluate_by's
+time is also split: its one evaluate(aggregate=None) call, the segment
+bookkeeping, and the resampling (skrank.stats._resample).
+"""
+
+import argparse
+import time
+
+import numpy as np
+
+import skrank
+from skrank.stats import _resample
+
+
+def make_data(n_rows, n_queries, n_segments, seed=0):
+    rng = np.random.default_rng(seed)
+    per_query = n_rows // n_queries
+    query = np.repeat(np.arange(n_queries), per_query)
+    rng.shuffle(query)
+    query_id = 10**9 + 7919 * query
+    rate = rng.beta(1, 4, n_queries)
+    y_true = (rng.random(query.shape[0]) < rate[query]).astype(np.int64)
+    y_score = 0.6 * y_true + rng.normal(size=query.shape[0])
+    segment = (query * 7) % n_segments
+    return y_true, y_score, query_id, segment
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--queries", type=int, default=100_000)
+    parser.add_argument("--segments", type=int, default=20)
+    parser.add_argument("--resamples", type=int, default=1000)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    y_true, y_score, query_id, segment = make_data(args.rows, args.queries,
+                                                   args.segments)
+
+    resample_time = []
+    original = _resample.stratified_resample_sums
+
+    def timed(*a, **k):
+        start = time.perf_counter()
+        out = original(*a, **k)
+        resample_time.append(time.perf_counter() - start)
+        return out
+
+    _resample.stratified_resample_sums = timed
+    import skrank.stats._segments as segments_module
+    segments_module.stratified_resample_sums = timed
+
+    times = {"evaluate": [], "evaluate(aggregate=None)": [], "evaluate_by": []}
+    for _ in range(args.repeats):
+        start = time.perf_counter()
+        skrank.evaluate(y_true, y_score, query_id=query_id)
+        times["evaluate"].append(time.perf_counter() - start)
+        start = time.perf_counter()
+        skrank.evaluate(y_true, y_score, query_id=query_id, aggregate=None)
+        times["evaluate(aggregate=None)"].append(time.perf_counter() - start)
+        start = time.perf_counter()
+        result = skrank.evaluate_by(y_true, y_score, by=segment, query_id=query_id,
+                                    n_resamples=args.resamples, random_state=0)
+        times["evaluate_by"].append(time.perf_counter() - start)
+    best = {name: min(values) for name, values in times.items()}
+    print(f"{args.rows:,} rows, {args.queries:,} queries, {len(result.segments)} "
+          f"segments, {len(result.metrics)} metrics, {args.resamples:,} resamples; "
+          f"best of {args.repeats}")
+    for name, value in best.items():
+        print(f"  {name:<26} {value:7.3f} s   {value / best['evaluate']:5.2f}x evaluate")
+    print(f"  {'of which resampling':<26} {min(resample_time):7.3f} s   "
+          f"{min(resample_time) / best['evaluate']:5.2f}x evaluate")
+    ratio = best["evaluate_by"] / best["evaluate"]
+    print(f"ratio evaluate_by / evaluate: {ratio:.2f} (goal: at most 3)")
+
+
+if __name__ == "__main__":
+    main()
