@@ -26,6 +26,12 @@ each query is an image, its 30 candidates are other images, and a
 candidate is relevant when it shows the same digit, about 3 per query.
 """
 
+try:
+    import pandas  # noqa: F401
+except ImportError as missing:
+    print(f"This example needs {missing.name}: pip install pandas")
+    raise SystemExit(0)
+
 # %%
 # Data: 300 queries of 30 candidates, split by query
 # --------------------------------------------------

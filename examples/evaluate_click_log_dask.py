@@ -11,7 +11,7 @@ partial sums, so no row is collected on the client and the result equals
 
 This script writes a small partitioned click log (about 40,000 rows) to a
 temporary folder, evaluates two scorers on a local cluster of two worker
-processes with a progress bar, and ends with a per-query comparison of the
+processes (with a progress bar when run in a terminal), and ends with a per-query comparison of the
 two scorers (:func:`skrank.compare` on the per-query frames). It needs the
 ``dask`` extra: ``pip install -e ".[dask]"`` from a checkout of skrank.
 
@@ -20,6 +20,16 @@ every step that runs on the cluster sits under
 ``if __name__ == "__main__":``.
 """
 
+try:
+    import dask.dataframe  # noqa: F401
+    import distributed  # noqa: F401
+    import pyarrow  # noqa: F401
+except ImportError as missing:
+    print(f"This example needs {missing.name}: "
+          'pip install "dask[dataframe]" distributed pyarrow')
+    raise SystemExit(0)
+
+import sys
 import tempfile
 from pathlib import Path
 
@@ -96,7 +106,8 @@ if __name__ == "__main__":
 # ``aggregate=None`` gives a Dask DataFrame with one row per user. The
 # frames stay on the cluster (``persist``, with Dask's progress bar) until
 # :func:`skrank.compare` pairs them on the user id and tests the
-# difference.
+# difference. The bar redraws itself with control characters, so it is
+# shown only on a terminal, not when the output goes to a file or a pipe.
 if __name__ == "__main__":
     per_query = {
         model: skrank.dask.evaluate(
@@ -106,7 +117,8 @@ if __name__ == "__main__":
         for model in ("new_model", "old_model")
     }
     print("\nper-query values of both models:")
-    progress(*per_query.values())
+    if sys.stdout.isatty():
+        progress(*per_query.values())
     print()
     result = skrank.compare(None, per_query, metrics=["ndcg@10", "map"],
                             n_resamples=2000, random_state=0)

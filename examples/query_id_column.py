@@ -22,6 +22,12 @@ Needs pandas. The data: query-by-example retrieval on scikit-learn's
 handwritten digits (:func:`skrank.load_digits_retrieval`, no download).
 """
 
+try:
+    import pandas  # noqa: F401
+except ImportError as missing:
+    print(f"This example needs {missing.name}: pip install pandas")
+    raise SystemExit(0)
+
 
 def print_table(rows, headers):
     """Print rows (lists of cells) under headers, numbers with 3 decimals."""

@@ -24,6 +24,13 @@ handwritten digit, its candidates are other digits, and a candidate is
 relevant when it shows the same digit.
 """
 
+try:
+    import lightgbm  # noqa: F401
+except ImportError as missing:
+    print(f"This example needs {missing.name}: pip install lightgbm")
+    raise SystemExit(0)
+
+
 def print_table(rows, headers):
     """Print rows (lists of cells) under headers, numbers with 3 decimals."""
     cells = [[f"{c:.3f}" if isinstance(c, float) else str(c) for c in r] for r in rows]

@@ -240,6 +240,23 @@ def test_everything_without_polars(monkeypatch):
     assert skrank.evaluate(Y, SCORE, query_id=QID) == expected
 
 
+# --------------------------------------------------------------- examples --
+
+@pytest.mark.parametrize("example, package", [
+    ("query_id_column.py", "pandas"),
+    ("choose_cutoff.py", "pandas"),
+    ("tune_lightgbm_ranker.py", "lightgbm"),
+    ("evaluate_click_log_dask.py", "dask"),
+    ("evaluate_click_log_dask.py", "pyarrow"),
+])
+def test_example_without_its_package_says_so_and_exits_cleanly(example, package, tmp_path):
+    path = str(ROOT / "examples" / example)
+    code = f"import runpy; runpy.run_path({path!r}, run_name='__main__')"
+    out = run_blocked(code, [package], tmp_path)  # exit status 0, checked there
+    assert out.splitlines() == [out.strip()]  # one line
+    assert out.startswith(f"This example needs {package}: pip install ")
+
+
 # ------------------------------------------------ a runtime-only install --
 
 BLOCKED = ["pandas", "matplotlib", "pyarrow", "dask", "distributed", "polars",
