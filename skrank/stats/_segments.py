@@ -39,6 +39,11 @@ def _by_columns(by, n_rows):
             raise ValueError("`by` is a DataFrame without columns: name a segment.")
         return [(str(name), _column_values(column(by, name), name, n_rows))
                 for name in names]
+    if isinstance(by, dict):
+        if not by:
+            raise ValueError("`by` is an empty dict: name a segment column.")
+        return [(str(name), _column_values(values, name, n_rows))
+                for name, values in by.items()]
     if isinstance(by, (list, tuple)) and by and all(
         not isinstance(part, (str, bytes)) and np.ndim(to_numpy(part)) == 1
         for part in by
@@ -719,10 +724,12 @@ def evaluate_by(
         is relevant when ``y_true > 0``.
     y_score : array-like of the same shape as ``y_true``
         Score of each row; within a query, higher scores rank first.
-    by : array-like of shape (n_rows,), list of array-likes, or DataFrame
+    by : array-like of shape (n_rows,), list or dict of array-likes, or DataFrame
         The segment of each row (of each ranking for 2-D input): one
-        array-like, or several (a list of them, or the columns of a
-        DataFrame), whose combinations are the segments. A segment is a
+        array-like, or several (a list of them, a dict ``{name: values}``,
+        or the columns of a DataFrame), whose combinations are the segments.
+        The names label the columns of ``to_frame()`` (a Series' name, else
+        ``"segment"``, or ``"segment_0"``, ... for a list). A segment is a
         property of a query: every row of a query must be in the same one.
     query_id : array-like of shape (n_rows,), default=None
         Query of each row: ints, strings or any hashable ids, rows in any
