@@ -21,20 +21,26 @@ _LOW_WORD = 0 if sys.byteorder == "little" else 1
 _CHUNK_CELLS = 1 << 18
 
 
-def _uniform_draws(rng, n, threshold, offset, shape):
+def _uniform_draws(rng, n, threshold, offset, shape, threshold_max=None):
     """``offset + j`` with ``0 <= j < n`` (``n`` per column) exactly uniform, as int64.
 
     Lemire's multiply-shift on 32 random bits, with rejection of the few
     values that would make some outcomes more likely than others (D. Lemire,
     "Fast random integer generation in an interval", ACM TOMACS 2019).
-    ``threshold`` is ``2**32 mod n`` per column; ``offset`` (uint64, shifted
-    left by 32 bits, broadcast to ``shape``) is added before the shift.
+    ``threshold`` is ``2**32 mod n`` per column (``threshold_max`` its
+    largest value); ``offset`` (uint64, shifted left by 32 bits, broadcast
+    to ``shape``) is added before the shift.
     """
+    if threshold_max is None:
+        threshold_max = threshold.max(initial=0)
     raw = _raw_uint32(rng, int(np.prod(shape))).reshape(shape)
     product = np.multiply(raw, n, dtype=np.uint64)
     # the low 32 bits of each product, a view (no copy)
     low = product.view(np.uint32)[..., _LOW_WORD::2]
-    reject = low < threshold
+    # most draws are below no column's threshold: one test against a scalar
+    reject = low < threshold_max
+    if reject.any():
+        reject &= low < threshold
     while reject.any():
         where = np.nonzero(reject)
         redraw = _raw_uint32(rng, where[0].shape[0])
@@ -90,6 +96,7 @@ def stratified_resample_sums(columns, sizes, n_resamples, rng):
 
     size_of_draw = np.repeat(sizes, sizes).astype(np.uint64)
     threshold = ((np.uint64(2**32) - size_of_draw) % size_of_draw).astype(np.uint32)
+    threshold_max = threshold.max(initial=0)
     chunk = max(1, _CHUNK_CELLS // padded)
     # where each draw of each resample of a chunk lands in the padded counts
     offset = np.repeat(first_block * width, sizes)[None, :] + (
@@ -100,7 +107,8 @@ def stratified_resample_sums(columns, sizes, n_resamples, rng):
     for done in range(0, n_resamples, chunk):
         size = min(chunk, n_resamples - done)
         picks = _uniform_draws(
-            rng, size_of_draw, threshold, offset[:size], (size, n_queries)
+            rng, size_of_draw, threshold, offset[:size], (size, n_queries),
+            threshold_max,
         )
         counts = np.bincount(picks.ravel(), minlength=size * padded)
         counts = counts.astype(np.float64).reshape(size, total_blocks, width)
