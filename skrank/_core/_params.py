@@ -36,6 +36,7 @@ NORMALIZE = ("relevant", "min", "retrieved")
 WEIGHTING = ("samples", "uniform")
 CORRELATION_METHODS = ("spearman", "kendall", "pearson")
 CORRECTIONS = ("holm", "bonferroni", None)
+BOOTSTRAP_METHODS = ("percentile", "basic", "BCa")
 
 
 class Rule(NamedTuple):
@@ -74,6 +75,14 @@ def _check_real(name, value):
 
 
 REAL = Rule(_check_real, ("1", float("nan"), float("inf"), True, None))
+
+
+def _check_fraction_or_none(name, value):
+    """A number in (0, 1), or None (a confidence level that may be switched off)."""
+    return None if value is None else check_fraction(name, value)
+
+
+FRACTION_OR_NONE = Rule(_check_fraction_or_none, (0, 1, 1.5, float("nan"), "0.5"))
 
 _SHARED = {
     "ties": choice(*TIES),
@@ -129,6 +138,10 @@ PARAMETERS = {
         "n_resamples": COUNT, "confidence_level": FRACTION,
         "correction": choice(*CORRECTIONS), "ties": choice(*TIES),
         "no_relevant": choice(*NO_RELEVANT),
+    },
+    "evaluate_by": {
+        "confidence_level": FRACTION_OR_NONE, "n_resamples": COUNT,
+        "method": choice(*BOOTSTRAP_METHODS), "min_queries": COUNT,
     },
     "permutation_importance": {"n_repeats": COUNT},
     "evaluate_run": {

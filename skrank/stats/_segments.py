@@ -19,14 +19,14 @@ from sklearn.utils import check_random_state
 from .._core._aggregate import finish_mean, partial_mean
 from .._core._factorize import _factorize
 from .._core._frames import column_names, column, pandas_categorical, to_numpy
-from .._core._params import COUNT, FRACTION
+from .._core._params import BOOTSTRAP_METHODS, PARAMETERS, check_params
 from .._core._validation import _describe
 from .._core._warnings import warn
 from ..metrics._evaluate import DEFAULT_METRICS, evaluate
 from ._compare import ComparisonTable, _format_cell, _format_table
 from ._resample import stratified_resample_sums
 
-METHODS = ("percentile", "basic", "BCa")
+METHODS = BOOTSTRAP_METHODS
 
 
 # ------------------------------------------------------------ segments --
@@ -677,19 +677,14 @@ def _frame(table, library):
 # ---------------------------------------------------------- validation --
 
 def check_segment_options(confidence_level, n_resamples, method, min_queries):
-    """The bootstrap options, checked; returns (level, n_resamples, method, min_queries)."""
-    if confidence_level is not None:
-        confidence_level = FRACTION.check("confidence_level", confidence_level)
-    n_resamples = COUNT.check("n_resamples", n_resamples)
-    min_queries = COUNT.check("min_queries", min_queries)
-    if isinstance(method, str) and method.lower() in {m.lower() for m in METHODS}:
-        method = next(m for m in METHODS if m.lower() == method.lower())
-    else:
-        raise ValueError(
-            f"`method` must be one of {', '.join(map(repr, METHODS))}, got "
-            f"{_describe(method)}."
+    """The bootstrap options, checked (as the table of options checks them)."""
+    rules = PARAMETERS["evaluate_by"]
+    return tuple(
+        rules[name].check(name, value) for name, value in (
+            ("confidence_level", confidence_level), ("n_resamples", n_resamples),
+            ("method", method), ("min_queries", min_queries),
         )
-    return confidence_level, n_resamples, method, min_queries
+    )
 
 
 def make_rng(random_state):
@@ -700,6 +695,7 @@ def make_rng(random_state):
 
 # -------------------------------------------------------------- public --
 
+@check_params
 def evaluate_by(
     y_true,
     y_score,

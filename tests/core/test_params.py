@@ -26,6 +26,7 @@ CALLS.update({
         (Y, S), {"query_id": Q, "rank_weights": np.ones(6)}),
     "rank_decay_weights": ((S,), {"query_id": Q}),
     "compare": ((Y, {"a": S, "b": S[::-1]}), {"query_id": Q, "n_resamples": 20}),
+    "evaluate_by": ((Y, S), {"query_id": Q, "by": Q, "n_resamples": 20}),
     "load_digits_retrieval": ((), {"n_queries": 2, "n_candidates": 5}),
     "permutation_importance": (
         (LinearRegression().fit(S[:, None], Y), S[:, None], Y),
@@ -39,6 +40,7 @@ NOT_OPTIONS = {
     "query_id", "sample_weight", "unjudged", "grade_probabilities", "rank_weights",
     "recall_levels", "metrics", "baseline", "random_state", "n_jobs",
     "scoring",  # a scorer or metric names, like ``metrics``
+    "by",  # segments: data, like ``query_id``
 }
 
 CASES = [
