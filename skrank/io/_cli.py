@@ -259,7 +259,21 @@ def run():
             pass
         else:
             pa.set_memory_pool(pa.system_memory_pool())
+        _release_freed_memory()
     return main()
+
+
+def _release_freed_memory():
+    """After each file is parsed, glibc's malloc_trim returns freed memory to the system."""
+    import ctypes
+
+    from . import _read
+
+    try:
+        trim = ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):  # not glibc
+        return
+    _read._after_parse = lambda: trim(0)
 
 
 def main(argv=None):

@@ -257,7 +257,8 @@ def _check_duplicates(table, kind):
         n_docs = max(table.doc_labels.shape[0], 1)
         position = _first_duplicate(table.query * n_docs + table.doc)
     if position >= 0:
-        where = (f"line {_line_of_row(table.path, kind, position)} of the {kind}"
+        row = position if table.origin is None else int(table.origin[position])
+        where = (f"line {_line_of_row(table.path, kind, row)} of the {kind}"
                  if table.path is not None else f"row {position} of `{table.source}`")
         raise ValueError(
             f"{table.source}: document {table.doc_strings([position])[0]!r} appears "
@@ -429,7 +430,7 @@ def _truncate(run_qkey, score, rows, max_docs, ties, labels):
 
 
 def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
-            max_docs, compat, ties):
+            max_docs, compat, ties, query_rank=None):
     """Join qrels and run; the shared layout with unretrieved judged rows at -inf.
 
     As trec_eval: a document is relevant when it is judged with a grade at
@@ -450,7 +451,8 @@ def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
     if rows.shape[0] == 0 and not complete_qrels:
         run_check.result()
         raise _no_shared_query(qrels, run)
-    query_rank = _sorted_label_rank(qrels.query_labels)
+    if query_rank is None:
+        query_rank = _sorted_label_rank(qrels.query_labels)
     labels_sorted = qrels.query_labels[np.argsort(query_rank)]
     run_qkey = query_rank[run_query[rows]]
     score = run.value[rows]
@@ -487,8 +489,11 @@ def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
     # judged rows the (kept) run did not retrieve, for the evaluated queries
     unretrieved = qrels.value >= 0
     unretrieved[qrels_row[qrels_row >= 0]] = False
-    evaluated = np.ones(qrels.query_labels.shape[0], dtype=bool) if complete_qrels \
-        else has_lines[query_rank]
+    if complete_qrels:  # every query of these qrels lines
+        evaluated = np.zeros(qrels.query_labels.shape[0], dtype=bool)
+        evaluated[qrels.query] = True
+    else:
+        evaluated = has_lines[query_rank]
     unretrieved &= evaluated[qrels.query]
     missing = np.flatnonzero(unretrieved)
     # an evaluated query with no row left (-J kept none, nothing judged):
@@ -531,6 +536,67 @@ def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
     ranked.rank  # computed once, shared by the graded layouts below
     graded = ranked.with_relevance(np.where(judged, np.maximum(grade, 0.0), 0.0)[ranked.order])
     return _Parts(ranked, graded, judged[ranked.order].astype(np.float64))
+
+
+#: run lines per piece of whole queries that evaluate_run lays out at a time
+CHUNK_LINES = 1 << 18
+
+
+def _take(table, rows, *, qrels_like=False):
+    """The lines ``rows`` (ascending) of ``table``, as a table sharing its labels."""
+    doc_array = None
+    if table.doc_array is not None:
+        import pyarrow as pa
+
+        # from buffers: pa.array would import pandas
+        index = pa.Array.from_buffers(pa.int64(), rows.shape[0], [None, pa.py_buffer(rows)])
+        doc_array = table.doc_array.take(index)
+    origin = rows if table.origin is None else table.origin[rows]
+    return replace(
+        table, query=table.query[rows], value=table.value[rows],
+        doc=None if table.doc is None else table.doc[rows], doc_array=doc_array,
+        origin=origin,
+    )
+
+
+def _pieces(qrels, run, *, complete_qrels):
+    """``(qrels, run, query_rank)`` pieces holding whole queries, in trec_eval's order.
+
+    A run of many lines is laid out and measured a piece at a time: the
+    layout's dozen row-length arrays then exist for one piece only, not for
+    the whole run, which bounds the peak memory. Queries are independent,
+    and the pieces come in query order, so the per-query values concatenate
+    to those of one layout.
+    """
+    run_query = _indexer(qrels.query_labels, run.query_labels)[run.query]
+    if not complete_qrels and not (run_query >= 0).any():
+        raise _no_shared_query(qrels, run)
+    query_rank = _sorted_label_rank(qrels.query_labels)
+    if len(run) <= CHUNK_LINES:
+        yield qrels, run, query_rank
+        return
+    n_queries = qrels.query_labels.shape[0]
+    run_key = np.where(run_query >= 0, query_rank[np.maximum(run_query, 0)], n_queries)
+    del run_query
+    run_order = np.argsort(run_key, kind="stable")
+    run_end = np.cumsum(np.bincount(run_key, minlength=n_queries + 1)[:n_queries])
+    del run_key
+    qrels_key = query_rank[qrels.query]
+    qrels_order = np.argsort(qrels_key, kind="stable")
+    qrels_end = np.cumsum(np.bincount(qrels_key, minlength=n_queries))
+    # query ranks at which a piece ends: about CHUNK_LINES run lines each
+    targets = np.arange(CHUNK_LINES, run_end[-1], CHUNK_LINES)
+    ends = np.unique(np.r_[np.searchsorted(run_end, targets), n_queries - 1]) + 1
+    first = 0
+    for end in ends.tolist():
+        run_lo = run_end[first - 1] if first else 0
+        run_hi = run_end[end - 1]
+        if run_hi > run_lo or complete_qrels:
+            qrels_lo = qrels_end[first - 1] if first else 0
+            run_rows = np.sort(run_order[run_lo:run_hi])
+            qrels_rows = np.sort(qrels_order[qrels_lo:qrels_end[end - 1]])
+            yield _take(qrels, qrels_rows), _take(run, run_rows), query_rank
+        first = end
 
 
 # ---------------------------------------------------------------- entry --
@@ -687,7 +753,7 @@ def evaluate_run(
     >>> result.per_query["map"]
     array([0.5, 1. ])
     """
-    measures = _parse_measures(metrics)
+    measures = list({m[0]: m for m in _parse_measures(metrics)}.values())
     qrels = _as_table(qrels, "qrels", "qrels", compat)
     run_table = _as_table(run, "run", "run", compat)
     if compat == "trec_eval":
@@ -696,29 +762,40 @@ def evaluate_run(
         raise ValueError(f"{qrels.source}: the qrels hold no judgment.")
     if len(run_table) == 0:
         raise ValueError(f"{run_table.source}: the run holds no retrieved document.")
-    parts = _layout(
-        qrels, run_table, relevance_level=relevance_level,
-        complete_qrels=complete_qrels, judged_docs_only=judged_docs_only,
-        max_docs=max_docs, compat=compat, ties=ties,
-    )
-    parts.graded_as_relevance = parts.graded.with_relevance(
-        np.where(parts.binary.relevance > 0, parts.graded.relevance, 0.0)
-    )
-    no_rel = parts.binary.n_relevant == 0
+    values_of = {name: [] for name, *_ in measures}
+    query_ids, n_without_relevant = [], 0
+    for qrels_piece, run_piece, query_rank in _pieces(qrels, run_table,
+                                                      complete_qrels=complete_qrels):
+        parts = _layout(
+            qrels_piece, run_piece, relevance_level=relevance_level,
+            complete_qrels=complete_qrels, judged_docs_only=judged_docs_only,
+            max_docs=max_docs, compat=compat, ties=ties, query_rank=query_rank,
+        )
+        del qrels_piece, run_piece
+        parts.graded_as_relevance = parts.graded.with_relevance(
+            np.where(parts.binary.relevance > 0, parts.graded.relevance, 0.0)
+        )
+        no_rel = parts.binary.n_relevant == 0
+        n_without_relevant += int(no_rel.sum())
+        query_ids.append(parts.binary.query_ids)
+        for name, kernel, _, is_trec in measures:
+            # + 0.0: a -0.0 (1 - 1 in a kernel) prints as 0.0000, as trec_eval's
+            values = np.asarray(kernel(parts), dtype=np.float64) + 0.0
+            if not is_trec:
+                fill = {"zero": 0.0, "one": 1.0, "skip": np.nan}[no_relevant]
+                values = np.where(no_rel, fill, values)
+            values_of[name].append(values)
+        del parts
+    query_ids = np.concatenate(query_ids)
     mean, per_query, summed = {}, {}, []
-    for name, kernel, is_summed, is_trec in measures:
-        # + 0.0: a -0.0 (1 - 1 in a kernel) prints as 0.0000, as trec_eval's
-        values = np.asarray(kernel(parts), dtype=np.float64) + 0.0
-        if not is_trec:
-            fill = {"zero": 0.0, "one": 1.0, "skip": np.nan}[no_relevant]
-            values = np.where(no_rel, fill, values)
-        per_query[name] = QueryValues(parts.binary.query_ids, values,
-                                      np.ones(values.shape[0]))
+    for name, _, is_summed, is_trec in measures:
+        values = np.concatenate(values_of.pop(name))
+        per_query[name] = QueryValues(query_ids, values, np.ones(values.shape[0]))
         if is_summed:
             summed.append(name)
             mean[name] = float(values.sum())
         else:
             kept = values[~np.isnan(values)]
             mean[name] = _mean(kept, sequential=is_trec)
-    return RunEvaluation(mean, per_query, parts.binary.query_ids, name=run_table.tag,
-                         summed=tuple(summed), n_without_relevant=int(no_rel.sum()))
+    return RunEvaluation(mean, per_query, query_ids, name=run_table.tag,
+                         summed=tuple(summed), n_without_relevant=n_without_relevant)

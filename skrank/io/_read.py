@@ -48,6 +48,8 @@ class _Table:
     # the file it was read from (None for a DataFrame or a dict): error
     # messages turn a row into the file's line number through it
     path: str | None = None
+    # for a piece of a table: each line's row in the whole table
+    origin: np.ndarray | None = None
 
     def __len__(self):
         return self.query.shape[0]
@@ -315,9 +317,10 @@ def _read_pyarrow(data, path, kind, delimiter=" ", compat=None):
     as_text = compat == "trec_eval" and kind == "qrels"
     types = {"query_id": dictionary, "doc_id": pa.string(),
              value_name: dictionary if as_text else pa.float64()}
+    source = data if isinstance(data, str) else pa.BufferReader(pa.py_buffer(data))
     try:
         table = pv.read_csv(
-            pa.BufferReader(pa.py_buffer(data)),  # no copy of bytes or a mapped file
+            source,  # a path, or bytes and a mapped file without a copy
             read_options=pv.ReadOptions(column_names=list(columns), block_size=1 << 22),
             parse_options=pv.ParseOptions(delimiter=delimiter, quote_char=False,
                                           ignore_empty_lines=True),
@@ -341,10 +344,15 @@ def _read_pyarrow(data, path, kind, delimiter=" ", compat=None):
             return None  # nan, inf: the next reader names the line
     tag = None
     if kind == "run" and table.num_rows:  # every line has its 6 fields: pyarrow checked
+        if isinstance(data, str):
+            with open(data, "rb") as handle:
+                data = handle.read(1 << 16)
         first = _first_line(data)
         tag = first.split()[-1].decode("utf-8", "replace")
     query, query_labels = _dictionary_codes(table.column("query_id"))
-    docs = table.column("doc_id").combine_chunks()
+    docs = table.column("doc_id")
+    del table  # the other columns go before the ids are made one array
+    docs = docs.combine_chunks()
     if kind == "qrels":  # few lines: codes are cheap and handy
         encoded = docs.dictionary_encode()
         doc, doc_labels = _dictionary_codes(pa.chunked_array([encoded]))
@@ -424,9 +432,72 @@ def _read_pandas(data, path, kind, compat=None):
                   np.asarray(dl, dtype=object), value, source=path, tag=tag)
 
 
+_SCAN_BLOCK = 1 << 24
+
+
+def _plain_delimiter(path):
+    """The delimiter of a plain file that pyarrow can parse from its path, else None.
+
+    The file is scanned in blocks (the process holds one block, not the
+    file): no gzip, no byte-order mark, no comment, and fields separated by
+    single spaces or by single tabs, with no other white space. Any other
+    file goes through :func:`_prepare` in memory.
+    """
+    with open(path, "rb") as handle:
+        head = handle.read(3)
+        if head[:2] == b"\x1f\x8b" or head == _BOM or head[:1] in (b" ", b"\t"):
+            return None
+        handle.seek(0)
+        block = bytearray(_SCAN_BLOCK + 1)
+        seen, previous = set(), b"\n"
+        while True:
+            size = handle.readinto(memoryview(block)[1:])
+            if not size:
+                break
+            block[0:1] = previous
+            view = bytes(memoryview(block)[: size + 1])
+            if (view.find(b"#") >= 0 or view.find(b"\v") >= 0 or view.find(b"\f") >= 0
+                    or view.find(b"\r") >= 0):
+                return None
+            for sep in (b" ", b"\t"):
+                if view.find(sep) >= 0:
+                    seen.add(sep)
+                    if (view.find(sep + sep) >= 0 or view.find(b"\n" + sep) >= 0
+                            or view.find(sep + b"\n") >= 0):
+                        return None
+            if len(seen) > 1:
+                return None
+            previous = view[-1:]
+        if previous in (b" ", b"\t"):
+            return None
+    return "\t" if seen == {b"\t"} else " "
+
+
+#: called after a file is parsed; the ``skrank`` command's own process sets it
+#: to glibc's ``malloc_trim``, which hands the parser's freed blocks back to
+#: the system (they would otherwise add to every later peak). A library call
+#: leaves process-wide allocator state alone.
+_after_parse = None
+
+
 def _load_file(path, kind, compat=None):
+    table = _load_file_once(path, kind, compat)
+    if _after_parse is not None:
+        _after_parse()
+    return table
+
+
+def _load_file_once(path, kind, compat=None):
     """A TREC file as a :class:`_Table`: the fastest reader that parses every line."""
     name = os.fspath(path)
+    if not os.path.exists(name):
+        raise ValueError(f"{name}: no such file.")
+    delimiter = _plain_delimiter(name)
+    if delimiter is not None:  # pyarrow reads the file itself, block by block
+        table = _read_pyarrow(name, name, kind, delimiter, compat)
+        if table is not None:
+            table.path = name
+            return table
     data, delimiter = _prepare(_read_bytes(name), kind)
     table = _read_pyarrow(data, name, kind, delimiter, compat)
     if table is None:
