@@ -2,8 +2,8 @@
 over data larger than memory.
 
 Importing this subpackage does not import Dask; :func:`evaluate` and
-:func:`evaluate_by` do, and
-raises an ImportError naming the ``dask`` extra when it is missing.
+:func:`evaluate_by` do, and raise an ImportError naming the ``dask`` extra
+when it is missing.
 """
 
 from ._evaluate import evaluate
