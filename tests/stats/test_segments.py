@@ -19,6 +19,8 @@ from skrank import evaluate, evaluate_by
 from skrank.stats._resample import _uniform_draws, stratified_resample_sums
 from skrank.stats._segments import confidence_intervals
 
+from .._needs import needs
+
 
 def click_log(seed, n_queries=120, rows_per_query=8, n_segments=3):
     """Rows in random order, queries of a few rows, a segment per query."""
@@ -296,7 +298,7 @@ def test_to_frame_repr_and_polars():
     text = repr(result)
     assert "SegmentEvaluation: 3 segments by device" in text
     assert "95% CI" in text and "mobile" in text
-    pl = pytest.importorskip("polars")
+    pl = needs("polars")
     polars_frame = result.to_frame("polars")
     assert isinstance(polars_frame, pl.DataFrame)
     assert polars_frame["value"].to_list() == frame["value"].tolist()
@@ -406,3 +408,18 @@ def test_compare_by_segment_equals_compare_on_each_segment_with_holm_across():
     text = repr(result)
     assert "3 segments by device" in text and "mobile" in text
     assert result.to_frame("summary").shape[0] == 3 * 2 * 2
+
+
+def test_by_as_a_dict_or_a_polars_series_names_the_columns():
+    rows = click_log(9)
+    result = evaluate_by(rows["label"], rows["score"], query_id=rows["qid"],
+                         by={"device": rows["device"].to_numpy(), "band": rows["freq"]},
+                         metrics=["mrr"], confidence_level=None)
+    assert result.by == ("device", "band")
+    assert list(result.to_frame().columns[:2]) == ["device", "band"]
+    pl = pytest.importorskip("polars")
+    series = pl.Series("device", rows["device"].to_numpy())
+    from_polars = evaluate_by(rows["label"], rows["score"], query_id=rows["qid"],
+                              by=series, metrics=["mrr"], confidence_level=None)
+    assert from_polars.by == ("device",)
+    assert from_polars.segments == [("desktop",), ("mobile",), ("tablet",)]
