@@ -63,6 +63,10 @@ def _parser():
                     help="drop unjudged retrieved documents (trec_eval -J)")
     ev.add_argument("-M", "--max-docs", type=int, default=None, metavar="N",
                     help="use at most N documents per query (trec_eval -M)")
+    ev.add_argument("--stream", action="store_true",
+                    help="read each run in pieces of whole queries, holding one piece "
+                    "in memory (for runs whose lines are grouped by query; other runs "
+                    "are read whole, with the same numbers)")
     ev.add_argument("--seed", type=int, default=0,
                     help="random seed of the paired tests (several runs)")
     return parser
@@ -143,7 +147,12 @@ def _comparison(results, names, measures, seed):
 
 
 def _evaluate(args):
-    from ._evaluate import evaluate_run
+    from .._core._params import PARAMETERS
+    from ._evaluate import _evaluate_run
+
+    rules = PARAMETERS["evaluate_run"]  # the checks evaluate_run makes
+    for name in ("compat", "relevance_level", "max_docs"):
+        setattr(args, name, rules[name].check(name, getattr(args, name)))
 
     measures = args.measures or ["map", "ndcg", "P_10", "recall_100"]
     run_lines = [m for m in dict.fromkeys(measures) if m in RUN_LINES]
@@ -153,10 +162,11 @@ def _evaluate(args):
     if not measures:
         raise ValueError("-m: name at least one measure besides runid and num_q.")
     results = [
-        evaluate_run(
+        _evaluate_run(
             args.qrels, run, measures, compat=args.compat,
             relevance_level=args.relevance_level, complete_qrels=args.complete_qrels,
             judged_docs_only=args.judged_docs_only, max_docs=args.max_docs,
+            ties="average", no_relevant="zero", stream=args.stream,
         )
         for run in args.runs
     ]

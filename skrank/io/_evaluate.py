@@ -753,24 +753,48 @@ def evaluate_run(
     >>> result.per_query["map"]
     array([0.5, 1. ])
     """
+    return _evaluate_run(
+        qrels, run, metrics, compat=compat, relevance_level=relevance_level,
+        complete_qrels=complete_qrels, judged_docs_only=judged_docs_only,
+        max_docs=max_docs, ties=ties, no_relevant=no_relevant,
+    )
+
+
+def _evaluate_run(qrels, run, metrics, *, compat, relevance_level, complete_qrels,
+                  judged_docs_only, max_docs, ties, no_relevant, stream=False):
+    """:func:`evaluate_run`'s work; ``stream`` reads a run file grouped by query in pieces."""
     measures = list({m[0]: m for m in _parse_measures(metrics)}.values())
     qrels = _as_table(qrels, "qrels", "qrels", compat)
-    run_table = _as_table(run, "run", "run", compat)
     if compat == "trec_eval":
         relevance_level = float(int(relevance_level))  # trec_eval reads -l with atol
     if len(qrels) == 0:
         raise ValueError(f"{qrels.source}: the qrels hold no judgment.")
+    options = dict(relevance_level=relevance_level, complete_qrels=complete_qrels,
+                   judged_docs_only=judged_docs_only, max_docs=max_docs, compat=compat,
+                   ties=ties)
+    if stream:
+        from ._stream import NotStreamable, stream_pieces
+
+        pieces = stream_pieces(qrels, run, complete_qrels=complete_qrels)
+        if pieces is not None:
+            try:
+                return _measure(pieces, measures, options, no_relevant, pieces.tag,
+                                streamed=True)
+            except NotStreamable:  # read whole: grouped or not, the same numbers
+                pass
+    run_table = _as_table(run, "run", "run", compat)
     if len(run_table) == 0:
         raise ValueError(f"{run_table.source}: the run holds no retrieved document.")
+    pieces = _pieces(qrels, run_table, complete_qrels=complete_qrels)
+    return _measure(pieces, measures, options, no_relevant, run_table.tag, streamed=False)
+
+
+def _measure(pieces, measures, options, no_relevant, tag, *, streamed):
+    """Lay out and measure each piece; the per-query values in trec_eval's order, the means."""
     values_of = {name: [] for name, *_ in measures}
     query_ids, n_without_relevant = [], 0
-    for qrels_piece, run_piece, query_rank in _pieces(qrels, run_table,
-                                                      complete_qrels=complete_qrels):
-        parts = _layout(
-            qrels_piece, run_piece, relevance_level=relevance_level,
-            complete_qrels=complete_qrels, judged_docs_only=judged_docs_only,
-            max_docs=max_docs, compat=compat, ties=ties, query_rank=query_rank,
-        )
+    for qrels_piece, run_piece, query_rank in pieces:
+        parts = _layout(qrels_piece, run_piece, query_rank=query_rank, **options)
         del qrels_piece, run_piece
         parts.graded_as_relevance = parts.graded.with_relevance(
             np.where(parts.binary.relevance > 0, parts.graded.relevance, 0.0)
@@ -787,9 +811,12 @@ def evaluate_run(
             values_of[name].append(values)
         del parts
     query_ids = np.concatenate(query_ids)
+    # streamed pieces come in file order: trec_eval's order is by query id
+    order = _byte_order(query_ids) if streamed else slice(None)
+    query_ids = query_ids[order]
     mean, per_query, summed = {}, {}, []
     for name, _, is_summed, is_trec in measures:
-        values = np.concatenate(values_of.pop(name))
+        values = np.concatenate(values_of.pop(name))[order]
         per_query[name] = QueryValues(query_ids, values, np.ones(values.shape[0]))
         if is_summed:
             summed.append(name)
@@ -797,5 +824,5 @@ def evaluate_run(
         else:
             kept = values[~np.isnan(values)]
             mean[name] = _mean(kept, sequential=is_trec)
-    return RunEvaluation(mean, per_query, query_ids, name=run_table.tag,
+    return RunEvaluation(mean, per_query, query_ids, name=tag,
                          summed=tuple(summed), n_without_relevant=n_without_relevant)

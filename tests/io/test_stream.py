@@ -1,0 +1,116 @@
+"""Runs measured a piece at a time: pieces of whole queries, and ``--stream`` on grouped runs.
+
+Queries are independent, so measuring a run in pieces must give, bit for
+bit, the numbers of one layout of the whole run; the expected values are
+the whole-run numbers (themselves checked against trec_eval's rules in
+test_trec_hostile.py and against pytrec_eval in test_evaluate_run.py).
+"""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from skrank.io import _evaluate, _stream
+
+pytest.importorskip("pyarrow")
+
+MEASURES = ["num_ret", "num_rel", "num_rel_ret", "map", "P_5", "recip_rank", "bpref",
+            "ndcg_cut_10", "iprec_at_recall_0.50", "mrr"]
+
+
+def _files(tmp_path, seed, grouped=True, n_queries=40):
+    rng = np.random.default_rng(seed)
+    qrels, run = [], []
+    for q in rng.permutation(n_queries):
+        n = int(rng.integers(1, 30))
+        for d in range(n):
+            if rng.random() < 0.6:
+                qrels.append(f"q{q} 0 d{d} {int(rng.choice([-1, 0, 1, 2]))}")
+            if rng.random() < 0.8:
+                run.append(f"q{q} Q0 d{d} 0 {int(rng.integers(0, 5)) / 4} tag")
+    qrels.append("never 0 d1 1")  # a qrels query the run lacks
+    run.append("unjudged Q0 d1 0 1.0 tag")  # a run query the qrels lack
+    if not grouped:
+        run = [run[i] for i in rng.permutation(len(run))]
+    (tmp_path / "qrels").write_text("\n".join(qrels) + "\n")
+    (tmp_path / "run").write_text("\n".join(run) + "\n")
+    return tmp_path / "qrels", tmp_path / "run"
+
+
+def _evaluate_run(qrels, run, stream, **options):
+    base = dict(compat=None, relevance_level=1, complete_qrels=False, judged_docs_only=False,
+                max_docs=None, ties="input", no_relevant="zero")
+    base.update(options)
+    return _evaluate._evaluate_run(qrels, run, MEASURES, stream=stream, **base)
+
+
+def _same(a, b):
+    assert a.mean == b.mean
+    assert a.query_ids.tolist() == b.query_ids.tolist()
+    for name in a.per_query:
+        np.testing.assert_array_equal(a.per_query[name].value, b.per_query[name].value)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("options", [
+    {}, {"compat": "trec_eval"}, {"complete_qrels": True}, {"judged_docs_only": True},
+    {"compat": "trec_eval", "max_docs": 3, "judged_docs_only": True, "relevance_level": 0},
+])
+def test_pieces_of_whole_queries_give_the_numbers_of_one_layout(tmp_path, monkeypatch,
+                                                                seed, options):
+    qrels, run = _files(tmp_path, seed, grouped=False)
+    whole = _evaluate_run(qrels, run, False, **options)
+    monkeypatch.setattr(_evaluate, "CHUNK_LINES", 7)  # many pieces
+    _same(_evaluate_run(qrels, run, False, **options), whole)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("options", [
+    {}, {"compat": "trec_eval"}, {"complete_qrels": True},
+    {"compat": "trec_eval", "max_docs": 3, "judged_docs_only": True},
+])
+def test_a_grouped_run_streamed_in_small_blocks_gives_the_same_numbers(
+        tmp_path, monkeypatch, seed, options):
+    qrels, run = _files(tmp_path, seed, grouped=True)
+    whole = _evaluate_run(qrels, run, False, **options)
+    monkeypatch.setattr(_stream, "BLOCK_BYTES", 200)  # a query spans several blocks
+    read_whole = []
+    monkeypatch.setattr(_evaluate, "_as_table", _spy(_evaluate._as_table, read_whole))
+    _same(_evaluate_run(qrels, run, True, **options), whole)
+    assert read_whole == ["qrels"]  # the run itself was never read whole
+
+
+def _spy(func, calls):
+    def spied(value, kind, *args):
+        calls.append(kind)
+        return func(value, kind, *args)
+    return spied
+
+
+def test_a_run_that_is_not_grouped_is_read_whole_with_the_same_numbers(tmp_path, monkeypatch):
+    qrels, run = _files(tmp_path, 7, grouped=False)
+    monkeypatch.setattr(_stream, "BLOCK_BYTES", 200)
+    _same(_evaluate_run(qrels, run, True), _evaluate_run(qrels, run, False))
+
+
+def test_a_malformed_line_is_named_when_streaming(tmp_path):
+    (tmp_path / "qrels").write_text("q1 0 d1 1\n")
+    (tmp_path / "run").write_text("q1 Q0 d1 0 1 t\nq1 Q0 d2 0 x t\n")
+    with pytest.raises(ValueError, match=r"run:2: malformed run line"):
+        _evaluate_run(tmp_path / "qrels", tmp_path / "run", True)
+
+
+def test_the_command_streams(tmp_path):
+    qrels, run = _files(tmp_path, 3, grouped=True)
+    outputs = []
+    for flag in ([], ["--stream"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "skrank", "evaluate", str(qrels), str(run), "-q",
+             "--format", "json", "--compat", "trec_eval", "-m", "map", "-m", "P_5", *flag],
+            capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        outputs.append(json.loads(done.stdout))
+    assert outputs[0] == outputs[1]
