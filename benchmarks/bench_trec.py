@@ -4,10 +4,13 @@ A run of 2e6 lines with string ids, its rows shuffled (not grouped by
 query), and qrels that judge documents the run did not retrieve. Each tool
 runs as a fresh process (interpreter start included) with its own loader;
 the ratios come from one run. trec_eval's binary is used when one is given
-(``TREC_EVAL=/path/to/trec_eval`` or on PATH). Results are appended to
+(``TREC_EVAL=/path/to/trec_eval`` or on PATH). Each tool's median and
+fastest time and its peak resident memory (``/usr/bin/time``'s maximum RSS,
+or the child's ``ru_maxrss``) are reported; ``skrank evaluate --stream``
+runs on the same lines grouped by query. Results are appended to
 benchmarks/RESULTS.md.
 
-    python benchmarks/bench_trec.py [--lines 2000000] [--queries 2000] [--rounds 3]
+    python benchmarks/bench_trec.py [--lines 2000000] [--queries 2000] [--rounds 5]
 """
 
 import argparse
@@ -88,26 +91,48 @@ def make_files(root, n_lines, n_queries, seed=0):
 
 
 def timed(command):
+    """Wall time, peak resident memory (MB) and stdout of one fresh process."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     start = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True)
     elapsed = time.perf_counter() - start
     if done.returncode:
         raise RuntimeError(f"{command[0]} failed: {done.stderr[-500:]}")
-    return elapsed, done.stdout
+    # ru_maxrss of children is the largest so far: exact when this child is
+    # the largest yet, else a lower bound; wrapping in /usr/bin/time is exact
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return elapsed, (peak if peak > before else float("nan")) / 1024, done.stdout
+
+
+def peak_of(command):
+    """Peak RSS in MB of ``command`` measured by /usr/bin/time, or None without it."""
+    if not os.path.exists("/usr/bin/time"):
+        return None
+    done = subprocess.run(["/usr/bin/time", "-f", "%M", *command], capture_output=True,
+                          text=True)
+    return int(done.stderr.strip().splitlines()[-1]) / 1024 if done.returncode == 0 else None
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--lines", type=int, default=2_000_000)
     parser.add_argument("--queries", type=int, default=2_000)
-    parser.add_argument("--rounds", type=int, default=3,
-                        help="turns each tool takes; its fastest is kept")
+    parser.add_argument("--rounds", type=int, default=5,
+                        help="turns each tool takes; the median and fastest are kept")
     parser.add_argument("--grouped", action="store_true",
                         help="each tool runs its rounds back to back (warm memory)")
     parser.add_argument("--no-append", action="store_true")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp())
     qrels, run = make_files(root, args.lines, args.queries)
+    grouped = root / "run_grouped.txt"
+    with open(run) as source, open(grouped, "w") as target:
+        lines = source.readlines()
+        lines.sort(key=lambda line: line.split(" ", 1)[0])  # stable: by query only
+        target.writelines(lines)
+        del lines
     measures = sum((["-m", m] for m in MEASURES), [])
     skrank = [sys.executable, "-m", "skrank", "evaluate", str(qrels), str(run),
               *measures, "--compat", "trec_eval", "--format", "trec"]
@@ -116,13 +141,18 @@ def main():
     if binary:
         commands["trec_eval (C binary)"] = [
             binary, *sum((["-m", m] for m in BINARY_MEASURES), []), str(qrels), str(run)]
+    commands["skrank evaluate --stream (grouped run)"] = [
+        *skrank[:5], str(grouped), *skrank[6:], "--stream"]
+    if binary:
+        commands["trec_eval (C binary, grouped run)"] = [
+            binary, *sum((["-m", m] for m in BINARY_MEASURES), []), str(qrels), str(grouped)]
     reader = "trec_eval's run reader alone (C, lower bound for the binary)"
     commands[reader] = [sys.executable, "-c", TREC_READER, str(qrels), str(run)]
     for name, script in (("pytrec_eval", PYTREC), ("ranx", RANX)):
         commands[name] = [sys.executable, "-c", script, str(qrels), str(run)]
     # the tools take turns, round after round (or, with --grouped, each runs
     # its rounds back to back); each keeps its fastest round
-    results = {}
+    results, times, peaks = {}, {}, {}
     if args.grouped:
         schedule = [name for name in list(commands) for _ in range(args.rounds)]
     else:
@@ -132,7 +162,7 @@ def main():
             continue
         command = commands[name]
         try:
-            seconds, out = timed(command)
+            seconds, _, out = timed(command)
         except RuntimeError as exc:
             print(f"{name}: {exc}")
             del commands[name]
@@ -140,21 +170,30 @@ def main():
         if name == reader:  # the C call's own time, no interpreter start
             seconds = float(out)
         results[name] = min(seconds, results.get(name, (np.inf, ""))[0]), out
-    base = results["skrank evaluate"][0]
+        times.setdefault(name, []).append(seconds)
+    for name, command in commands.items():
+        if name != reader:
+            peaks[name] = peak_of(command)
     lines = [
         "",
         f"## TREC command, {args.lines:.0e} run lines, {args.queries} queries "
         "(string ids, rows shuffled, unretrieved judged documents)",
         "",
-        f"Fastest of {args.rounds} rounds, "
+        f"Median and fastest of {args.rounds} rounds, "
         + ("each tool's rounds back to back." if args.grouped else
-           "the tools taking turns."),
+           "the tools taking turns.")
+        + " Peak RSS from /usr/bin/time in one more run.",
         "",
-        "| tool (own loader, fresh process) | seconds | ratio to skrank |",
-        "|---|---|---|",
+        "| tool (own loader, fresh process) | median s | fastest s | median ratio to "
+        "skrank | peak MB |",
+        "|---|---|---|---|---|",
     ]
+    base = float(np.median(times["skrank evaluate"]))
     for name, (seconds, _) in results.items():
-        lines.append(f"| {name} | {seconds:.2f} | {seconds / base:.2f} |")
+        median = float(np.median(times[name]))
+        peak = peaks.get(name)
+        lines.append(f"| {name} | {median:.2f} | {seconds:.2f} | {median / base:.2f} | "
+                     + ("—" if peak is None else f"{peak:.0f}") + " |")
     if not binary:
         lines.append("")
         lines.append("No trec_eval binary was given (TREC_EVAL=...); pytrec_eval runs "

@@ -50,8 +50,11 @@ class RunEvaluation:
     {'recip_rank': 0.5, 'num_rel_ret': 1.0}
     >>> result.per_query["recip_rank"]
     QueryValues(query_id=array(['q1', 'q2'], dtype=object), value=array([1., 0.]), weight=array([1., 1.]))
-    >>> dict(zip(*result.per_query["recip_rank"][:2]))
-    {'q1': 1.0, 'q2': 0.0}
+    >>> result.to_frame()           # doctest: +SKIP
+              recip_rank  num_rel_ret
+    query_id
+    q1               1.0          1.0
+    q2               0.0          0.0
     """
 
     mean: dict
@@ -750,7 +753,7 @@ def evaluate_run(
     ...                       compat="trec_eval")
     >>> result.mean                  # q1: AP 1/2 (d3 not retrieved), P@2 1/2
     {'map': 0.75, 'P_2': 0.5, 'num_rel': 3.0}
-    >>> result.per_query["map"]
+    >>> result.per_query["map"].value   # per query, beside .query_id
     array([0.5, 1. ])
     """
     return _evaluate_run(
