@@ -21,7 +21,10 @@ _LAZY = {
     "bpref_score": "metrics",
     "coverage_error": "metrics",
     "dcg_score": "metrics",
+    "describe_convention": "metrics",
+    "DifferenceExplanation": "metrics",
     "evaluate": "metrics",
+    "explain_difference": "metrics",
     "fap_curve": "metrics",
     "fap_score": "metrics",
     "fbeta_at_k_score": "metrics",
@@ -87,6 +90,7 @@ def __dir__():
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "DifferenceExplanation",
     "FAPCurveDisplay",
     "FAPCutoffClassifier",
     "MultiMetricScorer",
@@ -105,9 +109,11 @@ __all__ = [
     "compare",
     "coverage_error",
     "dcg_score",
+    "describe_convention",
     "evaluate",
     "evaluate_by",
     "evaluate_run",
+    "explain_difference",
     "fap_curve",
     "fap_score",
     "fbeta_at_k_score",

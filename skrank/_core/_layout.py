@@ -8,7 +8,10 @@ queries or rows.
 
 Tie policy lives in the data: with ``ties="average"`` rows of equal score in
 a query form one *tie block*; with ``ties="input"`` every row is its own block,
-so no kernel needs to know which policy is in force.
+so no kernel needs to know which policy is in force. ``ties="pessimistic"``
+and ``"optimistic"`` are input order with another tie-breaking key: among
+equal scores the lower (higher) ``y_true`` ranks first, CatBoost's rule
+(pessimistic), so each row is its own block too.
 
 Judged but not retrieved: a row scored ``-inf`` is one the system did not
 return (a relevant document missing from a TREC run). It sorts below every
@@ -318,6 +321,20 @@ def _packed_order(score, keys, max_key_bits=40):
     return order, sorted_keys
 
 
+def _tie_breaker(relevance, ties):
+    """The secondary sort key of a tie-breaking policy, or None.
+
+    Policy goes in the data: ``"pessimistic"`` ranks the lower ``y_true``
+    first among equal scores, ``"optimistic"`` the higher; ``"input"`` and
+    ``"average"`` need no key (a stable sort keeps the input order).
+    """
+    if ties == "pessimistic":
+        return relevance
+    if ties == "optimistic":
+        return -relevance
+    return None
+
+
 def rank_queries(
     y_true,
     y_score,
@@ -367,10 +384,17 @@ def rank_queries(
             )
         n_queries, n_items = score.shape
         weight = check_sample_weight(sample_weight, n_queries, what="queries (rows)")
-        # per-row stable sorts; the flattened result is query-sorted already
-        order = np.argsort(-score, axis=1, kind="stable")
-        order += (np.arange(n_queries) * n_items)[:, None]
-        order = order.reshape(-1)
+        breaker = _tie_breaker(relevance, ties)
+        if breaker is None:
+            # per-row stable sorts; the flattened result is query-sorted already
+            order = np.argsort(-score, axis=1, kind="stable")
+            order += (np.arange(n_queries) * n_items)[:, None]
+            order = order.reshape(-1)
+        else:
+            order = np.lexsort((
+                breaker.reshape(-1), -score.reshape(-1),
+                np.repeat(np.arange(n_queries), n_items),
+            ))
         query = np.repeat(np.arange(n_queries), n_items)
         query_start = np.arange(0, n_queries * n_items, n_items)
         query_ids = np.arange(n_queries)
@@ -381,7 +405,11 @@ def rank_queries(
         n_rows = score.shape[0]
         weight = check_sample_weight(sample_weight, n_rows)
         if query_id is None:
-            order = np.argsort(-score, kind="stable")
+        breaker = _tie_breaker(relevance, ties)
+            order = (
+                np.argsort(-score, kind="stable") if breaker is None
+                else np.lexsort((breaker, -score))
+            )
             query = np.zeros(n_rows, dtype=np.intp)
             query_start = np.zeros(1, dtype=np.intp)
             query_ids = np.zeros(1, dtype=np.intp)
@@ -389,7 +417,10 @@ def rank_queries(
             keys, labels = _factorize(query_id, n_rows)
             check_same_length(y_true=relevance, query_id=keys)
             packed = _packed_order(score, keys) if ties == "average" else None
-            if packed is None:
+            if breaker is not None:
+                order = np.lexsort((breaker, -score, keys))
+                sorted_keys = keys[order]
+            elif packed is None:
                 order = np.lexsort((-score, keys))
                 sorted_keys = keys[order]
             else:

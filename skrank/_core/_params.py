@@ -18,6 +18,13 @@ from numbers import Real
 import numpy as np
 from typing import Callable, NamedTuple
 
+from ._presets import (
+    FUNCTION_STEMS,
+    SCORE_OPTIONS,
+    check_compat,
+    convert_scores,
+    get_convention,
+)
 from ._validation import (
     check_bool,
     check_fraction,
@@ -27,7 +34,7 @@ from ._validation import (
 )
 
 # the choices of the option-valued parameters, one definition each
-TIES = ("average", "input")
+TIES = ("average", "input", "pessimistic", "optimistic")
 NO_RELEVANT = ("skip", "zero", "one", "error")
 AGGREGATE = ("mean", None)
 GAINS = ("exponential", "linear")
@@ -37,6 +44,12 @@ WEIGHTING = ("samples", "uniform")
 CORRELATION_METHODS = ("spearman", "kendall", "pearson")
 CORRECTIONS = ("holm", "bonferroni", None)
 BOOTSTRAP_METHODS = ("percentile", "basic", "BCa")
+DISCOUNTS = ("log2", "position")
+TIE_BLOCKS = ("expected", "threshold")
+PRECISION_NORMALIZE = ("k", "min")
+ONE_CLASS = ("skip", "zero")
+SCORE_DTYPES = (None, "float32")
+RETRIEVED = ("all", "positive")
 
 
 class Rule(NamedTuple):
@@ -83,21 +96,31 @@ def _check_fraction_or_none(name, value):
 
 
 FRACTION_OR_NONE = Rule(_check_fraction_or_none, (0, 1, 1.5, float("nan"), "0.5"))
+COMPAT = Rule(check_compat, ("no-such-peer", 1.5, "LightGBM"))
 
+# the preset and the score conventions, taken by every ranking metric
+_CONVENTIONS = {
+    "compat": COMPAT,
+    "score_dtype": choice(*SCORE_DTYPES),
+    "retrieved": choice(*RETRIEVED),
+}
 _SHARED = {
     "ties": choice(*TIES),
     "no_relevant": choice(*NO_RELEVANT),
     "aggregate": choice(*AGGREGATE),
+    **_CONVENTIONS,
 }
 _WITH_K = {"k": CUTOFF, **_SHARED}
 
 #: function name -> {option: Rule}
 PARAMETERS = {
-    "ndcg_score": {"gain": choice(*GAINS), **_WITH_K},
-    "dcg_score": {"gain": choice(*GAINS), **_WITH_K},
-    "average_precision_score": {"normalize": choice(*NORMALIZE), **_WITH_K},
+    "ndcg_score": {"gain": choice(*GAINS), "discount": choice(*DISCOUNTS), **_WITH_K},
+    "dcg_score": {"gain": choice(*GAINS), "discount": choice(*DISCOUNTS), **_WITH_K},
+    "average_precision_score": {
+        "normalize": choice(*NORMALIZE), "tie_blocks": choice(*TIE_BLOCKS), **_WITH_K,
+    },
     "reciprocal_rank_score": _WITH_K,
-    "precision_at_k_score": _WITH_K,
+    "precision_at_k_score": {"normalize": choice(*PRECISION_NORMALIZE), **_WITH_K},
     "hits_score": _WITH_K,
     "recall_at_k_score": _WITH_K,
     "hit_rate_score": _WITH_K,
@@ -105,7 +128,7 @@ PARAMETERS = {
     "fap_score": {"beta": POSITIVE, **_WITH_K},
     "fap_curve": {
         "max_k": CUTOFF, "beta": POSITIVE, "ties": choice(*TIES),
-        "no_relevant": choice(*NO_RELEVANT), "return_parts": FLAG,
+        "no_relevant": choice(*NO_RELEVANT), "return_parts": FLAG, **_CONVENTIONS,
     },
     "r_precision_score": _SHARED,
     "pr_auc_score": _SHARED,
@@ -118,17 +141,21 @@ PARAMETERS = {
     "weighted_average_precision_score": _WITH_K,
     "set_fbeta_score": {
         "beta": POSITIVE, "no_relevant": choice(*NO_RELEVANT),
-        "aggregate": choice(*AGGREGATE),
+        "aggregate": choice(*AGGREGATE), "compat": COMPAT,
     },
-    "coverage_error": {"aggregate": choice(*AGGREGATE)},
-    "label_ranking_loss": {"aggregate": choice(*AGGREGATE)},
-    "label_ranking_average_precision_score": {"aggregate": choice(*AGGREGATE)},
+    "coverage_error": {"aggregate": choice(*AGGREGATE), **_CONVENTIONS},
+    "label_ranking_loss": {"aggregate": choice(*AGGREGATE), **_CONVENTIONS},
+    "label_ranking_average_precision_score": {
+        "aggregate": choice(*AGGREGATE), **_CONVENTIONS,
+    },
     "gauc_score": {
         "ties": choice(*TIES), "weighting": choice(*WEIGHTING),
-        "aggregate": choice(*AGGREGATE),
+        "one_class": choice(*ONE_CLASS), "aggregate": choice(*AGGREGATE),
+        **_CONVENTIONS,
     },
     "rank_correlation_score": {
         "method": choice(*CORRELATION_METHODS), "aggregate": choice(*AGGREGATE),
+        **_CONVENTIONS,
     },
     "precision_recall_at_k_curve": {"max_k": CUTOFF, **_SHARED},
     "interpolated_precision_recall_curve": _SHARED,
@@ -145,12 +172,16 @@ PARAMETERS = {
     },
     "permutation_importance": {"n_repeats": COUNT},
     "evaluate_run": {
-        "compat": choice(None, "trec_eval"), "relevance_level": REAL,
+        "compat": COMPAT, "relevance_level": REAL,
         "complete_qrels": FLAG, "judged_docs_only": FLAG, "max_docs": CUTOFF,
         "ties": choice(*TIES), "no_relevant": choice("zero", "skip", "one"),
     },
     "load_digits_retrieval": {"n_queries": COUNT, "n_candidates": COUNT, "as_frame": FLAG},
 }
+
+
+# functions whose ``compat`` their body resolves (per metric, or TREC rules)
+_MULTI_METRIC = ("evaluate", "evaluate_run")
 
 
 def check_params(func):
@@ -173,10 +204,44 @@ def check_params(func):
             "parameters of the function"
         )
 
+    single = "compat" in rules and func.__name__ not in _MULTI_METRIC
+    takes_scores = single and "score_dtype" in rules
+
     @functools.wraps(func)
     def checked(*args, **kwargs):
         for name in rules.keys() & kwargs.keys():
             kwargs[name] = rules[name].check(name, kwargs[name])
+        if "compat" in kwargs and kwargs["compat"] is not None:
+            if single:  # the preset's options fill those not given
+                convention = get_convention(kwargs.pop("compat"))
+                stem = FUNCTION_STEMS.get(func.__name__, func.__name__)
+                defaults = convention.options_for(stem)
+                if convention.metrics[stem].k is not None:
+                    defaults["k"] = convention.metrics[stem].k  # the bare name's
+                for name, value in defaults.items():
+                    if name in rules and name not in kwargs:
+                        kwargs[name] = rules[name].check(name, value)
+            elif func.__name__ == "evaluate" and not isinstance(kwargs["compat"], Preset):
+                # the preset applies per metric; explicit options win
+                kwargs["compat"] = Preset(
+                    get_convention(kwargs["compat"]),
+                    frozenset(kwargs) - {"compat"},
+                )
+        if takes_scores and kwargs.keys() & set(SCORE_OPTIONS):
+            dtype = kwargs.pop("score_dtype", None)
+            retrieved = kwargs.pop("retrieved", "all")
+            if len(args) > 1:
+                args = (args[0], convert_scores(args[1], dtype, retrieved), *args[2:])
+            elif "y_score" in kwargs:
+                kwargs["y_score"] = convert_scores(kwargs["y_score"], dtype, retrieved)
         return func(*args, **kwargs)
 
     return checked
+
+
+class Preset(NamedTuple):
+    """A checked ``compat=`` of a multi-metric function: the convention, and
+    the options the caller gave explicitly (which win over the preset's)."""
+
+    convention: object
+    explicit: frozenset

@@ -22,6 +22,7 @@ from ._cutoff import (
     r_precision_score,
     recall_at_k_score,
 )
+from ._conventions import DifferenceExplanation, describe_convention, explain_difference
 from ._evaluate import evaluate
 from ._fap import fap_curve, fap_score
 from ._first_relevant import hit_rate_score, reciprocal_rank_score
@@ -37,13 +38,16 @@ from ._rank_weights import rank_decay_weights, weighted_average_precision_score
 from ._sets import set_fbeta_score
 
 __all__ = [
+    "DifferenceExplanation",
     "QueryValues",
     "RankingAccumulator",
     "average_precision_score",
     "bpref_score",
     "coverage_error",
     "dcg_score",
+    "describe_convention",
     "evaluate",
+    "explain_difference",
     "fap_curve",
     "fap_score",
     "fbeta_at_k_score",

@@ -39,6 +39,13 @@ def _auc_per_query(ranked):
     return auc, pos_query, neg_query
 
 
+def _one_class(auc, one_class):
+    """AUC with the single-class queries (nan) scored 0 under ``one_class="zero"``."""
+    if one_class == "zero":
+        return np.where(np.isnan(auc), 0.0, auc)
+    return auc
+
+
 def _moderate(weight):
     """Weights divided by their largest when they are extreme (products, sums).
 
@@ -70,7 +77,11 @@ def gauc_score(
     sample_weight=None,
     ties="average",
     weighting="samples",
+    one_class="skip",
     aggregate="mean",
+    compat=None,
+    score_dtype=None,
+    retrieved="all",
 ):
     """Group AUC: the ROC AUC of each query, weighted mean over queries.
 
@@ -88,16 +99,34 @@ def gauc_score(
         One weight per row (1-D input) or per ranking (2-D input). Rows are
         weighted inside each query's AUC, as in
         ``sklearn.metrics.roc_auc_score(sample_weight=...)``.
-    ties : {"average", "input"}, default="average"
+    ties : {"average", "input", "pessimistic", "optimistic"}, default="average"
         ``"average"``: the exact expected value over all orders of rows with
         equal scores. ``"input"``: rows with equal scores keep their input
-        order.
+        order. ``"pessimistic"`` (``"optimistic"``): among equal scores the
+        lower (higher) ``y_true`` ranks first, CatBoost's rule.
     weighting : {"samples", "uniform"}, default="samples"
         A query's weight in the mean: its number of rows (its sum of row
         weights with ``sample_weight``), or 1 for every query.
+    one_class : {"skip", "zero"}, default="skip"
+        A query whose rows are all positive or all negative: left out of the
+        mean (its AUC is undefined), or scored 0 and counted (CatBoost's
+        ``QueryAUC``).
     aggregate : {"mean", None}, default="mean"
         ``"mean"``: the weighted mean over queries, a float. None: a
         :class:`QueryValues` with one value per query.
+    compat : str, default=None
+        A peer's conventions: ``"lightgbm"``, ``"xgboost"``, ``"catboost"``,
+        ``"sklearn"``, ``"ranx"``, ``"torchmetrics"``, ``"trec_eval"`` or
+        ``"spark"`` (see :func:`describe_convention`). The preset's options
+        become this call's defaults; options given explicitly win. A
+        ``ValueError`` lists the peer's metrics when it lacks this one.
+    score_dtype : {None, "float32"}, default=None
+        ``"float32"`` rounds the scores to float32 first, so scores equal in
+        float32 tie (as in XGBoost and torchmetrics).
+    retrieved : {"all", "positive"}, default="all"
+        ``"positive"``: a row scored <= 0 is not retrieved, so it is never a
+        hit but still counts among the relevant rows (torchmetrics' AP, MRR,
+        precision and recall).
 
     Returns
     -------
@@ -153,7 +182,7 @@ def gauc_score(
         ties=ties,
         binary=True,
     )
-    auc = _auc_per_query(ranked)[0]
+    auc = _one_class(_auc_per_query(ranked)[0], one_class)
     return aggregate_queries(
         auc,
         ranked,

@@ -42,11 +42,43 @@ def _average_precision_sum(ranked, k, terms=None):
     return segment_sum(terms, ranked.query_start)
 
 
-def _average_precision_per_query(ranked, *, k, normalize="relevant"):
+def _threshold_average_precision_sum(ranked, k):
+    """Sum over tie blocks of (relevant rows added) x (precision at the block's end).
+
+    scikit-learn's ``average_precision_score`` steps once per distinct
+    score: a tie block counts once, at its last position. A block that
+    straddles position ``k`` counts its expected share of relevant rows in
+    the top k, at position k.
+    """
+    first = ranked.block_first_rank.astype(np.float64)
+    size = ranked.block_size.astype(np.float64)
+    end = first + size - 1
+    relevant = ranked.block_relevant
+    if k is not None:
+        end = np.minimum(end, float(k))
+        inside = np.clip(end - first + 1, 0.0, None)
+        relevant = relevant * inside / size
+    hits_at_end = ranked.relevant_before_block + relevant
+    with np.errstate(invalid="ignore", divide="ignore"):
+        terms = np.where(relevant > 0, relevant * hits_at_end / end, 0.0)
+    return np.bincount(ranked.block_query, weights=terms, minlength=ranked.n_queries)
+
+
+def _average_precision_per_query(ranked, *, k, normalize="relevant",
+                                 tie_blocks="expected"):
     """Expected AP@k per query under the chosen normalisation."""
+    relevant = ranked.n_relevant
+    if tie_blocks == "threshold":
+        total = _threshold_average_precision_sum(ranked, k)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            if normalize == "relevant":
+                return total / relevant
+            if normalize == "min":
+                return total / (relevant if k is None else np.minimum(relevant, k))
+            hits = _expected_hits_at_k(ranked, k)
+            return np.where(hits > 0, total / hits, 0.0)
     terms = _average_precision_terms(ranked)
     total = _average_precision_sum(ranked, k, terms)
-    relevant = ranked.n_relevant
     with np.errstate(invalid="ignore", divide="ignore"):
         if normalize == "relevant":
             return total / relevant
@@ -136,6 +168,10 @@ def average_precision_score(
     ties="average",
     no_relevant="skip",
     aggregate="mean",
+    compat=None,
+    score_dtype=None,
+    retrieved="all",
+    tie_blocks="expected",
 ):
     """Average precision (AP@k); with ``query_id``, mean average precision (MAP).
 
@@ -162,16 +198,36 @@ def average_precision_score(
     sample_weight : array-like, default=None
         One weight per row (1-D input) or per ranking (2-D input). A query
         weighs the mean of its rows' weights in the mean over queries.
-    ties : {"average", "input"}, default="average"
+    ties : {"average", "input", "pessimistic", "optimistic"}, default="average"
         ``"average"``: the exact expected value over all orders of rows with
         equal scores. ``"input"``: rows with equal scores keep their input
-        order.
+        order. ``"pessimistic"`` (``"optimistic"``): among equal scores the
+        lower (higher) ``y_true`` ranks first, CatBoost's rule.
     no_relevant : {"skip", "zero", "one", "error"}, default="skip"
         What a query with no relevant row scores: left out of the mean, 0,
         1, or a ``ValueError``.
     aggregate : {"mean", None}, default="mean"
         ``"mean"``: the weighted mean over queries, a float. None: a
         :class:`QueryValues` with one value per query.
+    compat : str, default=None
+        A peer's conventions: ``"lightgbm"``, ``"xgboost"``, ``"catboost"``,
+        ``"sklearn"``, ``"ranx"``, ``"torchmetrics"``, ``"trec_eval"`` or
+        ``"spark"`` (see :func:`describe_convention`). The preset's options
+        become this call's defaults; options given explicitly win. A
+        ``ValueError`` lists the peer's metrics when it lacks this one.
+    score_dtype : {None, "float32"}, default=None
+        ``"float32"`` rounds the scores to float32 first, so scores equal in
+        float32 tie (as in XGBoost and torchmetrics).
+    retrieved : {"all", "positive"}, default="all"
+        ``"positive"``: a row scored <= 0 is not retrieved, so it is never a
+        hit but still counts among the relevant rows (torchmetrics' AP, MRR,
+        precision and recall).
+    tie_blocks : {"expected", "threshold"}, default="expected"
+        With ``ties="average"``: ``"expected"`` is the exact expected AP
+        over the orders of tied rows; ``"threshold"`` counts each tie block
+        once, as the precision at the block's end times the recall it adds
+        (scikit-learn's ``average_precision_score``, one step per distinct
+        score). Both agree without ties.
 
     Returns
     -------
@@ -219,6 +275,7 @@ def average_precision_score(
         _average_precision_per_query,
         y_true, y_score, query_id=query_id, sample_weight=sample_weight,
         ties=ties, no_relevant=no_relevant, aggregate=aggregate, k=k, normalize=normalize,
+        tie_blocks=tie_blocks,
     )
 
 

@@ -22,8 +22,13 @@ def _hits_per_query(ranked, *, k):
     return _expected_hits_at_k(ranked, k)
 
 
-def _precision_at_k_per_query(ranked, *, k):
-    return _expected_hits_at_k(ranked, k) / _cutoff_length(ranked, k)
+def _precision_at_k_per_query(ranked, *, k, normalize="k"):
+    """Expected hits@k over k, or over min(k, n) (``normalize="min"``)."""
+    if normalize == "min":  # n: every row of the query, retrieved or not
+        length = ranked.query_size if k is None else np.minimum(k, ranked.query_size)
+    else:
+        length = _cutoff_length(ranked, k)
+    return _expected_hits_at_k(ranked, k) / length
 
 
 def _recall_at_k_per_query(ranked, *, k):
@@ -74,6 +79,9 @@ def hits_score(
     ties="average",
     no_relevant="skip",
     aggregate="mean",
+    compat=None,
+    score_dtype=None,
+    retrieved="all",
 ):
     """Hits at k: the number of relevant rows retrieved in the top k.
 
@@ -95,16 +103,30 @@ def hits_score(
     sample_weight : array-like, default=None
         One weight per row (1-D input) or per ranking (2-D input). A query
         weighs the mean of its rows' weights in the mean over queries.
-    ties : {"average", "input"}, default="average"
+    ties : {"average", "input", "pessimistic", "optimistic"}, default="average"
         ``"average"``: the exact expected value over all orders of rows with
         equal scores. ``"input"``: rows with equal scores keep their input
-        order.
+        order. ``"pessimistic"`` (``"optimistic"``): among equal scores the
+        lower (higher) ``y_true`` ranks first, CatBoost's rule.
     no_relevant : {"skip", "zero", "one", "error"}, default="skip"
         What a query with no relevant row scores: left out of the mean, 0,
         1, or a ``ValueError``.
     aggregate : {"mean", None}, default="mean"
         ``"mean"``: the weighted mean over queries, a float. None: a
         :class:`QueryValues` with one value per query.
+    compat : str, default=None
+        A peer's conventions: ``"lightgbm"``, ``"xgboost"``, ``"catboost"``,
+        ``"sklearn"``, ``"ranx"``, ``"torchmetrics"``, ``"trec_eval"`` or
+        ``"spark"`` (see :func:`describe_convention`). The preset's options
+        become this call's defaults; options given explicitly win. A
+        ``ValueError`` lists the peer's metrics when it lacks this one.
+    score_dtype : {None, "float32"}, default=None
+        ``"float32"`` rounds the scores to float32 first, so scores equal in
+        float32 tie (as in XGBoost and torchmetrics).
+    retrieved : {"all", "positive"}, default="all"
+        ``"positive"``: a row scored <= 0 is not retrieved, so it is never a
+        hit but still counts among the relevant rows (torchmetrics' AP, MRR,
+        precision and recall).
 
     Returns
     -------
@@ -156,6 +178,10 @@ def precision_at_k_score(
     ties="average",
     no_relevant="skip",
     aggregate="mean",
+    compat=None,
+    score_dtype=None,
+    retrieved="all",
+    normalize="k",
 ):
     """Precision at k (P@k): the fraction of the top k rows that are relevant.
 
@@ -177,16 +203,36 @@ def precision_at_k_score(
     sample_weight : array-like, default=None
         One weight per row (1-D input) or per ranking (2-D input). A query
         weighs the mean of its rows' weights in the mean over queries.
-    ties : {"average", "input"}, default="average"
+    ties : {"average", "input", "pessimistic", "optimistic"}, default="average"
         ``"average"``: the exact expected value over all orders of rows with
         equal scores. ``"input"``: rows with equal scores keep their input
-        order.
+        order. ``"pessimistic"`` (``"optimistic"``): among equal scores the
+        lower (higher) ``y_true`` ranks first, CatBoost's rule.
     no_relevant : {"skip", "zero", "one", "error"}, default="skip"
         What a query with no relevant row scores: left out of the mean, 0,
         1, or a ``ValueError``.
     aggregate : {"mean", None}, default="mean"
         ``"mean"``: the weighted mean over queries, a float. None: a
         :class:`QueryValues` with one value per query.
+    compat : str, default=None
+        A peer's conventions: ``"lightgbm"``, ``"xgboost"``, ``"catboost"``,
+        ``"sklearn"``, ``"ranx"``, ``"torchmetrics"``, ``"trec_eval"`` or
+        ``"spark"`` (see :func:`describe_convention`). The preset's options
+        become this call's defaults; options given explicitly win. A
+        ``ValueError`` lists the peer's metrics when it lacks this one.
+    score_dtype : {None, "float32"}, default=None
+        ``"float32"`` rounds the scores to float32 first, so scores equal in
+        float32 tie (as in XGBoost and torchmetrics).
+    retrieved : {"all", "positive"}, default="all"
+        ``"positive"``: a row scored <= 0 is not retrieved, so it is never a
+        hit but still counts among the relevant rows (torchmetrics' AP, MRR,
+        precision and recall).
+    normalize : {"k", "min"}, default="k"
+        The denominator: ``k``, or ``min(k, n)`` with ``n`` the query's rows
+        (XGBoost's ``pre@k``, CatBoost's ``PrecisionAt``, torchmetrics'
+        ``adaptive_k=True``). With ``k=None``, ``"min"`` divides by all the
+        query's rows, those scored ``-inf`` (or not retrieved under
+        ``retrieved="positive"``) included, as torchmetrics' ``top_k=None``.
 
     Returns
     -------
@@ -219,6 +265,7 @@ def precision_at_k_score(
         _precision_at_k_per_query,
         y_true, y_score, query_id=query_id, sample_weight=sample_weight,
         ties=ties, no_relevant=no_relevant, aggregate=aggregate, k=k,
+        normalize=normalize,
     )
 
 
@@ -233,6 +280,9 @@ def recall_at_k_score(
     ties="average",
     no_relevant="skip",
     aggregate="mean",
+    compat=None,
+    score_dtype=None,
+    retrieved="all",
 ):
     """Recall at k (R@k): the fraction of the relevant rows found in the top k.
 
@@ -254,16 +304,30 @@ def recall_at_k_score(
     sample_weight : array-like, default=None
         One weight per row (1-D input) or per ranking (2-D input). A query
         weighs the mean of its rows' weights in the mean over queries.
-    ties : {"average", "input"}, default="average"
+    ties : {"average", "input", "pessimistic", "optimistic"}, default="average"
         ``"average"``: the exact expected value over all orders of rows with
         equal scores. ``"input"``: rows with equal scores keep their input
-        order.
+        order. ``"pessimistic"`` (``"optimistic"``): among equal scores the
+        lower (higher) ``y_true`` ranks first, CatBoost's rule.
     no_relevant : {"skip", "zero", "one", "error"}, default="skip"
         What a query with no relevant row scores: left out of the mean, 0,
         1, or a ``ValueError``.
     aggregate : {"mean", None}, default="mean"
         ``"mean"``: the weighted mean over queries, a float. None: a
         :class:`QueryValues` with one value per query.
+    compat : str, default=None
+        A peer's conventions: ``"lightgbm"``, ``"xgboost"``, ``"catboost"``,
+        ``"sklearn"``, ``"ranx"``, ``"torchmetrics"``, ``"trec_eval"`` or
+        ``"spark"`` (see :func:`describe_convention`). The preset's options
+        become this call's defaults; options given explicitly win. A
+        ``ValueError`` lists the peer's metrics when it lacks this one.
+    score_dtype : {None, "float32"}, default=None
+        ``"float32"`` rounds the scores to float32 first, so scores equal in
+        float32 tie (as in XGBoost and torchmetrics).
+    retrieved : {"all", "positive"}, default="all"
+        ``"positive"``: a row scored <= 0 is not retrieved, so it is never a
+        hit but still counts among the relevant rows (torchmetrics' AP, MRR,
+        precision and recall).
 
     Returns
     -------
@@ -308,6 +372,9 @@ def fbeta_at_k_score(
     ties="average",
     no_relevant="skip",
     aggregate="mean",
+    compat=None,
+    score_dtype=None,
+    retrieved="all",
 ):
     """F-beta at k: the weighted harmonic mean of P@k and R@k.
 
@@ -331,16 +398,30 @@ def fbeta_at_k_score(
     sample_weight : array-like, default=None
         One weight per row (1-D input) or per ranking (2-D input). A query
         weighs the mean of its rows' weights in the mean over queries.
-    ties : {"average", "input"}, default="average"
+    ties : {"average", "input", "pessimistic", "optimistic"}, default="average"
         ``"average"``: the exact expected value over all orders of rows with
         equal scores. ``"input"``: rows with equal scores keep their input
-        order.
+        order. ``"pessimistic"`` (``"optimistic"``): among equal scores the
+        lower (higher) ``y_true`` ranks first, CatBoost's rule.
     no_relevant : {"skip", "zero", "one", "error"}, default="skip"
         What a query with no relevant row scores: left out of the mean, 0,
         1, or a ``ValueError``.
     aggregate : {"mean", None}, default="mean"
         ``"mean"``: the weighted mean over queries, a float. None: a
         :class:`QueryValues` with one value per query.
+    compat : str, default=None
+        A peer's conventions: ``"lightgbm"``, ``"xgboost"``, ``"catboost"``,
+        ``"sklearn"``, ``"ranx"``, ``"torchmetrics"``, ``"trec_eval"`` or
+        ``"spark"`` (see :func:`describe_convention`). The preset's options
+        become this call's defaults; options given explicitly win. A
+        ``ValueError`` lists the peer's metrics when it lacks this one.
+    score_dtype : {None, "float32"}, default=None
+        ``"float32"`` rounds the scores to float32 first, so scores equal in
+        float32 tie (as in XGBoost and torchmetrics).
+    retrieved : {"all", "positive"}, default="all"
+        ``"positive"``: a row scored <= 0 is not retrieved, so it is never a
+        hit but still counts among the relevant rows (torchmetrics' AP, MRR,
+        precision and recall).
 
     Returns
     -------
@@ -389,6 +470,9 @@ def r_precision_score(
     ties="average",
     no_relevant="skip",
     aggregate="mean",
+    compat=None,
+    score_dtype=None,
+    retrieved="all",
 ):
     """R-precision: the precision at R, the query's number of relevant rows.
 
@@ -407,16 +491,30 @@ def r_precision_score(
     sample_weight : array-like, default=None
         One weight per row (1-D input) or per ranking (2-D input). A query
         weighs the mean of its rows' weights in the mean over queries.
-    ties : {"average", "input"}, default="average"
+    ties : {"average", "input", "pessimistic", "optimistic"}, default="average"
         ``"average"``: the exact expected value over all orders of rows with
         equal scores. ``"input"``: rows with equal scores keep their input
-        order.
+        order. ``"pessimistic"`` (``"optimistic"``): among equal scores the
+        lower (higher) ``y_true`` ranks first, CatBoost's rule.
     no_relevant : {"skip", "zero", "one", "error"}, default="skip"
         What a query with no relevant row scores: left out of the mean, 0,
         1, or a ``ValueError``.
     aggregate : {"mean", None}, default="mean"
         ``"mean"``: the weighted mean over queries, a float. None: a
         :class:`QueryValues` with one value per query.
+    compat : str, default=None
+        A peer's conventions: ``"lightgbm"``, ``"xgboost"``, ``"catboost"``,
+        ``"sklearn"``, ``"ranx"``, ``"torchmetrics"``, ``"trec_eval"`` or
+        ``"spark"`` (see :func:`describe_convention`). The preset's options
+        become this call's defaults; options given explicitly win. A
+        ``ValueError`` lists the peer's metrics when it lacks this one.
+    score_dtype : {None, "float32"}, default=None
+        ``"float32"`` rounds the scores to float32 first, so scores equal in
+        float32 tie (as in XGBoost and torchmetrics).
+    retrieved : {"all", "positive"}, default="all"
+        ``"positive"``: a row scored <= 0 is not retrieved, so it is never a
+        hit but still counts among the relevant rows (torchmetrics' AP, MRR,
+        precision and recall).
 
     Returns
     -------

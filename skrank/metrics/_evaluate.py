@@ -10,8 +10,9 @@ import numpy as np
 from .._core._params import check_params
 from .._core._aggregate import aggregate_queries, check_aggregate_options
 from .._core._layout import rank_queries
+from .._core._presets import convert_scores, parse_peer_name
 from .._core._validation import LABEL_SCORES_WARNING
-from ._registry import parse_metric_name
+from ._registry import METRICS, parse_metric_name
 
 DEFAULT_METRICS = ("ndcg@10", "map", "mrr", "precision@10", "recall@10")
 
@@ -27,6 +28,9 @@ def evaluate(
     ties="average",
     no_relevant="skip",
     aggregate="mean",
+    compat=None,
+    score_dtype=None,
+    retrieved="all",
     **options,
 ):
     """Compute several ranking metrics at once, sorting the data only once.
@@ -52,10 +56,11 @@ def evaluate(
     sample_weight : array-like, default=None
         One weight per row (1-D input) or per ranking (2-D input). A query
         weighs the mean of its rows' weights in the mean over queries.
-    ties : {"average", "input"}, default="average"
+    ties : {"average", "input", "pessimistic", "optimistic"}, default="average"
         ``"average"``: the exact expected value over all orders of rows with
         equal scores. ``"input"``: rows with equal scores keep their input
-        order.
+        order. ``"pessimistic"`` (``"optimistic"``): among equal scores the
+        lower (higher) ``y_true`` ranks first, CatBoost's rule.
     no_relevant : {"skip", "zero", "one", "error"}, default="skip"
         What a query with no relevant row scores: left out of the mean, 0,
         1, or a ``ValueError``. :func:`evaluate_run` and the ``skrank``
@@ -65,6 +70,21 @@ def evaluate(
     aggregate : {"mean", None}, default="mean"
         ``"mean"``: the weighted mean over queries, a float. None: a
         :class:`QueryValues` with one value per query.
+    compat : str, default=None
+        A peer's conventions: ``"lightgbm"``, ``"xgboost"``, ``"catboost"``,
+        ``"sklearn"``, ``"ranx"``, ``"torchmetrics"``, ``"trec_eval"`` or
+        ``"spark"`` (see :func:`describe_convention`). Each metric takes the
+        preset's options for it; options given explicitly win. ``metrics``
+        may then also use the peer's own names (``"ndcg@10-"`` for
+        XGBoost, ``"NDCG:top=5"`` for CatBoost), and a metric the peer
+        lacks is a ``ValueError`` listing what it has.
+    score_dtype : {None, "float32"}, default=None
+        ``"float32"`` rounds the scores to float32 first, so scores equal in
+        float32 tie (as in XGBoost and torchmetrics).
+    retrieved : {"all", "positive"}, default="all"
+        ``"positive"``: a row scored <= 0 is not retrieved, so it is never a
+        hit but still counts among the relevant rows (torchmetrics' AP, MRR,
+        precision and recall).
     **options : dict
         Options of the metric functions, such as ``gain="linear"``
         (:func:`ndcg_score`, :func:`dcg_score`), ``normalize="min"``
@@ -112,7 +132,7 @@ def evaluate(
     metrics = list(metrics)
     if not metrics:
         raise ValueError("`metrics` is empty: name at least one metric.")
-    parsed = [parse_metric_name(name) for name in metrics]
+    parsed, presets = parse_names(metrics, compat)
     check_aggregate_options(no_relevant, aggregate)
     taken = _options_by_metric(metrics, parsed, options)
     if query_id is None and np.ndim(y_true) == 1:
@@ -124,10 +144,14 @@ def evaluate(
                 "needs the queries. Pass query_id=... (one id per row)."
             )
     requests = []
-    for name, (spec, k) in zip(metrics, parsed):
-        kernel_options, function_options = split_options(spec, taken[name])
-        requests.append(MetricRequest(
-            name, spec, k, kernel_options, function_options, no_relevant, ties
+    shared = {"ties": ties, "no_relevant": no_relevant, "score_dtype": score_dtype,
+              "retrieved": retrieved}
+    explicit = set(options) | (
+        set(shared) if compat is None else set(compat.explicit) & set(shared)
+    )
+    for name, (spec, k), preset in zip(metrics, parsed, presets):
+        requests.append(make_request(
+            name, spec, k, {**shared, **taken[name]}, preset, explicit
         ))
     return score_requests(
         y_true, y_score, requests, query_id=query_id, sample_weight=sample_weight,
@@ -150,6 +174,62 @@ class MetricRequest(NamedTuple):
     function_options: dict
     no_relevant: str = "skip"
     ties: str = "average"
+    score_dtype: object = None
+    retrieved: str = "all"
+
+
+def parse_names(metrics, compat=None):
+    """``([(spec, k)], [preset options])`` of metric names, under a preset or none.
+
+    With a preset (a checked ``compat``: ``.convention``) each name may be
+    the peer's own (``"ndcg@10-"``, ``"NDCG:top=5"``) or skrank's; the
+    preset's options for each metric come back (empty without a preset),
+    and a metric the peer lacks is a ValueError naming what it has.
+    """
+    parsed, presets = [], []
+    convention = None if compat is None else getattr(compat, "convention", compat)
+    for name in metrics:
+        peer = None if convention is None else parse_peer_name(convention, name)
+        if peer is not None:
+            stem, k, extra = peer
+            spec = METRICS[stem]
+        else:
+            spec, k = parse_metric_name(name)
+            extra = {}
+        parsed.append((spec, k))
+        presets.append(
+            {} if convention is None
+            else {**convention.options_for(spec.stem), **extra}
+        )
+    return parsed, presets
+
+
+# the options every request carries itself (the layout's, and the policy)
+_REQUEST_OPTIONS = ("ties", "no_relevant", "score_dtype", "retrieved")
+
+
+def make_request(key, spec, k, given, preset=None, explicit=()):
+    """One :class:`MetricRequest` from the options given and a preset's.
+
+    ``given`` holds the caller's values of the shared options and the
+    metric's own; those in ``explicit`` (and every metric option) win over
+    the ``preset``'s; the preset's options the metric does not take are
+    left out.
+    """
+    accepted = _metric_options(spec) | set(_REQUEST_OPTIONS)
+    merged = dict(given)
+    for key_, value in (preset or {}).items():
+        if key_ in accepted and key_ not in explicit:
+            merged[key_] = value
+    follows = _follows_ties(spec)
+    shared = {name: merged.pop(name) for name in _REQUEST_OPTIONS if name in merged}
+    kernel_options, function_options = split_options(spec, merged)
+    return MetricRequest(
+        key, spec, k, kernel_options, function_options,
+        shared.get("no_relevant", "skip"),
+        shared.get("ties", "average") if follows else "average",
+        shared.get("score_dtype"), shared.get("retrieved", "all"),
+    )
 
 
 def split_options(spec, options):
@@ -175,19 +255,22 @@ def score_requests(y_true, y_score, requests, *, query_id, sample_weight,
 
     The engine of :func:`evaluate` and of multi-metric scorers.
     """
-    binary = any(request.spec.binary for request in requests)
+    # the names of the metrics that need 0/1 labels: a refusal names them
+    binary = ", ".join(dict.fromkeys(r.spec.stem for r in requests if r.spec.binary))
     layouts, results = {}, {}
     for request in requests:
         if request.function_options:
             continue
-        ranked = layouts.get(request.ties)
+        layout_key = (request.ties, request.score_dtype, request.retrieved)
+        ranked = layouts.get(layout_key)
         if ranked is None:
             with warnings.catch_warnings():
                 if not any(_follows_ties(r.spec) for r in requests):
                     # 0/1 scores are valid input to metrics defined on scores
                     warnings.filterwarnings("ignore", re.escape(LABEL_SCORES_WARNING))
-                ranked = layouts[request.ties] = rank_queries(
-                    y_true, y_score, query_id=query_id, sample_weight=sample_weight,
+                scores = convert_scores(y_score, request.score_dtype, request.retrieved)
+                ranked = layouts[layout_key] = rank_queries(
+                    y_true, scores, query_id=query_id, sample_weight=sample_weight,
                     ties=request.ties, binary=binary,
                 )
         values, undefined, weights, policy = metric_query_values(
@@ -207,6 +290,7 @@ def score_requests(y_true, y_score, requests, *, query_id, sample_weight,
             "query_id": query_id, "sample_weight": sample_weight,
             "ties": request.ties, "no_relevant": request.no_relevant,
             "aggregate": aggregate, "k": request.k,
+            "score_dtype": request.score_dtype, "retrieved": request.retrieved,
         }
         parameters = inspect.signature(spec.func).parameters
         shared = {key: v for key, v in shared.items() if key in parameters}
@@ -231,7 +315,7 @@ def _follows_ties(spec):
 # parameters evaluate() sets itself; the others of a metric function are options
 _SHARED = frozenset(
     {"y_true", "y_score", "y_pred", "query_id", "sample_weight", "ties",
-     "no_relevant", "aggregate", "k"}
+     "no_relevant", "aggregate", "k", "compat", "score_dtype", "retrieved"}
 )
 
 

@@ -41,25 +41,33 @@ def _check_gain_range(ranked, gain):
         )
 
 
-def _cumulative_discount(n):
-    """``out[i]`` = sum of 1/log2(j + 1) for j = 1..i, for i = 0..n."""
+def _discount(rank, discount="log2"):
+    """The discount of each 1-based rank: 1/log2(i + 1), or 1/i (``"position"``)."""
+    rank = np.asarray(rank, dtype=np.float64)
+    if discount == "position":
+        return 1.0 / rank
+    return 1.0 / np.log2(rank + 1.0)
+
+
+def _cumulative_discount(n, discount="log2"):
+    """``out[i]`` = sum of the discounts of ranks 1..i, for i = 0..n."""
     out = np.zeros(n + 1)
-    np.cumsum(1.0 / np.log2(np.arange(2, n + 2)), out=out[1:])
+    np.cumsum(_discount(np.arange(1, n + 1), discount), out=out[1:])
     return out
 
 
-def _dcg_per_query(ranked, *, k, gain):
+def _dcg_per_query(ranked, *, k, gain, discount="log2"):
     """Expected DCG@k per query: a tie block's mean gain fills each of its positions."""
     _check_gain_range(ranked, gain)
-    contribution = ranked.block_mean(_gain(ranked.ranked_relevance, gain)) / np.log2(
-        ranked.rank + 1.0
+    contribution = ranked.block_mean(_gain(ranked.ranked_relevance, gain)) * _discount(
+        ranked.rank, discount
     )
     if k is not None:
         contribution = np.where(ranked.rank <= k, contribution, 0.0)
     return segment_sum(contribution, ranked.query_start)
 
 
-def _ideal_dcg_per_query(ranked, *, k, gain):
+def _ideal_dcg_per_query(ranked, *, k, gain, discount="log2"):
     """DCG@k of each query's rows sorted by relevance (the ideal ranking).
 
     Integer grades take a counting path (no sort): the ideal ranking is the
@@ -76,7 +84,7 @@ def _ideal_dcg_per_query(ranked, *, k, gain):
         np.array_equal(relevance, np.floor(relevance))
     )
     if integral:
-        cumulative = _cumulative_discount(int(cap.max()))
+        cumulative = _cumulative_discount(int(cap.max()), discount)
         codes = ranked.query * n_grades + (n_grades - 1 - relevance.astype(np.intp))
         counts = np.bincount(codes, minlength=ranked.n_queries * n_grades)
         counts = counts.reshape(ranked.n_queries, n_grades)  # descending grades
@@ -86,18 +94,18 @@ def _ideal_dcg_per_query(ranked, *, k, gain):
         gains = _gain(np.arange(n_grades - 1, -1, -1, dtype=np.float64), gain)
         return (cumulative[end] - cumulative[start]) @ gains
     order = np.lexsort((-relevance, ranked.query))
-    contribution = _gain(relevance[order], gain) / np.log2(ranked.rank + 1.0)
+    contribution = _gain(relevance[order], gain) * _discount(ranked.rank, discount)
     if k is not None:
         contribution = np.where(ranked.rank <= k, contribution, 0.0)
     return segment_sum(contribution, ranked.query_start)
 
 
-def _ndcg_per_query(ranked, *, k, gain):
+def _ndcg_per_query(ranked, *, k, gain, discount="log2"):
     """DCG@k over the ideal DCG@k, per query (nan without a relevant row)."""
     with np.errstate(invalid="ignore", divide="ignore"):
-        return _dcg_per_query(ranked, k=k, gain=gain) / _ideal_dcg_per_query(
-            ranked, k=k, gain=gain
-        )
+        return _dcg_per_query(
+            ranked, k=k, gain=gain, discount=discount
+        ) / _ideal_dcg_per_query(ranked, k=k, gain=gain, discount=discount)
 
 
 @check_params
@@ -107,11 +115,15 @@ def dcg_score(
     *,
     k=None,
     gain="exponential",
+    discount="log2",
     query_id=None,
     sample_weight=None,
     ties="average",
     no_relevant="skip",
     aggregate="mean",
+    compat=None,
+    score_dtype=None,
+    retrieved="all",
 ):
     """Discounted cumulative gain (DCG@k), averaged over queries.
 
@@ -129,6 +141,9 @@ def dcg_score(
         Gain of a row of relevance ``rel``: ``2**rel - 1`` (as LightGBM and
         XGBoost) or ``rel`` (as trec_eval and scikit-learn). Both agree on
         binary relevance.
+    discount : {"log2", "position"}, default="log2"
+        Discount of rank ``i``: ``1 / log2(i + 1)``, or ``1 / i``
+        (CatBoost's ``denominator=Position``).
     query_id : array-like of shape (n_rows,), default=None
         Query of each row: ints, strings or any hashable ids, rows in any
         order; a list, numpy array, or pandas or polars Series. None scores
@@ -137,16 +152,30 @@ def dcg_score(
     sample_weight : array-like, default=None
         One weight per row (1-D input) or per ranking (2-D input). A query
         weighs the mean of its rows' weights in the mean over queries.
-    ties : {"average", "input"}, default="average"
+    ties : {"average", "input", "pessimistic", "optimistic"}, default="average"
         ``"average"``: the exact expected value over all orders of rows with
         equal scores. ``"input"``: rows with equal scores keep their input
-        order.
+        order. ``"pessimistic"`` (``"optimistic"``): among equal scores the
+        lower (higher) ``y_true`` ranks first, CatBoost's rule.
     no_relevant : {"skip", "zero", "one", "error"}, default="skip"
         What a query with no relevant row scores: left out of the mean, 0,
         1, or a ``ValueError``.
     aggregate : {"mean", None}, default="mean"
         ``"mean"``: the weighted mean over queries, a float. None: a
         :class:`QueryValues` with one value per query.
+    compat : str, default=None
+        A peer's conventions: ``"lightgbm"``, ``"xgboost"``, ``"catboost"``,
+        ``"sklearn"``, ``"ranx"``, ``"torchmetrics"``, ``"trec_eval"`` or
+        ``"spark"`` (see :func:`describe_convention`). The preset's options
+        become this call's defaults; options given explicitly win. A
+        ``ValueError`` lists the peer's metrics when it lacks this one.
+    score_dtype : {None, "float32"}, default=None
+        ``"float32"`` rounds the scores to float32 first, so scores equal in
+        float32 tie (as in XGBoost and torchmetrics).
+    retrieved : {"all", "positive"}, default="all"
+        ``"positive"``: a row scored <= 0 is not retrieved, so it is never a
+        hit but still counts among the relevant rows (torchmetrics' AP, MRR,
+        precision and recall).
 
     Returns
     -------
@@ -195,6 +224,7 @@ def dcg_score(
         _dcg_per_query,
         y_true, y_score, query_id=query_id, sample_weight=sample_weight,
         ties=ties, no_relevant=no_relevant, aggregate=aggregate, k=k, gain=gain,
+        discount=discount,
     )
 
 
@@ -205,11 +235,15 @@ def ndcg_score(
     *,
     k=None,
     gain="exponential",
+    discount="log2",
     query_id=None,
     sample_weight=None,
     ties="average",
     no_relevant="skip",
     aggregate="mean",
+    compat=None,
+    score_dtype=None,
+    retrieved="all",
 ):
     """Normalised discounted cumulative gain (nDCG@k), averaged over queries.
 
@@ -227,6 +261,9 @@ def ndcg_score(
         Gain of a row of relevance ``rel``: ``2**rel - 1`` (as LightGBM and
         XGBoost) or ``rel`` (as trec_eval and scikit-learn). Both agree on
         binary relevance.
+    discount : {"log2", "position"}, default="log2"
+        Discount of rank ``i``: ``1 / log2(i + 1)``, or ``1 / i``
+        (CatBoost's ``denominator=Position``).
     query_id : array-like of shape (n_rows,), default=None
         Query of each row: ints, strings or any hashable ids, rows in any
         order; a list, numpy array, or pandas or polars Series. None scores
@@ -235,16 +272,30 @@ def ndcg_score(
     sample_weight : array-like, default=None
         One weight per row (1-D input) or per ranking (2-D input). A query
         weighs the mean of its rows' weights in the mean over queries.
-    ties : {"average", "input"}, default="average"
+    ties : {"average", "input", "pessimistic", "optimistic"}, default="average"
         ``"average"``: the exact expected value over all orders of rows with
         equal scores. ``"input"``: rows with equal scores keep their input
-        order.
+        order. ``"pessimistic"`` (``"optimistic"``): among equal scores the
+        lower (higher) ``y_true`` ranks first, CatBoost's rule.
     no_relevant : {"skip", "zero", "one", "error"}, default="skip"
         What a query with no relevant row scores: left out of the mean, 0,
         1, or a ``ValueError``.
     aggregate : {"mean", None}, default="mean"
         ``"mean"``: the weighted mean over queries, a float. None: a
         :class:`QueryValues` with one value per query.
+    compat : str, default=None
+        A peer's conventions: ``"lightgbm"``, ``"xgboost"``, ``"catboost"``,
+        ``"sklearn"``, ``"ranx"``, ``"torchmetrics"``, ``"trec_eval"`` or
+        ``"spark"`` (see :func:`describe_convention`). The preset's options
+        become this call's defaults; options given explicitly win. A
+        ``ValueError`` lists the peer's metrics when it lacks this one.
+    score_dtype : {None, "float32"}, default=None
+        ``"float32"`` rounds the scores to float32 first, so scores equal in
+        float32 tie (as in XGBoost and torchmetrics).
+    retrieved : {"all", "positive"}, default="all"
+        ``"positive"``: a row scored <= 0 is not retrieved, so it is never a
+        hit but still counts among the relevant rows (torchmetrics' AP, MRR,
+        precision and recall).
 
     Returns
     -------
@@ -282,4 +333,5 @@ def ndcg_score(
         _ndcg_per_query,
         y_true, y_score, query_id=query_id, sample_weight=sample_weight,
         ties=ties, no_relevant=no_relevant, aggregate=aggregate, k=k, gain=gain,
+        discount=discount,
     )

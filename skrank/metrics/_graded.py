@@ -102,6 +102,9 @@ def graded_average_precision_score(
     ties="average",
     no_relevant="skip",
     aggregate="mean",
+    compat=None,
+    score_dtype=None,
+    retrieved="all",
 ):
     """Graded average precision (GAP): AP for graded relevance.
 
@@ -129,16 +132,30 @@ def graded_average_precision_score(
     sample_weight : array-like, default=None
         One weight per row (1-D input) or per ranking (2-D input). A query
         weighs the mean of its rows' weights in the mean over queries.
-    ties : {"average", "input"}, default="average"
+    ties : {"average", "input", "pessimistic", "optimistic"}, default="average"
         ``"average"``: the exact expected value over all orders of rows with
         equal scores. ``"input"``: rows with equal scores keep their input
-        order.
+        order. ``"pessimistic"`` (``"optimistic"``): among equal scores the
+        lower (higher) ``y_true`` ranks first, CatBoost's rule.
     no_relevant : {"skip", "zero", "one", "error"}, default="skip"
         What a query with no relevant row scores: left out of the mean, 0,
         1, or a ``ValueError``.
     aggregate : {"mean", None}, default="mean"
         ``"mean"``: the weighted mean over queries, a float. None: a
         :class:`QueryValues` with one value per query.
+    compat : str, default=None
+        A peer's conventions: ``"lightgbm"``, ``"xgboost"``, ``"catboost"``,
+        ``"sklearn"``, ``"ranx"``, ``"torchmetrics"``, ``"trec_eval"`` or
+        ``"spark"`` (see :func:`describe_convention`). The preset's options
+        become this call's defaults; options given explicitly win. A
+        ``ValueError`` lists the peer's metrics when it lacks this one.
+    score_dtype : {None, "float32"}, default=None
+        ``"float32"`` rounds the scores to float32 first, so scores equal in
+        float32 tie (as in XGBoost and torchmetrics).
+    retrieved : {"all", "positive"}, default="all"
+        ``"positive"``: a row scored <= 0 is not retrieved, so it is never a
+        hit but still counts among the relevant rows (torchmetrics' AP, MRR,
+        precision and recall).
 
     Returns
     -------

@@ -121,7 +121,11 @@ def _score_label_ranking(kernel, y_true, y_score, *, query_id, sample_weight, ag
 
 @check_params
 def coverage_error(y_true, y_score, *, query_id=None, sample_weight=None,
-                   aggregate="mean"):
+                   aggregate="mean",
+    compat=None,
+    score_dtype=None,
+    retrieved="all",
+):
     """Coverage error: how far down the ranking to go to find every relevant row.
 
     scikit-learn's ``coverage_error`` for rankings with query ids: each
@@ -146,6 +150,19 @@ def coverage_error(y_true, y_score, *, query_id=None, sample_weight=None,
     aggregate : {"mean", None}, default="mean"
         ``"mean"``: the weighted mean over queries, a float. None: a
         :class:`QueryValues` with one value per query.
+    compat : str, default=None
+        A peer's conventions: ``"lightgbm"``, ``"xgboost"``, ``"catboost"``,
+        ``"sklearn"``, ``"ranx"``, ``"torchmetrics"``, ``"trec_eval"`` or
+        ``"spark"`` (see :func:`describe_convention`). The preset's options
+        become this call's defaults; options given explicitly win. A
+        ``ValueError`` lists the peer's metrics when it lacks this one.
+    score_dtype : {None, "float32"}, default=None
+        ``"float32"`` rounds the scores to float32 first, so scores equal in
+        float32 tie (as in XGBoost and torchmetrics).
+    retrieved : {"all", "positive"}, default="all"
+        ``"positive"``: a row scored <= 0 is not retrieved, so it is never a
+        hit but still counts among the relevant rows (torchmetrics' AP, MRR,
+        precision and recall).
 
     Returns
     -------
@@ -192,7 +209,11 @@ def coverage_error(y_true, y_score, *, query_id=None, sample_weight=None,
 
 @check_params
 def label_ranking_loss(y_true, y_score, *, query_id=None, sample_weight=None,
-                       aggregate="mean"):
+                       aggregate="mean",
+    compat=None,
+    score_dtype=None,
+    retrieved="all",
+):
     """Label ranking loss: the fraction of relevant/non-relevant pairs in the wrong order.
 
     scikit-learn's ``label_ranking_loss`` for rankings with query ids: each
@@ -217,6 +238,19 @@ def label_ranking_loss(y_true, y_score, *, query_id=None, sample_weight=None,
     aggregate : {"mean", None}, default="mean"
         ``"mean"``: the weighted mean over queries, a float. None: a
         :class:`QueryValues` with one value per query.
+    compat : str, default=None
+        A peer's conventions: ``"lightgbm"``, ``"xgboost"``, ``"catboost"``,
+        ``"sklearn"``, ``"ranx"``, ``"torchmetrics"``, ``"trec_eval"`` or
+        ``"spark"`` (see :func:`describe_convention`). The preset's options
+        become this call's defaults; options given explicitly win. A
+        ``ValueError`` lists the peer's metrics when it lacks this one.
+    score_dtype : {None, "float32"}, default=None
+        ``"float32"`` rounds the scores to float32 first, so scores equal in
+        float32 tie (as in XGBoost and torchmetrics).
+    retrieved : {"all", "positive"}, default="all"
+        ``"positive"``: a row scored <= 0 is not retrieved, so it is never a
+        hit but still counts among the relevant rows (torchmetrics' AP, MRR,
+        precision and recall).
 
     Returns
     -------
@@ -264,7 +298,11 @@ def label_ranking_loss(y_true, y_score, *, query_id=None, sample_weight=None,
 
 @check_params
 def label_ranking_average_precision_score(y_true, y_score, *, query_id=None,
-                                          sample_weight=None, aggregate="mean"):
+                                          sample_weight=None, aggregate="mean",
+    compat=None,
+    score_dtype=None,
+    retrieved="all",
+):
     """Label ranking average precision (LRAP), with ties counted against the ranking.
 
     scikit-learn's ``label_ranking_average_precision_score`` for rankings
@@ -290,6 +328,19 @@ def label_ranking_average_precision_score(y_true, y_score, *, query_id=None,
     aggregate : {"mean", None}, default="mean"
         ``"mean"``: the weighted mean over queries, a float. None: a
         :class:`QueryValues` with one value per query.
+    compat : str, default=None
+        A peer's conventions: ``"lightgbm"``, ``"xgboost"``, ``"catboost"``,
+        ``"sklearn"``, ``"ranx"``, ``"torchmetrics"``, ``"trec_eval"`` or
+        ``"spark"`` (see :func:`describe_convention`). The preset's options
+        become this call's defaults; options given explicitly win. A
+        ``ValueError`` lists the peer's metrics when it lacks this one.
+    score_dtype : {None, "float32"}, default=None
+        ``"float32"`` rounds the scores to float32 first, so scores equal in
+        float32 tie (as in XGBoost and torchmetrics).
+    retrieved : {"all", "positive"}, default="all"
+        ``"positive"``: a row scored <= 0 is not retrieved, so it is never a
+        hit but still counts among the relevant rows (torchmetrics' AP, MRR,
+        precision and recall).
 
     Returns
     -------

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from .._core._validation import check_positive_int
-from ._auc import _auc_per_query, gauc_score, _gauc_weights
+from ._auc import _auc_per_query, gauc_score, _gauc_weights, _one_class
 from ._average_precision import _average_precision_per_query, average_precision_score
 from ._curves import _pr_auc_per_query, pr_auc_score
 from ._cutoff import (
@@ -118,27 +118,31 @@ class MetricSpec:
         return self.kernel(ranked, k, **{**self.defaults, **(options or {})})
 
 
-def _gauc_kernel(ranked, k):
-    return _auc_per_query(ranked)[0]
+def _gauc_kernel(ranked, k, one_class):
+    return _one_class(_auc_per_query(ranked)[0], one_class)
 
 
 METRICS = {
     spec.stem: spec
     for spec in (
         MetricSpec("ndcg", ndcg_score, True,
-                   lambda ranked, k, gain: _ndcg_per_query(ranked, k=k, gain=gain),
-                   ("gain",)),
+                   lambda ranked, k, gain, discount: _ndcg_per_query(
+                       ranked, k=k, gain=gain, discount=discount),
+                   ("gain", "discount")),
         MetricSpec("dcg", dcg_score, True,
-                   lambda ranked, k, gain: _dcg_per_query(ranked, k=k, gain=gain),
-                   ("gain",)),
+                   lambda ranked, k, gain, discount: _dcg_per_query(
+                       ranked, k=k, gain=gain, discount=discount),
+                   ("gain", "discount")),
         MetricSpec("map", average_precision_score, True,
-                   lambda ranked, k, normalize: _average_precision_per_query(
-                       ranked, k=k, normalize=normalize),
-                   ("normalize",)),
+                   lambda ranked, k, normalize, tie_blocks: _average_precision_per_query(
+                       ranked, k=k, normalize=normalize, tie_blocks=tie_blocks),
+                   ("normalize", "tie_blocks")),
         MetricSpec("mrr", reciprocal_rank_score, True,
                    lambda ranked, k: _reciprocal_rank_per_query(ranked, k=k)),
         MetricSpec("precision", precision_at_k_score, True,
-                   lambda ranked, k: _precision_at_k_per_query(ranked, k=k)),
+                   lambda ranked, k, normalize: _precision_at_k_per_query(
+                       ranked, k=k, normalize=normalize),
+                   ("normalize",)),
         MetricSpec("recall", recall_at_k_score, True,
                    lambda ranked, k: _recall_at_k_per_query(ranked, k=k)),
         MetricSpec("f1", fbeta_at_k_score, True,
@@ -154,7 +158,7 @@ METRICS = {
         MetricSpec("set_f1", set_fbeta_score, False,
                    lambda ranked, k, beta: _set_fbeta_per_query(ranked, beta=beta),
                    ("beta",), options={"beta": 1.0}, response_method="predict"),
-        MetricSpec("gauc", gauc_score, False, _gauc_kernel, binary=True,
+        MetricSpec("gauc", gauc_score, False, _gauc_kernel, ("one_class",), binary=True,
                    group_only=True, query_weights=_gauc_weights),
         MetricSpec("bpref", bpref_score, False,
                    lambda ranked, k: _bpref_per_query(ranked)[0]),

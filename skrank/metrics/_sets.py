@@ -34,6 +34,7 @@ def set_fbeta_score(
     sample_weight=None,
     no_relevant="skip",
     aggregate="mean",
+    compat=None,
 ):
     """F-beta of each query's returned set (``y_pred == 1``), averaged over queries.
 
@@ -61,6 +62,12 @@ def set_fbeta_score(
     aggregate : {"mean", None}, default="mean"
         ``"mean"``: the weighted mean over queries, a float. None: a
         :class:`QueryValues` with one value per query.
+    compat : str, default=None
+        A peer's conventions: ``"lightgbm"``, ``"xgboost"``, ``"catboost"``,
+        ``"sklearn"``, ``"ranx"``, ``"torchmetrics"``, ``"trec_eval"`` or
+        ``"spark"`` (see :func:`describe_convention`). The preset's options
+        become this call's defaults; options given explicitly win. A
+        ``ValueError`` lists the peer's metrics when it lacks this one.
 
     Returns
     -------

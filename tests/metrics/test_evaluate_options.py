@@ -70,7 +70,7 @@ def test_an_option_no_metric_takes_is_a_clear_error():
     with pytest.raises(ValueError, match=r"No requested metric takes the option 'gaen'") as info:
         evaluate(Y, S, query_id=Q, metrics=["ndcg@10", "map"], gaen="linear")
     message = str(info.value)
-    assert "ndcg@10: gain" in message and "map: normalize" in message
+    assert "ndcg@10: discount, gain" in message and "map: normalize" in message
     with pytest.raises(ValueError, match="options 'beta', 'p'"):
         evaluate(Y, S, query_id=Q, metrics=["ndcg"], beta=2.0, p=0.5)
 

@@ -1,0 +1,360 @@
+"""Convention presets give each peer's own number: the peers themselves are the reference.
+
+Each test runs the peer (LightGBM's and XGBoost's built-in eval metrics on
+the given scores, CatBoost's ``eval_metric``, scikit-learn per query, ranx,
+torchmetrics, pytrec_eval) and compares skrank with ``compat=`` to it. A
+missing peer skips its tests. The data has graded and binary labels, heavy
+ties, float32-only ties, queries of 1 to 300 rows, queries without a
+relevant row, shuffled rows, and string and integer ids.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import skrank
+from skrank import describe_convention, evaluate
+from skrank._core._presets import FUNCTION_STEMS, PRESETS
+from skrank.metrics._registry import METRICS
+
+SIZES = [1, 2, 3, 7, 40, 300, 5, 12, 60, 1, 9, 25]
+
+
+def make_data(seed, *, graded=True, ties="heavy", string_ids=False):
+    """Rows shuffled across queries; labels, scores and ids as described above."""
+    rng = np.random.default_rng(seed)
+    query = np.repeat(np.arange(len(SIZES)), SIZES)
+    n = query.shape[0]
+    label = rng.integers(0, 4 if graded else 2, n).astype(np.float64)
+    label[query == 2] = 0  # a query without a relevant row
+    label[query == 9] = 0  # a one-row query without one
+    if ties == "heavy":
+        score = rng.integers(0, 4, n).astype(np.float64) - 1.0  # -1..2
+    elif ties == "float32":  # distinct in float64, tied in float32
+        base = rng.integers(0, 6, n).astype(np.float64) + 0.5
+        score = base + rng.integers(0, 3, n) * 1e-9
+    else:
+        score = rng.normal(size=n)
+    shuffle = rng.permutation(n)
+    query, label, score = query[shuffle], label[shuffle], score[shuffle]
+    ids = np.array([f"q{v:02d}" for v in query]) if string_ids else query * 7 + 3
+    return label, score, ids
+
+
+DATASETS = [
+    pytest.param(dict(graded=True, ties="heavy"), id="graded-heavy"),
+    pytest.param(dict(graded=False, ties="heavy", string_ids=True), id="binary-heavy-str"),
+    pytest.param(dict(graded=True, ties="float32"), id="graded-float32"),
+    pytest.param(dict(graded=False, ties="none", string_ids=True), id="binary-noties-str"),
+]
+
+
+def grouped(label, score, ids):
+    """Rows sorted by query (stably: the input order within a query), and group sizes."""
+    _, codes = np.unique(ids, return_inverse=True)
+    order = np.argsort(codes, kind="stable")
+    return label[order], score[order], np.bincount(codes[order]), codes[order]
+
+
+def close(a, b, tol=1e-6):
+    return a == pytest.approx(b, rel=tol, abs=tol)
+
+
+# -- the table ---------------------------------------------------------------
+
+
+def test_every_preset_metric_is_a_registry_metric():
+    for convention in PRESETS.values():
+        for stem, metric in convention.metrics.items():
+            assert stem in METRICS and metric.stem == stem
+
+
+def test_function_stems_agree_with_the_registry():
+    for function, stem in FUNCTION_STEMS.items():
+        assert METRICS[stem].func.__name__ == function
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_describe_convention_is_readable(name):
+    text = repr(describe_convention(name))
+    assert text.startswith(f"compat={name!r}")
+    for stem in PRESETS[name].metrics:
+        assert stem in text
+
+
+def test_unknown_preset_and_missing_metric_are_clear_errors():
+    with pytest.raises(ValueError, match="`compat`"):
+        skrank.ndcg_score([1, 0], [1, 0], compat="lgbm")
+    with pytest.raises(ValueError, match=r"LightGBM has no metric 'mrr'.*ndcg"):
+        skrank.reciprocal_rank_score([1, 0], [1, 0], compat="lightgbm")
+    with pytest.raises(ValueError, match=r"XGBoost has no metric 'recall'.*pre@"):
+        evaluate([1, 0], [1, 0], metrics=["recall@5"], compat="xgboost")
+    with pytest.raises(ValueError, match="has no metric"):
+        skrank.fap_curve([1, 0], [1, 0], compat="sklearn")
+
+
+def test_explicit_options_override_the_preset():
+    y, s, q = make_data(0)
+    linear = skrank.ndcg_score(y, s, query_id=q, k=10, compat="xgboost", gain="linear")
+    by_hand = skrank.ndcg_score(
+        y, s, query_id=q, k=10, gain="linear", ties="input", no_relevant="one",
+        score_dtype="float32",
+    )
+    assert linear == by_hand
+    minus = evaluate(y, s, query_id=q, metrics=["ndcg@10"], compat="xgboost",
+                     no_relevant="zero")["ndcg@10"]
+    assert minus == evaluate(y, s, query_id=q, metrics=["ndcg@10-"],
+                             compat="xgboost")["ndcg@10-"]
+
+
+def test_evaluate_equals_the_functions_under_a_preset():
+    y, s, q = make_data(1, graded=False)
+    for name in PRESETS:
+        convention = PRESETS[name]
+        for stem, metric in convention.metrics.items():
+            spec = METRICS[stem]
+            if spec.response_method != "auto" or stem == "gauc" and name != "catboost":
+                continue
+            key = f"{stem}@5" if spec.takes_k else stem
+            kwargs = {"k": 5} if spec.takes_k else {}
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                got = evaluate(y, s, query_id=q, metrics=[key], compat=name)[key]
+                want = spec.func(y, s, query_id=q, compat=name, **kwargs, **spec.options)
+            assert close(got, want), (name, key)
+
+
+# -- new conventions, from their definitions -----------------------------------
+
+
+def test_pessimistic_and_optimistic_ties_order_by_label():
+    y, s = [1, 0, 2, 0], [1.0, 1.0, 1.0, 0.0]
+    # pessimistic: 0, 1, 2 then the last row; optimistic: 2, 1, 0
+    assert skrank.dcg_score(y, s, gain="linear", ties="pessimistic") == pytest.approx(
+        0 + 1 / np.log2(3) + 2 / np.log2(4))
+    assert skrank.dcg_score(y, s, gain="linear", ties="optimistic") == pytest.approx(
+        2 + 1 / np.log2(3))
+
+
+def test_position_discount_and_min_precision():
+    assert skrank.dcg_score([0, 1, 1], [3, 2, 1], gain="linear",
+                            discount="position") == pytest.approx(1 / 2 + 1 / 3)
+    assert skrank.precision_at_k_score([1, 0, 1], [3, 2, 1], k=10,
+                                       normalize="min") == pytest.approx(2 / 3)
+
+
+def test_threshold_average_precision_is_sklearns():
+    from sklearn.metrics import average_precision_score
+
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        y = rng.integers(0, 2, 30)
+        y[0] = 1
+        s = rng.integers(0, 5, 30)
+        assert close(
+            skrank.average_precision_score(y, s, tie_blocks="threshold"),
+            average_precision_score(y, s),
+        )
+
+
+def test_score_conventions():
+    # 1 + 1e-9 and 1 are equal in float32: averaged, they tie
+    y, s = [0, 1], [1.0 + 1e-9, 1.0]
+    assert skrank.precision_at_k_score(y, s, k=1) == 0.0
+    assert skrank.precision_at_k_score(y, s, k=1, score_dtype="float32") == 0.5
+    # a relevant row scored 0 is not a hit, but counts in R
+    y, s = [1, 1, 0], [0.0, 0.5, 0.2]
+    assert skrank.recall_at_k_score(y, s, k=3, retrieved="positive") == 0.5
+    assert skrank.gauc_score([1, 1, 0, 1], [1, 2, 3, 3], query_id=[1, 1, 2, 2],
+                             one_class="zero", weighting="uniform") == 0.25
+    # (query 1 has one class: 0; query 2 ties its two rows: 1/2)
+
+
+# -- the peers themselves ------------------------------------------------------
+
+
+@pytest.mark.parametrize("data", DATASETS)
+def test_lightgbm(data):
+    lgb = pytest.importorskip("lightgbm", reason="LightGBM is not installed")
+    y, s, q = make_data(10, **data)
+    gy, gs, sizes, _ = grouped(y, s, q)
+    X = np.zeros((gy.shape[0], 1))
+    result = {}
+    dataset = lgb.Dataset(X, label=gy, group=sizes, init_score=gs)
+    lgb.train(
+        {"objective": "lambdarank", "learning_rate": 1e-300, "verbose": -1,
+         "metric": ["ndcg", "map"], "eval_at": [1, 3, 10, 1000]},
+        dataset, 1, valid_sets=[dataset], valid_names=["d"],
+        callbacks=[lgb.record_evaluation(result)],
+    )
+    for name, values in result["d"].items():
+        got = evaluate(y, s, query_id=q, metrics=[name], compat="lightgbm")[name]
+        assert close(got, values[0]), name
+
+
+@pytest.mark.parametrize("data", DATASETS)
+def test_xgboost(data):
+    xgb = pytest.importorskip("xgboost", reason="XGBoost is not installed")
+    y, s, q = make_data(11, **data)
+    if data["graded"]:
+        names = ["ndcg", "ndcg@3", "ndcg@10-", "ndcg@1000"]
+    else:
+        names = ["ndcg@5", "map", "map@3", "map@10-", "pre", "pre@3", "pre@100"]
+    gy, gs, sizes, _ = grouped(y, s, q)
+    matrix = xgb.DMatrix(np.zeros((gy.shape[0], 1)), label=gy, base_margin=gs)
+    matrix.set_group(sizes)
+    result = {}
+    xgb.train(
+        {"objective": "rank:ndcg", "eta": 0, "eval_metric": names, "base_score": 0},
+        matrix, 1, evals=[(matrix, "d")], evals_result=result, verbose_eval=False,
+    )
+    got = evaluate(y, s, query_id=q, metrics=names, compat="xgboost")
+    for name in names:
+        assert close(got[name], result["d"][name][0]), name
+    # the function with the preset: the bare name's cutoff 32
+    assert close(skrank.ndcg_score(y, s, query_id=q, compat="xgboost"),
+                 got.get("ndcg", skrank.ndcg_score(y, s, query_id=q, compat="xgboost", k=32)))
+
+
+@pytest.mark.parametrize("data", DATASETS)
+def test_catboost(data):
+    pytest.importorskip("catboost", reason="CatBoost is not installed")
+    from catboost.utils import eval_metric
+
+    y, s, q = make_data(12, **data)
+    gy, gs, _, codes = grouped(y, s, q)
+    names = ["NDCG:top=5", "NDCG", "DCG:top=3", "NDCG:top=5;type=Exp",
+             "NDCG:top=10;denominator=Position"]
+    if not data["graded"]:
+        names += ["MAP:top=5", "MAP:top=500", "PrecisionAt:top=5",
+                  "PrecisionAt:top=100", "RecallAt:top=5", "MRR", "MRR:top=3",
+                  "QueryAUC"]
+    got = evaluate(y, s, query_id=q, metrics=names, compat="catboost")
+    for name in names:
+        assert close(got[name], eval_metric(gy, gs, name, group_id=codes)[0]), name
+
+
+def _per_query(y, s, q):
+    for value in np.unique(q):
+        rows = q == value
+        yield y[rows], s[rows]
+
+
+@pytest.mark.parametrize("data", DATASETS)
+def test_sklearn(data):
+    from sklearn.metrics import average_precision_score, dcg_score, ndcg_score
+
+    y, s, q = make_data(13, **data)
+    # scikit-learn refuses one-row queries for nDCG: leave them out for both
+    sizes = {v: np.sum(q == v) for v in np.unique(q)}
+    keep = np.array([sizes[v] > 1 for v in q])
+    y, s, q = y[keep], s[keep], q[keep]
+    for k in (None, 5):
+        want = np.mean([ndcg_score([a], [b], k=k) for a, b in _per_query(y, s, q)])
+        assert close(skrank.ndcg_score(y, s, query_id=q, k=k, compat="sklearn"), want)
+        want = np.mean([dcg_score([a], [b], k=k) for a, b in _per_query(y, s, q)])
+        assert close(skrank.dcg_score(y, s, query_id=q, k=k, compat="sklearn"), want)
+    if not data["graded"]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # no positive class in some queries
+            want = np.mean([average_precision_score(a, b) for a, b in _per_query(y, s, q)])
+        got = evaluate(y, s, query_id=q, metrics=["average_precision_score"],
+                       compat="sklearn")
+        assert close(got["average_precision_score"], want)
+
+
+def _run_dicts(y, s, q):
+    qrels, run = {}, {}
+    for i, (label, score, query) in enumerate(zip(y, s, q)):
+        qrels.setdefault(str(query), {})[f"d{i}"] = int(label)
+        run.setdefault(str(query), {})[f"d{i}"] = float(score)
+    return qrels, run
+
+
+@pytest.mark.parametrize("data", [
+    pytest.param(dict(graded=True, ties="none"), id="graded"),
+    pytest.param(dict(graded=False, ties="none", string_ids=True), id="binary-str"),
+])
+def test_ranx(data):
+    ranx = pytest.importorskip("ranx", reason="ranx is not installed")
+    y, s, q = make_data(14, **data)
+    qrels, run = _run_dicts(y, s, q)
+    names = ["ndcg@5", "ndcg", "ndcg_burges@5", "map@10", "map", "precision@5",
+             "recall@10", "mrr", "hit_rate@3", "hits@5", "r-precision", "f1@5"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), names, make_comparable=True)
+    got = evaluate(y, s, query_id=q, metrics=names, compat="ranx")
+    for name in names:
+        assert close(got[name], want[name]), name
+
+
+@pytest.mark.parametrize("data", DATASETS)
+def test_torchmetrics(data):
+    pytest.importorskip("torch", reason="torch is not installed")
+    pytest.importorskip("torchmetrics", reason="torchmetrics is not installed")
+    import torch
+    from torchmetrics.functional import retrieval as tm
+
+    y, s, q = make_data(15, **data)
+    s = s - 0.5  # some rows score <= 0
+    functions = {
+        "retrieval_normalized_dcg": (tm.retrieval_normalized_dcg, True),
+        "retrieval_average_precision": (tm.retrieval_average_precision, False),
+        "retrieval_reciprocal_rank": (tm.retrieval_reciprocal_rank, False),
+        "retrieval_precision": (tm.retrieval_precision, False),
+        "retrieval_recall": (tm.retrieval_recall, False),
+        "retrieval_hit_rate": (tm.retrieval_hit_rate, False),
+    }
+    if data["ties"] != "none":  # torch's order of tied rows is undefined outside nDCG
+        functions = {"retrieval_normalized_dcg": functions["retrieval_normalized_dcg"]}
+    for name, (function, graded) in functions.items():
+        labels = y if graded else (y > 0).astype(np.float64)
+        for k in (None, 5):
+            values = []
+            for a, b in _per_query(labels, s, q):
+                preds = torch.tensor(b, dtype=torch.float64)
+                target = torch.tensor(a if graded else a.astype(bool))
+                if not a.any():
+                    values.append(0.0)  # empty_target_action="neg"
+                    continue
+                values.append(float(function(preds, target, top_k=k)))
+            if k is not None:
+                got = _torch_function(name)(labels, s, query_id=q, k=k,
+                                            compat="torchmetrics")
+            elif name == "retrieval_precision":  # top_k=None: every row counts
+                got = evaluate(labels, s, query_id=q, metrics=[name],
+                               compat="torchmetrics", normalize="min")[name]
+            else:
+                got = evaluate(labels, s, query_id=q, metrics=[name],
+                               compat="torchmetrics")[name]
+            assert close(got, np.mean(values)), (name, k)
+
+
+def _torch_function(name):
+    stem = next(stem for stem, metric in PRESETS["torchmetrics"].metrics.items()
+                if name in metric.names)
+    return METRICS[stem].func
+
+
+@pytest.mark.parametrize("data", [
+    pytest.param(dict(graded=True, ties="none"), id="graded"),
+    pytest.param(dict(graded=False, ties="none", string_ids=True), id="binary-str"),
+])
+def test_pytrec_eval(data):
+    pytrec_eval = pytest.importorskip("pytrec_eval", reason="pytrec_eval is not installed")
+    y, s, q = make_data(16, **data)
+    qrels, run = _run_dicts(y, s, q)
+    measures = {"ndcg": "ndcg", "ndcg_cut_5": "ndcg_cut_5", "map": "map",
+                "map_cut_10": "map_cut_10", "P_5": "P_5", "recall_10": "recall_10",
+                "recip_rank": "recip_rank", "Rprec": "Rprec"}
+    evaluator = pytrec_eval.RelevanceEvaluator(
+        qrels, {"ndcg", "ndcg_cut.5", "map", "map_cut.10", "P.5", "recall.10",
+                "recip_rank", "Rprec"})
+    per_query = evaluator.evaluate(run)
+    got = evaluate(y, s, query_id=q, metrics=list(measures), compat="trec_eval",
+                   score_dtype="float32")
+    for name, measure in measures.items():
+        want = np.mean([values[measure] for values in per_query.values()])
+        assert close(got[name], want), name
