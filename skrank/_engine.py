@@ -1,0 +1,115 @@
+"""What one partition of a distributed frame computes: shared by skrank.dask and skrank.spark.
+
+An engine (Dask, Spark) brings every query's rows into one partition and
+hands each partition to a :class:`PartitionPlan` as a pandas DataFrame. The
+plan runs skrank's in-memory layout and kernels on it (the very
+:func:`skrank.metrics._evaluate.metric_query_values` the in-memory
+:func:`skrank.evaluate` runs) and returns either one mergeable
+:class:`skrank._core._aggregate.PartialMean` per metric, which the engine
+reduces and finishes with :func:`skrank._core._aggregate.finish_mean`, or one
+value and weight per query. Nothing here imports an engine.
+"""
+
+import numpy as np
+
+from ._core._aggregate import PartialMean, apply_no_relevant, partial_mean
+from ._core._layout import rank_queries
+from .metrics._evaluate import metric_query_values
+from .metrics._registry import parse_metric_name
+
+#: column of each row's input position, kept through a shuffle for ties="input"
+ROW = "__skrank_row__"
+
+#: the partial mean of a partition without rows
+EMPTY_PARTIAL = PartialMean(0.0, 0.0, 0.0, 0)
+
+
+class PartitionPlan:
+    """What every partition computes: the parsed metrics and the column roles.
+
+    Parameters
+    ----------
+    metrics : list of str
+        Metric names, already checked.
+    y_true, y_score, query_id, sample_weight : str or None
+        Column names (``query_id`` may name the index, with
+        ``query_on_index``).
+    ties, no_relevant : str
+        As for :func:`skrank.evaluate`.
+    query_on_index : bool
+        Whether the query ids are the frame's index.
+    restore_order : bool
+        Whether rows are first put back in input order by the :data:`ROW`
+        column (``ties="input"`` after a shuffle).
+    options : dict, default=None
+        Metric name -> the kernel options it takes (``gain``, ...).
+    """
+
+    def __init__(self, metrics, y_true, y_score, query_id, sample_weight, ties,
+                 no_relevant, query_on_index, restore_order, options=None):
+        self.metrics = metrics
+        self.parsed = [parse_metric_name(name) for name in metrics]
+        self.binary = ", ".join(  # names the metrics in a worker's refusal
+            name for name, (spec, _) in zip(metrics, self.parsed) if spec.binary
+        )
+        self.y_true = y_true
+        self.y_score = y_score
+        self.query_id = query_id
+        self.sample_weight = sample_weight
+        self.ties = ties
+        self.no_relevant = no_relevant
+        self.query_on_index = query_on_index
+        self.restore_order = restore_order
+        self.options = {} if options is None else options
+
+    def rank(self, frame):
+        """The partition's RankedQueries, or None for an empty partition."""
+        if frame.shape[0] == 0:
+            return None
+        if self.restore_order:  # the input order, which ties="input" follows
+            frame = frame.sort_values(ROW, kind="stable")
+        query_id = frame.index if self.query_on_index else frame[self.query_id]
+        weight = None if self.sample_weight is None else frame[self.sample_weight]
+        return rank_queries(
+            frame[self.y_true], frame[self.y_score], query_id=query_id,
+            sample_weight=weight, ties=self.ties, binary=self.binary,
+        )
+
+    def weight_columns(self):
+        """Column name of each metric's query weight."""
+        return {
+            name: "weight" if spec.query_weights is None else f"{name}_weight"
+            for name, (spec, _) in zip(self.metrics, self.parsed)
+        }
+
+    def _query_values(self, ranked):
+        for name, (spec, k) in zip(self.metrics, self.parsed):
+            yield name, metric_query_values(
+                ranked, spec, k, self.no_relevant, self.options.get(name)
+            )
+
+    def partials(self, frame):
+        """One :class:`PartialMean` per metric over the partition's queries."""
+        ranked = self.rank(frame)
+        if ranked is None:
+            return [EMPTY_PARTIAL for _ in self.metrics]
+        return [
+            partial_mean(values, weights, undefined=undefined,
+                         query_ids=ranked.query_ids, no_relevant=policy)
+            for _, (values, undefined, weights, policy) in self._query_values(ranked)
+        ]
+
+    def query_columns(self, ranked):
+        """Per-query float64 columns: each metric's values and weights.
+
+        A query left out of the mean (``no_relevant="skip"``, a
+        single-class query of GAUC) has a nan value.
+        """
+        columns = {}
+        weight_columns = self.weight_columns()
+        for name, (values, undefined, weights, policy) in self._query_values(ranked):
+            columns[name] = np.asarray(
+                apply_no_relevant(values, undefined, ranked, policy), dtype=np.float64
+            )
+            columns[weight_columns[name]] = np.asarray(weights, dtype=np.float64)
+        return columns

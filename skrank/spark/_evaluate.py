@@ -1,0 +1,389 @@
+"""evaluate() on a Spark DataFrame: repartition by query, in-memory kernels, mergeable means.
+
+The plan has three steps, all but the last run by Spark's executors:
+
+1. **Repartition once by query id** with Spark's own hash partitioning, only
+   the needed columns, so that every query's rows sit in one partition
+   (skipped when the caller says the frame already is, or when Spark's plan
+   shows it is hash-partitioned on the query id).
+2. **Per partition**, ``mapInArrow``: the partition's Arrow batches become
+   one pandas frame, and :class:`skrank._engine.PartitionPlan` runs skrank's
+   in-memory layout and kernels on it, the same plan
+   :func:`skrank.dask.evaluate` runs on a Dask partition.
+3. **The partial means** (one small row per partition and metric) reach the
+   driver, are merged in partition order and finished by the very step that
+   finishes the in-memory mean. No row of ``df`` is collected.
+"""
+
+import pickle
+import re
+
+import numpy as np
+
+from .._core._aggregate import (
+    PartialMean,
+    check_aggregate_options,
+    finish_mean,
+    merge_partial_means,
+)
+from .._core._layout import TIES
+from .._core._optional import import_optional
+from .._core._validation import check_bool, check_option, _describe
+from .._engine import EMPTY_PARTIAL, ROW, PartitionPlan
+from ..metrics._evaluate import DEFAULT_METRICS, _options_by_metric, split_options
+from ..metrics._registry import parse_metric_name
+
+_PARTITION = "__skrank_partition__"
+_METRIC = "__skrank_metric__"
+_N_ROWS = "__skrank_n_rows__"
+_IDS = "__skrank_undefined_ids__"
+_PARTIAL_SCHEMA = (
+    f"{_PARTITION} long, {_METRIC} int, scale double, weighted_sum double, "
+    f"weight_sum double, n_values long, n_undefined long, {_IDS} binary, "
+    f"{_N_ROWS} long"
+)
+
+
+def _import_pyspark_sql():
+    return import_optional("pyspark.sql", "skrank.spark.evaluate")
+
+
+def _partition_frame(batches):
+    """All of a partition's Arrow batches as one pandas frame (None if no rows)."""
+    import pyarrow as pa
+
+    batches = list(batches)
+    if not batches:
+        return None
+    table = pa.Table.from_batches(batches)
+    if table.num_rows == 0:
+        return None
+    return table.to_pandas()
+
+
+def _partition_id():
+    from pyspark import TaskContext
+
+    context = TaskContext.get()
+    return 0 if context is None else context.partitionId()
+
+
+def _partials(batches, plan):
+    """mapInArrow: one row of partial sums per metric for this partition."""
+    import pyarrow as pa
+
+    frame = _partition_frame(batches)
+    n_rows = 0 if frame is None else frame.shape[0]
+    if frame is None:
+        partials = [EMPTY_PARTIAL for _ in plan.metrics]
+    else:
+        partials = plan.partials(frame)
+    partition = _partition_id()
+    columns = {
+        _PARTITION: pa.array([partition] * len(partials), pa.int64()),
+        _METRIC: pa.array(range(len(partials)), pa.int32()),
+        "scale": pa.array([p.scale for p in partials], pa.float64()),
+        "weighted_sum": pa.array([p.weighted_sum for p in partials], pa.float64()),
+        "weight_sum": pa.array([p.weight_sum for p in partials], pa.float64()),
+        "n_values": pa.array([p.n_values for p in partials], pa.int64()),
+        "n_undefined": pa.array([p.n_undefined for p in partials], pa.int64()),
+        _IDS: pa.array([pickle.dumps(_plain(p.undefined_ids)) for p in partials],
+                       pa.binary()),
+        _N_ROWS: pa.array([n_rows] * len(partials), pa.int64()),
+    }
+    yield pa.RecordBatch.from_pydict(columns)
+
+
+def _plain(ids):
+    """Ids as Python objects (numpy scalars pickle with numpy's module path)."""
+    return tuple(i.item() if isinstance(i, np.generic) else i for i in ids)
+
+
+def _query_values(batches, plan, schema):
+    """mapInArrow: one row per query of this partition, one column per metric."""
+    import pyarrow as pa
+
+    frame = _partition_frame(batches)
+    if frame is None:
+        return
+    ranked = plan.rank(frame)
+    columns = plan.query_columns(ranked)
+    id_field = schema.field(plan.query_id)
+    ids = pa.array(np.asarray(ranked.query_ids), from_pandas=True)
+    if ids.type != id_field.type:
+        ids = ids.cast(id_field.type)
+    arrays = [ids] + [
+        pa.array(columns[field.name], pa.float64()) for field in list(schema)[1:]
+    ]
+    yield pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+def _check_column(df, argument, name):
+    if isinstance(name, str) and name in df.columns:
+        return
+    raise ValueError(
+        f"`{argument}` must name a column of `df`, got {_describe(name)}; the "
+        f"columns are {list(df.columns)}."
+    )
+
+
+def _partitioned_on(df, query_id):
+    """Whether Spark's plan puts all rows of a ``query_id`` value in one partition.
+
+    True when the physical plan (before adaptive execution, which may only
+    merge whole partitions) is hash- or range-partitioned on the column
+    ``query_id`` alone, as after ``df.repartition("qid")``. Best effort,
+    through the JVM's query execution: a Spark Connect frame, or another
+    Spark, answers False (and ``df`` is repartitioned).
+    """
+    try:
+        plan = df._jdf.queryExecution().sparkPlan()
+        partitioning = plan.outputPartitioning()
+        kind = partitioning.getClass().getSimpleName()
+        if kind not in ("HashPartitioning", "RangePartitioning"):
+            return False
+        expressions = partitioning.expressions()
+        if expressions.size() != 1:
+            return False
+        expression = expressions.apply(0)
+        if kind == "RangePartitioning":
+            expression = expression.child()  # a SortOrder
+        output = plan.output()
+        for i in range(output.size()):
+            attribute = output.apply(i)
+            if attribute.name() == query_id:
+                return bool(attribute.semanticEquals(expression))
+        return False
+    except Exception:  # noqa: BLE001 - no JVM plan to read: repartition
+        return False
+
+
+def _worker_error(exc):
+    """The ValueError a Python worker raised, re-raised on the driver, or None."""
+    text = str(exc)
+    found = re.findall(r"^ValueError: (.*?)(?=\n\S|\Z)", text, flags=re.M | re.S)
+    if not found:
+        return None
+    return ValueError(found[-1].strip())
+
+
+def _run(function):
+    """Call ``function`` (a Spark action); a worker's ValueError becomes the driver's."""
+    try:
+        return function()
+    except Exception as exc:
+        error = _worker_error(exc) if type(exc).__name__ == "PythonException" else None
+        if error is None:
+            raise
+        raise error from None
+
+
+def evaluate(
+    df,
+    *,
+    metrics=None,
+    y_true="label",
+    y_score="score",
+    query_id="qid",
+    sample_weight=None,
+    per_query=False,
+    **options,
+):
+    """Compute ranking metrics over a Spark DataFrame, query by query.
+
+    The same numbers as :func:`skrank.evaluate` on the same rows (to
+    rounding), computed by Spark's executors: one repartition by query id,
+    skrank's in-memory kernels on each partition (``mapInArrow``), and the
+    partial sums merged on the driver. No row of ``df`` is collected on the
+    driver; the rows of a query may start in any partitions.
+
+    Parameters
+    ----------
+    df : pyspark.sql.DataFrame
+        One row per (query, item): relevance, score, query id and optionally
+        a weight, in the columns named below.
+    metrics : str or list of str, default=None
+        Metric names, as for :func:`skrank.evaluate` (``"ndcg@10"``,
+        ``"map"``, ``"fap@5"``, ``"gauc"``, ...). None: ``("ndcg@10",
+        "map", "mrr", "precision@10", "recall@10")``.
+    y_true : str, default="label"
+        Column of relevance: binary (0/1) or graded (non-negative).
+    y_score : str, default="score"
+        Column of scores; within a query, higher scores rank first.
+    query_id : str, default="qid"
+        Column holding each row's query id (integers, strings, or any type
+        Spark hashes).
+    sample_weight : str, default=None
+        Column of row weights; a query weighs the mean of its rows' weights
+        (GAUC: their sum), as in :func:`skrank.evaluate`.
+    per_query : bool, default=False
+        False: the weighted means, computed now. True: a lazy Spark DataFrame
+        with one row per query (see Returns).
+    **options : dict
+        ``ties`` ({"average", "input"}, default "average"): ``"input"``
+        keeps rows with equal scores in the frame's row order (its
+        partitions in order), which the repartition preserves.
+        ``no_relevant`` ({"skip", "zero", "one", "error"}, default "skip"):
+        what a query with no relevant row scores.
+        ``partitioned_by_query`` ({"auto", True, False}, default "auto"):
+        whether every query's rows already sit in one partition, so that the
+        repartition can be skipped; ``"auto"`` skips it only when Spark's
+        plan shows a hash partitioning on ``query_id`` alone (as after
+        ``df.repartition("qid")``); True is the caller's promise (a query
+        split over partitions would be scored as several queries).
+        Metric options as for :func:`skrank.evaluate`: ``gain``,
+        ``normalize``, ``beta``, ``p``.
+
+    Returns
+    -------
+    results : dict or pyspark.sql.DataFrame
+        With ``per_query=False``: metric name -> float, in the order of
+        ``metrics``, as :func:`skrank.evaluate` returns. With
+        ``per_query=True``: a Spark DataFrame with one row per query, not
+        ordered: the ``query_id`` column (its type kept), one double column
+        per metric (NaN for a query left out under ``no_relevant="skip"``,
+        or a single-class query of GAUC), a ``"weight"`` column (each
+        query's weight in the mean) and, for metrics with weights of their
+        own such as GAUC, a ``"<metric>_weight"`` column.
+
+    Raises
+    ------
+    ValueError
+        For bad arguments, and for bad rows (NaN scores, negative relevance,
+        missing query ids, ...) with the message :func:`skrank.evaluate`
+        gives, raised on the driver when Spark runs the job.
+
+    See Also
+    --------
+    skrank.evaluate : the same on in-memory arrays.
+    skrank.dask.evaluate : the same on a Dask DataFrame.
+
+    Notes
+    -----
+    Each partition is held in the executor's Python worker as one pandas
+    frame while it is scored; raise ``spark.sql.shuffle.partitions`` (or
+    repartition ``df`` by the query id into more partitions and pass
+    ``partitioned_by_query=True``) when partitions are too large for it.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import skrank.spark
+    >>> spark = SparkSession.builder.master("local[1]").getOrCreate()  # doctest: +SKIP
+    >>> df = spark.createDataFrame(
+    ...     [("a", 1, 0.9), ("a", 0, 0.5), ("a", 0, 0.1),
+    ...      ("b", 0, 0.8), ("b", 1, 0.7), ("b", 1, 0.7)],
+    ...     ["qid", "label", "score"],
+    ... )  # doctest: +SKIP
+    >>> skrank.spark.evaluate(df, metrics=["mrr", "precision@1"])  # doctest: +SKIP
+    {'mrr': 0.75, 'precision@1': 0.5}
+    >>> per_query = skrank.spark.evaluate(df, metrics=["mrr"], per_query=True)  # doctest: +SKIP
+    >>> per_query.orderBy("qid").show()  # doctest: +SKIP
+    +---+---+------+
+    |qid|mrr|weight|
+    +---+---+------+
+    |  a|1.0|   1.0|
+    |  b|0.5|   1.0|
+    +---+---+------+
+    """
+    sql = _import_pyspark_sql()
+    if not isinstance(df, sql.DataFrame):
+        raise ValueError(
+            f"`df` must be a pyspark.sql.DataFrame, got {_describe(df)}; for "
+            "in-memory data use skrank.evaluate."
+        )
+    ties = options.pop("ties", "average")
+    no_relevant = options.pop("no_relevant", "skip")
+    partitioned_by_query = options.pop("partitioned_by_query", "auto")
+    if metrics is None:
+        metrics = DEFAULT_METRICS
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    metrics = list(dict.fromkeys(metrics))
+    if not metrics:
+        raise ValueError("`metrics` is empty: name at least one metric.")
+    parsed = [parse_metric_name(name) for name in metrics]
+    check_option("ties", ties, TIES)
+    check_aggregate_options(no_relevant, "mean")
+    check_option("partitioned_by_query", partitioned_by_query, ("auto", True, False))
+    per_query = check_bool("per_query", per_query)
+    kernel_options = _kernel_options(metrics, parsed, options)
+    _check_column(df, "y_true", y_true)
+    _check_column(df, "y_score", y_score)
+    _check_column(df, "query_id", query_id)
+    if sample_weight is not None:
+        _check_column(df, "sample_weight", sample_weight)
+
+    functions = import_optional("pyspark.sql.functions", "skrank.spark.evaluate")
+    columns = list(dict.fromkeys(
+        [query_id, y_true, y_score] + ([] if sample_weight is None else [sample_weight])
+    ))
+    if partitioned_by_query == "auto":
+        partitioned = _partitioned_on(df, query_id)
+    else:
+        partitioned = partitioned_by_query
+    restore_order = ties == "input" and not partitioned
+    frame = df.select(*[functions.col(f"`{name}`") for name in columns])
+    if restore_order:
+        frame = frame.withColumn(ROW, functions.monotonically_increasing_id())
+    if not partitioned:
+        frame = frame.repartition(functions.col(f"`{query_id}`"))
+    plan = PartitionPlan(metrics, y_true, y_score, query_id, sample_weight, ties,
+                         no_relevant, False, restore_order, kernel_options)
+
+    if per_query:
+        return _per_query_frame(frame, plan, df.schema[query_id], sql)
+
+    partials = frame.mapInArrow(lambda batches: _partials(batches, plan),
+                                _PARTIAL_SCHEMA)
+    rows = _run(partials.collect)
+    rows.sort(key=lambda row: (row[_PARTITION], row[_METRIC]))
+    if not sum(row[_N_ROWS] for row in rows if row[_METRIC] == 0):
+        raise ValueError("`df` has no rows: there is nothing to evaluate.")
+    results = {}
+    for i, name in enumerate(metrics):
+        merged = merge_partial_means(
+            PartialMean(row["scale"], row["weighted_sum"], row["weight_sum"],
+                        row["n_values"], row["n_undefined"], pickle.loads(row[_IDS]))
+            for row in rows if row[_METRIC] == i
+        )
+        results[name] = finish_mean(merged)
+    return results
+
+
+def _kernel_options(metrics, parsed, options):
+    """Metric name -> validated kernel options; other options are refused."""
+    taken = _options_by_metric(metrics, parsed, options)
+    kernel = {}
+    for name, (spec, _) in zip(metrics, parsed):
+        kernel_options, function_options = split_options(spec, taken[name])
+        if function_options:
+            raise ValueError(
+                f"skrank.spark.evaluate computes {name!r} on the shared layout, "
+                f"which does not take {', '.join(sorted(function_options))}; the "
+                f"options it takes are {', '.join(spec.kernel_options) or 'none'}."
+            )
+        kernel[name] = kernel_options
+    return kernel
+
+
+def _per_query_frame(frame, plan, id_field, sql):
+    """A lazy Spark DataFrame of per-query values (``per_query=True``)."""
+    types = import_optional("pyspark.sql.types", "skrank.spark.evaluate")
+    names = plan.metrics + ["weight"] + [
+        column for column in plan.weight_columns().values() if column != "weight"
+    ]
+    schema = types.StructType(
+        [types.StructField(plan.query_id, id_field.dataType, True)]
+        + [types.StructField(name, types.DoubleType(), True) for name in names]
+    )
+    arrow_schema = _arrow_schema(schema)
+    return frame.mapInArrow(
+        lambda batches: _query_values(batches, plan, arrow_schema), schema
+    )
+
+
+def _arrow_schema(schema):
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    return to_arrow_schema(schema)
