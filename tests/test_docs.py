@@ -12,6 +12,8 @@ import pytest
 
 import skrank
 
+from ._needs import needs
+
 ROOT = Path(__file__).resolve().parents[1]
 API = (ROOT / "docs" / "api.rst").read_text()
 
@@ -50,6 +52,8 @@ def _conf_transform():
     """The NoMailtoLinks transform of docs/conf.py, without running conf.py."""
     import ast
 
+    needs("docutils")
+
     source = (ROOT / "docs" / "conf.py").read_text()
     tree = ast.parse(source)
     wanted = [
@@ -65,7 +69,7 @@ def _conf_transform():
 
 
 def _build_page(tmp_path, text, transform=None):
-    sphinx_application = pytest.importorskip("sphinx.application")
+    sphinx_application = needs("sphinx.application")
     src = tmp_path / "src"
     src.mkdir(parents=True)
     (src / "conf.py").write_text("extensions = []\n")

@@ -3,9 +3,16 @@
 import numpy as np
 
 from ._frames import pandas_categorical
-from ._validation import _to_array
+from ._validation import _to_array, first_position
 
-_MISSING = "`query_id` contains missing values."
+
+def _missing(mask):
+    """The error for query ids with missing values, ``mask`` marking them."""
+    return ValueError(
+        "`query_id` contains missing values (None, NaN or NaT), the first at "
+        f"{first_position(mask)}: every row needs the id of its query. Drop those "
+        "rows from every input, or give them ids of their own."
+    )
 
 
 def _factorize(query_id, n_rows):
@@ -26,7 +33,7 @@ def _factorize(query_id, n_rows):
         codes, categories = categorical
         _check_length(codes, n_rows)
         if (codes < 0).any():
-            raise ValueError(_MISSING)
+            raise _missing(codes < 0)
         return codes.astype(np.int64), categories
 
     ids = _as_id_array(query_id)
@@ -40,11 +47,11 @@ def _factorize(query_id, n_rows):
         return ids, None
     if kind == "f":
         if np.isnan(ids).any():
-            raise ValueError(_MISSING)
+            raise _missing(np.isnan(ids))
         return ids, None
     if kind in "mM":  # dates and durations: factorise the integer view, keep the type
         if np.isnat(ids).any():
-            raise ValueError(_MISSING)
+            raise _missing(np.isnat(ids))
         codes, labels = _sorted_codes(ids.view(np.int64))
         return codes, labels.view(ids.dtype)
     if kind in "US":
@@ -172,7 +179,7 @@ def _object_codes(ids):
     except TypeError:
         missing = None
     if missing is not None and np.ndim(missing) == 1 and missing.any():
-        raise ValueError(_MISSING)
+        raise _missing(missing)
     try:
         codes, labels = pd.factorize(ids, sort=True)
     except TypeError:  # ids of mixed, unorderable types, or unhashable ones
@@ -184,8 +191,12 @@ def _object_codes(ids):
 
 
 def _object_codes_without_pandas(ids):
-    if any(v is None or (isinstance(v, float) and v != v) for v in ids):
-        raise ValueError(_MISSING)
+    missing = np.fromiter(
+        (v is None or (isinstance(v, float) and v != v) for v in ids), dtype=bool,
+        count=ids.shape[0],
+    )
+    if missing.any():
+        raise _missing(missing)
     table = {}
     try:
         codes = np.fromiter(

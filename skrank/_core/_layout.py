@@ -353,8 +353,9 @@ def rank_queries(
     sample_weight : array-like, default=None
         One weight per row for 1-D input, one per ranking for 2-D input.
     ties : {"average", "input"}
-    binary : bool
-        Whether ``y_true`` must be 0/1.
+    binary : bool or str
+        Whether ``y_true`` must be 0/1; a string names the metrics that need
+        it, for the error message.
 
     Returns
     -------

@@ -24,6 +24,68 @@ def _describe(value):
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def first_position(mask):
+    """Where the first True of ``mask`` is, for an error message.
+
+    ``"row 3"`` for 1-D input, ``"row 1, column 2"`` for 2-D input; rows and
+    columns count from 0, as numpy and pandas' ``iloc`` do.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skrank._core._validation import first_position
+    >>> first_position(np.array([False, False, True, True]))
+    'row 2'
+    >>> first_position(np.array([[False, False], [False, True]]))
+    'row 1, column 1'
+    """
+    mask = np.asarray(mask, dtype=bool)
+    flat = int(np.flatnonzero(mask.ravel())[0])
+    if mask.ndim <= 1:
+        return f"row {flat}"
+    row, col = np.unravel_index(flat, mask.shape)[:2]
+    return f"row {int(row)}, column {int(col)}"
+
+
+def _not_a_number(array):
+    """Mask of the values of an object or string array that float() refuses."""
+    bad = np.zeros(array.shape, dtype=bool)
+    for index, value in np.ndenumerate(array):
+        try:
+            float(value)
+        except (TypeError, ValueError):
+            bad[index] = True
+            break  # the first one is all the message shows
+    return bad
+
+
+def _must_contain_numbers(name, array):
+    bad = _not_a_number(array)
+    if not bad.any():  # e.g. a dtype numpy can't cast at all
+        return ValueError(
+            f"`{name}` must contain numbers, got an array of dtype {array.dtype}."
+        )
+    value = array[bad][0]
+    value = value.item() if isinstance(value, np.generic) else value
+    advice = (
+        "encode the labels as numbers first, e.g. `(y == \"relevant\").astype(int)` "
+        "or sklearn.preprocessing.LabelEncoder"
+        if name == "y_true" else "convert it to numbers first"
+    )
+    return ValueError(
+        f"`{name}` must contain numbers, got {_describe(value)} at "
+        f"{first_position(bad)} (dtype {array.dtype}): {advice}."
+    )
+
+
+def _not_finite_error(name, array):
+    bad = ~np.isfinite(array)
+    return ValueError(
+        f"`{name}` contains NaN or infinity ({array[bad][0]:g} at "
+        f"{first_position(bad)}): drop those rows from every input or fill them."
+    )
+
+
 def check_option(name, value, allowed):
     """Check that ``value`` is one of ``allowed`` (a tuple of options)."""
     for option in allowed:
@@ -140,13 +202,11 @@ def check_numeric(name, values, *, ndim=(1, 2)):
         try:
             array = array.astype(np.float64)
         except (TypeError, ValueError):
-            raise ValueError(
-                f"`{name}` must contain numbers, got an array of dtype {array.dtype}."
-            ) from None
+            raise _must_contain_numbers(name, array) from None
     _check_dimensions(name, array, ndim)
     array = array.astype(np.float64, copy=False)
     if not np.isfinite(array).all():
-        raise ValueError(f"`{name}` contains NaN or infinity.")
+        raise _not_finite_error(name, array)
     return array
 
 
@@ -240,9 +300,7 @@ def check_score(name, values, *, ndim=(1, 2)):
                     "pass naive datetimes, datetime64 values or a pandas datetime "
                     "Series."
                 ) from None
-            raise ValueError(
-                f"`{name}` must contain numbers, got an array of dtype {array.dtype}."
-            ) from None
+            raise _must_contain_numbers(name, array) from None
     elif kind not in "biuf":
         return check_numeric(name, array, ndim=ndim)
     else:
@@ -255,9 +313,11 @@ def check_score(name, values, *, ndim=(1, 2)):
                 f"`{name}` has values beyond the float64 range (about 1.8e308); "
                 "rescale the scores."
             )
+        bad = np.isnan(as_float) | (as_float == np.inf)
         raise ValueError(
-            f"`{name}` contains NaN or +infinity (-inf is allowed: it marks a "
-            "judged row that was not retrieved)."
+            f"`{name}` contains NaN or +infinity ({as_float[bad][0]:g} at "
+            f"{first_position(bad)}): drop those rows from every input or fill "
+            "them (-inf is allowed: it marks a judged row that was not retrieved)."
         )
     if as_float is array or _float64_is_exact(array, as_float):
         return as_float
@@ -279,19 +339,29 @@ def _only_unretrieved(array, as_float):
 
 
 def check_relevance(values, *, binary=False):
-    """``y_true``: finite, non-negative; 0/1 only when ``binary``."""
+    """``y_true``: finite, non-negative; 0/1 only when ``binary``.
+
+    ``binary`` is a bool, or the name(s) of the metrics that need 0/1
+    labels (``"gauc"``), which the error then names.
+    """
     array = check_numeric("y_true", values)
     if (array < 0).any():
+        negative = array < 0
         raise ValueError(
             "`y_true` must be non-negative (relevance grades), "
-            f"got a minimum of {array.min():g}."
+            f"got {array[negative][0]:g} at {first_position(negative)}."
         )
-    if binary and not np.isin(array, (0.0, 1.0)).all():
-        extra = np.setdiff1d(np.unique(array), (0.0, 1.0))[:5]
-        raise ValueError(
-            "`y_true` must be binary (0/1) for this metric, got values such as "
-            f"{', '.join(f'{v:g}' for v in extra)}."
-        )
+    if binary:
+        other = (array != 0.0) & (array != 1.0)
+        if other.any():
+            what = binary if isinstance(binary, str) else "this metric"
+            extra = np.unique(array[other])[:5]
+            raise ValueError(
+                f"`y_true` must be binary (0/1) for {what}, got values such as "
+                f"{', '.join(f'{v:g}' for v in extra)} (the first at "
+                f"{first_position(other)}): binarise it (e.g. `y_true > 0`) or "
+                "leave that metric out."
+            )
     return array
 
 
@@ -321,9 +391,13 @@ def check_nonnegative(name, array):
     except (TypeError, ValueError):
         raise ValueError(f"`{name}` must contain numbers.") from None
     if not np.isfinite(array).all():
-        raise ValueError(f"`{name}` contains NaN or infinity.")
+        raise _not_finite_error(name, array)
     if (array < 0).any():
-        raise ValueError(f"`{name}` must be non-negative.")
+        negative = array < 0
+        raise ValueError(
+            f"`{name}` must be non-negative, got {array[negative][0]:g} at "
+            f"{first_position(negative)}."
+        )
     return array
 
 

@@ -28,9 +28,11 @@ from .._core._aggregate import (
 )
 from .._core._layout import TIES, rank_queries
 from .._core._optional import import_optional
+from .._core._optional import import_optional
 from .._core._validation import check_bool, check_option, _describe
 from ..metrics._evaluate import DEFAULT_METRICS, metric_query_values
 from ..metrics._registry import parse_metric_name
+from ._quiet import quiet_dask
 from ._accumulate import merged_accumulator, only_top_k
 
 _ROW = "__skrank_row__"  # input position, kept through the shuffle for ties="input"
@@ -48,7 +50,9 @@ class _Plan:
                  no_relevant, query_on_index, restore_order):
         self.metrics = metrics
         self.parsed = [parse_metric_name(name) for name in metrics]
-        self.binary = any(spec.binary for spec, _ in self.parsed)
+        self.binary = ", ".join(  # names the metrics in a worker's refusal
+            name for name, (spec, _) in zip(metrics, self.parsed) if spec.binary
+        )
         self.y_true = y_true
         self.y_score = y_score
         self.query_id = query_id
@@ -332,9 +336,10 @@ def evaluate(
     import pandas as pd
 
     empty = _partials_frame([PartialMean(0.0, 0.0, 0.0, 0)], 0, pd)
-    merged = frame.reduction(
-        _partials, aggregate=_merge, meta=empty, chunk_kwargs={"plan": plan},
-    ).compute()
+    with quiet_dask():
+        merged = frame.reduction(
+            _partials, aggregate=_merge, meta=empty, chunk_kwargs={"plan": plan},
+        ).compute()
     if int(merged["n_rows"].iloc[0]) == 0:
         raise ValueError("`df` has no rows: there is nothing to evaluate.")
     results = {}
@@ -539,9 +544,10 @@ def _query_meta(meta, plan):
         index_dtype = meta.index.dtype
     else:
         index_dtype = meta[plan.query_id].dtype
-    names = plan.metrics + ["weight"] + [
-        column for column in plan.weight_columns().values() if column != "weight"
-    ]
+    # "weight" (first) only when a metric uses it: GAUC alone has "gauc_weight"
+    weights = sorted(dict.fromkeys(plan.weight_columns().values()),
+                     key=lambda column: column != "weight")
+    names = plan.metrics + weights
     columns = {name: pd.Series([], dtype=np.float64) for name in names}
     index = pd.Index([], dtype=index_dtype, name=plan.query_id)
     return pd.DataFrame(columns, index=index)

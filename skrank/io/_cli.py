@@ -217,8 +217,10 @@ def _evaluate(args):
         comparable = [m for m in columns if m not in ("num_ret", "num_rel", "num_rel_ret")]
         if comparable:
             tests = _comparison(results, names, comparable, args.seed).tests
-            rows = [[r[0], r[1], r[2], f"{r[3]:+.4f}", f"{r[6]:.4g}", f"{r[9]:.4g}",
-                     f"{r[8]:.4g}", f"{r[10]:.4g}"] for r in tests]
+            from ..stats._compare import format_p_value
+
+            rows = [[r[0], r[1], r[2], f"{r[3]:+.4f}"]
+                    + [format_p_value(r[i]) for i in (6, 9, 8, 10)] for r in tests]
             out += ["", "paired tests over the queries of every run "
                     "(randomisation and t-test; Holm-corrected over the pairs)"]
             out += _table(["measure", "run_a", "run_b", "difference", "p_rand",

@@ -180,7 +180,7 @@ def gauc_score(
         query_id=query_id,
         sample_weight=sample_weight,
         ties=ties,
-        binary=True,
+        binary="gauc_score",
     )
     auc = _one_class(_auc_per_query(ranked)[0], one_class)
     return aggregate_queries(

@@ -18,6 +18,7 @@ from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils import check_random_state
 
 from .._core._optional import import_optional
+from .._core._optional import import_optional
 from .._core._params import check_params
 from .._core._validation import (
     check_option,
@@ -77,6 +78,21 @@ def _format_cell(value):
             return "nan"
         return f"{value:.4f}" if abs(value) >= 1e-4 or value == 0 else f"{value:.1e}"
     return str(value)
+
+
+def format_p_value(p):
+    """A p-value as every table of skrank prints it: 4 decimals, small ones as 1.2e-07.
+
+    One format for every column, so that ``1.0000`` stands beside ``0.4226``
+    (not ``1``), and a tiny p-value keeps its digits.
+
+    Examples
+    --------
+    >>> from skrank.stats._compare import format_p_value
+    >>> [format_p_value(p) for p in (1.0, 0.42257, 0.0005, 1.234e-7, float("nan"))]
+    ['1.0000', '0.4226', '0.0005', '1.2e-07', 'nan']
+    """
+    return _format_cell(float(p))
 
 
 def _format_table(columns, rows):
@@ -211,10 +227,13 @@ def _frames_per_query_values(systems, metrics):
                for m in metrics]
         for name, frame in systems.items()
     }
-    computed = dask.compute(*[
-        frame[list(dict.fromkeys(metrics + weights[name]))]
-        for name, frame in systems.items()
-    ])
+    from ..dask._quiet import quiet_dask
+
+    with quiet_dask():  # the frames' shuffles run now
+        computed = dask.compute(*[
+            frame[list(dict.fromkeys(metrics + weights[name]))]
+            for name, frame in systems.items()
+        ])
     names = list(systems)
     first = computed[0].index
     for name, table in zip(names, computed):

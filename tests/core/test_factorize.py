@@ -12,8 +12,9 @@ import skrank
 from skrank._core._factorize import _factorize
 
 from .. import _reference as ref
+from .._needs import needs
 
-pl = pytest.importorskip("polars")
+pl = needs("polars")
 
 RNG = np.random.default_rng(7)
 N = 60

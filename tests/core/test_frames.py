@@ -7,7 +7,9 @@ import pytest
 from skrank._core import _frames
 from skrank._core._frames import column, column_names, pandas_categorical, to_numpy
 
-pl = pytest.importorskip("polars")
+from .._needs import needs
+
+pl = needs("polars")
 
 LIBRARIES = ["pandas", "polars"]
 

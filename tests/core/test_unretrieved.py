@@ -5,7 +5,9 @@ import pytest
 
 import skrank
 
-pytrec_eval = pytest.importorskip("pytrec_eval")
+from .._needs import needs
+
+pytrec_eval = needs("pytrec_eval")
 
 
 def _case(seed):

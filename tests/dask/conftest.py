@@ -2,5 +2,7 @@
 
 import pytest
 
-pytest.importorskip("dask.dataframe")
-pytest.importorskip("distributed")
+from .._needs import needs
+
+needs("dask.dataframe")
+needs("distributed")

@@ -6,6 +6,8 @@ from sklearn.datasets import load_digits
 
 from skrank import load_digits_retrieval
 
+from .._needs import needs
+
 
 def test_shapes_and_query_blocks():
     data = load_digits_retrieval(n_queries=40, n_candidates=15, random_state=3)
@@ -28,7 +30,7 @@ def test_relevance_means_the_same_digit():
 
 
 def test_same_seed_same_data_and_frame_has_qid_column():
-    pytest.importorskip("pandas")
+    needs("pandas")
     a = load_digits_retrieval(n_queries=5, n_candidates=4, random_state=1)
     b = load_digits_retrieval(n_queries=5, n_candidates=4, random_state=1, as_frame=True)
     assert np.array_equal(a.data, b.data.drop(columns="qid").to_numpy())

@@ -7,8 +7,9 @@ import sys
 import pytest
 
 from ._trec_data import awkward_case
+from .._needs import needs
 
-pytrec_eval = pytest.importorskip("pytrec_eval")
+pytrec_eval = needs("pytrec_eval")
 
 
 @pytest.fixture(scope="module")
@@ -132,7 +133,7 @@ def test_evaluating_one_run_does_not_import_scikit_learn(files):
 def test_with_pyarrow_the_command_does_not_import_pandas(files):
     # pandas' import alone is about 0.4 s of the command; pyarrow's reader,
     # join and tie-breaking by document id get by without it
-    pytest.importorskip("pyarrow")
+    needs("pyarrow")
     root, _, _ = files
     options = ["-m", "map", "-m", "bpref", "-m", "ndcg_cut_10", "--compat", "trec_eval",
                "--format", "trec"]
@@ -156,7 +157,7 @@ def _pool_after(root, entry):
 def test_the_command_uses_the_system_allocator_and_main_leaves_it_alone(files):
     # the command's own process reuses freed memory at once (fewer fresh pages
     # touched); main(), which other code may call in its process, sets nothing
-    pa = pytest.importorskip("pyarrow")
+    pa = needs("pyarrow")
     root, _, _ = files
     assert _pool_after(root, "run()") == "system"
     assert _pool_after(root, "main(sys.argv[1:])") == pa.default_memory_pool().backend_name

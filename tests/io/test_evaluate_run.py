@@ -8,8 +8,9 @@ import pytest
 from skrank import evaluate_run, read_qrels, read_run
 
 from ._trec_data import awkward_case
+from .._needs import needs
 
-pytrec_eval = pytest.importorskip("pytrec_eval")
+pytrec_eval = needs("pytrec_eval")
 
 NAMES = [
     "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank",
@@ -217,7 +218,7 @@ def test_duplicate_document_in_a_query_is_an_error(tmp_path):
     ["abcdefgh", "12345678"],                                # one width: a view
 ])
 def test_fixed_width_words_are_the_nul_padded_bytes(ids):
-    pa = pytest.importorskip("pyarrow")
+    pa = needs("pyarrow")
     from skrank.io._evaluate import _fixed_width_words
 
     raw = [i.encode() for i in ids]

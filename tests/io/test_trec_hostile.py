@@ -24,6 +24,8 @@ import pytest
 from skrank import evaluate_run, read_qrels, read_run
 from skrank.io import _read
 
+from .._needs import needs
+
 # ------------------------------------------------------------ reference --
 
 _ATOL = re.compile(rb"[ \t\n\v\f\r]*([+-]?\d+)")
@@ -383,7 +385,7 @@ def test_a_duplicate_is_reported_at_its_line(tmp_path):
 def test_no_shared_query_names_an_id_of_each(tmp_path):
     with pytest.raises(ValueError, match=r"share no query id.*'301'.*'q301'"):
         _run(tmp_path, b"301 0 d1 1\n", b"q301 Q0 d1 1 1 r\n", ["map"])
-    pd = pytest.importorskip("pandas")
+    pd = needs("pandas")
     qrels = pd.DataFrame({"query_id": [1], "doc_id": ["d"], "relevance": [1]})
     run = pd.DataFrame({"query_id": [1.0], "doc_id": ["d"], "score": [1.0]})
     for compat in (None, "trec_eval"):
@@ -392,7 +394,7 @@ def test_no_shared_query_names_an_id_of_each(tmp_path):
 
 
 def test_dataframe_runs_refuse_missing_ids_and_name_missing_columns():
-    pd = pytest.importorskip("pandas")
+    pd = needs("pandas")
     qrels = pd.DataFrame({"query_id": ["q"], "doc_id": ["nan"], "relevance": [1]})
     for missing in (None, float("nan")):
         run = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", missing],

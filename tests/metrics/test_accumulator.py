@@ -18,6 +18,8 @@ from skrank import RankingAccumulator, evaluate
 from skrank.metrics._accumulator import TOP_K_STEMS, to_host_array
 from skrank.metrics._registry import METRICS
 
+from .._needs import needs
+
 # every registry metric, with a cutoff where it takes one
 ALL_METRICS = [f"{stem}@3" if spec.takes_k else stem for stem, spec in METRICS.items()]
 TOP_K_METRICS = [f"{stem}@2" for stem in sorted(TOP_K_STEMS)]
@@ -314,8 +316,8 @@ def test_ids_of_several_types_stay_apart():
 
 
 def test_series_of_pandas_and_polars():
-    pd = pytest.importorskip("pandas")
-    pl = pytest.importorskip("polars")
+    pd = needs("pandas")
+    pl = needs("polars")
     accumulator = RankingAccumulator(["mrr"])
     accumulator.update(pd.Series([0, 1]), pd.Series([0.9, 0.8]),
                        query_id=pd.Series(["a", "a"], dtype="category"))
@@ -325,7 +327,7 @@ def test_series_of_pandas_and_polars():
 
 
 def test_torch_tensors_are_read_without_importing_torch():
-    torch = pytest.importorskip("torch", reason="torch is not installed")
+    torch = needs("torch")
     accumulator = RankingAccumulator(["mrr", "ndcg@2"])
     y = torch.tensor([0, 1, 1, 0])
     score = torch.tensor([0.9, 0.8, 0.3, 0.1], requires_grad=True)

@@ -27,6 +27,7 @@ from skrank import (
 )
 
 from .. import _toolbox_reference as ref
+from .._needs import needs
 
 SETTINGS = settings(
     max_examples=60, deadline=None, derandomize=True, database=None,
@@ -149,7 +150,7 @@ def test_interpolated_is_order_free_under_ties_and_bounds_ap():
 @pytest.mark.peers
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_interpolated_equals_trec_eval(seed):
-    pytrec_eval = pytest.importorskip("pytrec_eval")
+    pytrec_eval = needs("pytrec_eval")
     y, score, query = _data(seed, ties=False)
     qrels, run = {}, {}
     for i, (rel, s, q) in enumerate(zip(y, score, query)):
@@ -263,7 +264,7 @@ def test_bad_inputs_name_the_argument(call, argument):
 
 @pytest.fixture
 def pyplot():
-    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib = needs("matplotlib")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

@@ -14,6 +14,7 @@ import pytest
 import skrank
 
 from .._checks import SPEC_REL, SPEC_SCORE, check_worked_example
+from .._needs import needs
 
 WORKED_EXAMPLES = [
     # id, y_true, y_score, kwargs, expected
@@ -89,7 +90,7 @@ def test_bad_k_is_refused():
 @pytest.mark.peers
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_matches_ranx(seed):
-    ranx = pytest.importorskip("ranx")
+    ranx = needs("ranx")
     rng = np.random.default_rng(seed)
     lengths = rng.integers(1, 15, size=12)
     query_id = np.repeat(rng.choice(np.arange(5, 500, 3), size=12, replace=False), lengths)

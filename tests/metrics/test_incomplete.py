@@ -13,6 +13,7 @@ from sklearn.exceptions import UndefinedMetricWarning
 from skrank import bpref_score, evaluate, get_scorer, rbp_score
 
 from .. import _toolbox_reference as ref
+from .._needs import needs
 
 # drawn scores may be only 0 and 1: the label-score warning is expected here
 pytestmark = pytest.mark.filterwarnings("ignore:`y_score` holds only the values 0 and 1")
@@ -211,7 +212,7 @@ def _peer_data(seed, *, graded):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("graded", [False, True])
 def test_bpref_equals_trec_eval(seed, graded):
-    pytrec_eval = pytest.importorskip("pytrec_eval")
+    pytrec_eval = needs("pytrec_eval")
     y, score, query = _peer_data(seed, graded=graded)
     unjudged = np.random.default_rng(seed + 10).random(y.size) < 0.3
     qrels, run = {}, {}
@@ -234,7 +235,7 @@ def test_bpref_equals_trec_eval(seed, graded):
 @pytest.mark.parametrize("seed", [0, 1])
 @pytest.mark.parametrize("graded", [False, True])
 def test_rbp_equals_ranx(seed, graded):
-    ranx = pytest.importorskip("ranx")
+    ranx = needs("ranx")
     y, score, query = _peer_data(seed, graded=graded)
     queries = np.unique(query)
     qrels = {str(q): {} for q in queries}

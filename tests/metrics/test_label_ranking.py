@@ -17,6 +17,8 @@ from sklearn.exceptions import UndefinedMetricWarning
 
 import skrank
 
+from .._needs import needs
+
 SETTINGS = settings(
     max_examples=150,
     deadline=None,
@@ -371,7 +373,7 @@ def test_ranker_eval_metrics_minimise_the_losses():
 
 
 def test_xgboost_early_stopping_minimises_the_losses():
-    pytest.importorskip("xgboost")
+    needs("xgboost")
     from skrank.model_selection._query_group import _xgboost_callback
 
     y = np.array([1, 0, 0, 1])

@@ -64,6 +64,8 @@ import pytest
 
 import skrank
 
+from .._needs import needs
+
 pytestmark = pytest.mark.peers
 
 SEEDS = [0, 1, 2]
@@ -148,7 +150,7 @@ TREC_MEASURES = {
 
 def _trec_eval(y_true, y_score, query_id, docids):
     """trec_eval's per-query values {measure: array in ascending query order}."""
-    pytrec_eval = pytest.importorskip("pytrec_eval")
+    pytrec_eval = needs("pytrec_eval")
     qrels, run = {}, {}
     for rel, score, q, d in zip(y_true, y_score, query_id, docids):
         qrels.setdefault(str(q), {})[d] = int(rel)
@@ -452,7 +454,7 @@ RANX_METRICS = {
 @functools.lru_cache(maxsize=None)
 def _ranx_case(seed, graded):
     """All ranx metrics at once (one numba JIT per kernel), per query."""
-    ranx = pytest.importorskip("ranx")
+    ranx = needs("ranx")
     y_true, y_score, query_id = _random_queries(seed, graded=graded)
     queries = np.unique(query_id)
     # plain dicts, built in ascending query order: ranx's per-query arrays

@@ -8,7 +8,9 @@ from sklearn.model_selection import GridSearchCV, GroupKFold
 
 from skrank import FAPCutoffClassifier, get_scorer
 
-pl = pytest.importorskip("polars")
+from .._needs import needs
+
+pl = needs("polars")
 
 RNG = np.random.default_rng(2)
 QID = np.repeat(np.arange(30), 8)

@@ -18,6 +18,8 @@ from sklearn.utils import Bunch
 import skrank
 from skrank import get_scorer, make_ranking_scorer, permutation_importance
 
+from .._needs import needs
+
 
 def per_query(metric, y, score, qid):
     values = []
@@ -112,7 +114,7 @@ def test_query_id_column_of_a_frame_is_never_shuffled(fitted):
 
 
 def test_works_with_a_query_group_ranker(fitted):
-    lightgbm = pytest.importorskip("lightgbm")
+    lightgbm = needs("lightgbm")
     _, X, y, qid = fitted
     ranker = skrank.QueryGroupRanker(
         lightgbm.LGBMRanker(n_estimators=10, num_leaves=7, n_jobs=1, verbose=-1)

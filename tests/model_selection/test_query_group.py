@@ -29,8 +29,10 @@ from sklearn.preprocessing import StandardScaler
 import skrank
 from skrank import QueryGroupRanker, get_scorer
 
-lightgbm = pytest.importorskip("lightgbm")
-xgboost = pytest.importorskip("xgboost")
+from .._needs import needs
+
+lightgbm = needs("lightgbm")
+xgboost = needs("xgboost")
 
 K = 10
 
@@ -251,7 +253,7 @@ def test_column_is_dropped_in_fit_and_predict(shuffled):
 
 
 def test_polars_frame_column(shuffled):
-    pl = pytest.importorskip("polars")
+    pl = needs("polars")
     X, y, qid = shuffled
     df = pl.from_pandas(frame(X, qid))
     ranker = QueryGroupRanker(RANKERS["xgboost"]()).fit(df, y)
@@ -491,9 +493,7 @@ def test_xgboost_refuses_two_stopping_rules(shuffled):
 
 # -- CatBoost ------------------------------------------------------------------
 def test_catboost_fold_equals_bare_fit_and_early_stops_on_a_skrank_metric(shuffled):
-    catboost = pytest.importorskip(
-        "catboost", reason="catboost is not installed (it is in the test extra)"
-    )
+    catboost = needs("catboost")
     X, y, qid = shuffled
     estimator = catboost.CatBoostRanker(iterations=15, depth=3, verbose=0,
                                         thread_count=1, random_seed=0,

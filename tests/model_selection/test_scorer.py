@@ -41,6 +41,8 @@ from skrank import (
 )
 from skrank.metrics._registry import METRICS
 
+from .._needs import needs
+
 N_SPLITS = 3
 # the metric function behind each name, with the options the name fixes
 BY_HAND = {
@@ -59,7 +61,7 @@ def data():
 
 @pytest.fixture(scope="module")
 def frame():
-    pytest.importorskip("pandas")
+    needs("pandas")
     d = skrank.load_digits_retrieval(n_queries=60, n_candidates=20, as_frame=True)
     return d.data, d.target, d.query_id
 

@@ -20,7 +20,9 @@ from sklearn.pipeline import make_pipeline
 import skrank
 from skrank import average_precision_score, get_scorer, ndcg_score
 
-pl = pytest.importorskip("polars")
+from .._needs import needs
+
+pl = needs("polars")
 
 RNG = np.random.default_rng(5)
 N_QUERIES, SIZE = 24, 10

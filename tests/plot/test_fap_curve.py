@@ -14,7 +14,9 @@ from skrank import (
     load_digits_retrieval,
 )
 
-matplotlib = pytest.importorskip("matplotlib")
+from .._needs import needs
+
+matplotlib = needs("matplotlib")
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 

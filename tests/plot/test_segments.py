@@ -3,7 +3,9 @@
 import numpy as np
 import pytest
 
-pytest.importorskip("matplotlib")
+
+from .._needs import needs
+needs("matplotlib")
 import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")

@@ -11,6 +11,8 @@ from scipy import stats
 from skrank import average_precision_score, compare, reciprocal_rank_score
 from skrank.stats._compare import _holm
 
+from .._needs import needs
+
 
 def _systems(seed, n_queries=12, n_items=6, n_systems=2):
     rng = np.random.default_rng(seed)
@@ -158,7 +160,7 @@ def test_identical_systems():
 
 
 def test_tables_repr_and_frames():
-    pd = pytest.importorskip("pandas")
+    pd = needs("pandas")
     y, systems, query = _systems(9)
     result = compare(y, systems, query_id=query, metrics=["map", "ndcg@3"],
                      n_resamples=200, random_state=0)
