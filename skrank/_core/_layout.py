@@ -405,8 +405,8 @@ def rank_queries(
     else:
         n_rows = score.shape[0]
         weight = check_sample_weight(sample_weight, n_rows)
-        if query_id is None:
         breaker = _tie_breaker(relevance, ties)
+        if query_id is None:
             order = (
                 np.argsort(-score, kind="stable") if breaker is None
                 else np.lexsort((breaker, -score))
