@@ -18,6 +18,7 @@ EXTRA = {
     "narwhals": "frames",
     "dask": "dask",
     "distributed": "dask",
+    "pyspark": "spark",
     "pytrec_eval": "peers",
     "ranx": "peers",
     "lightgbm": "peers",

@@ -18,6 +18,7 @@ OPTIONAL = {
     "distributed": ('"dask[dataframe]" distributed', "dask"),
     "polars": ("polars", "frames"),
     "narwhals": ("narwhals", "frames"),
+    "pyspark": ('"pyspark[sql]"', "spark"),
 }
 
 
