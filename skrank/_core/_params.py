@@ -98,6 +98,25 @@ def _check_fraction_or_none(name, value):
 FRACTION_OR_NONE = Rule(_check_fraction_or_none, (0, 1, 1.5, float("nan"), "0.5"))
 COMPAT = Rule(check_compat, ("no-such-peer", 1.5, "LightGBM"))
 
+
+def _check_name(name, value):
+    if not isinstance(value, str):
+        raise ValueError(f"`{name}` must be a metric name (a string), got {value!r}.")
+    return value
+
+
+def _check_side(name, value):
+    """A side of explain_difference: a preset name or a dict of options."""
+    if isinstance(value, dict):
+        return value
+    if value is None:
+        raise ValueError(f"`{name}` must be a preset name or a dict of options, got None.")
+    return check_compat(name, value)
+
+
+METRIC_NAME = Rule(_check_name, (1.5, None))
+SIDE = Rule(_check_side, ("no-such-peer", 1.5, None))
+
 # the preset and the score conventions, taken by every ranking metric
 _CONVENTIONS = {
     "compat": COMPAT,
@@ -171,6 +190,10 @@ PARAMETERS = {
         "method": choice(*BOOTSTRAP_METHODS), "min_queries": COUNT,
     },
     "permutation_importance": {"n_repeats": COUNT},
+    "get_scorer": {"compat": COMPAT},
+    "explain_difference": {
+        "metric": METRIC_NAME, "a": SIDE, "b": SIDE, "n_queries": COUNT,
+    },
     "evaluate_run": {
         "compat": COMPAT, "relevance_level": REAL,
         "complete_qrels": FLAG, "judged_docs_only": FLAG, "max_docs": CUTOFF,
@@ -181,7 +204,7 @@ PARAMETERS = {
 
 
 # functions whose ``compat`` their body resolves (per metric, or TREC rules)
-_MULTI_METRIC = ("evaluate", "evaluate_run")
+_MULTI_METRIC = ("evaluate", "evaluate_run", "get_scorer")
 
 
 def check_params(func):

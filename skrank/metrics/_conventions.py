@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 
 from .._core._optional import import_optional
+from .._core._params import check_params
 from .._core._presets import PRESETS, get_convention, parse_peer_name
 from ._evaluate import _REQUEST_OPTIONS, _metric_options, evaluate
 from ._registry import METRICS, parse_metric_name
@@ -81,12 +82,16 @@ def _side(metric, side, what):
     )
 
 
-def _full_options(spec, options):
-    """Every option of the metric the path can change, defaults filled in."""
+def _full_options(spec, options, strict=True):
+    """Every option of the metric the path can change, defaults filled in.
+
+    ``strict``: an option the metric does not take is an error (a user's
+    dict); a preset's options for other metrics are left out.
+    """
     parameters = inspect.signature(spec.func).parameters
     names = (_metric_options(spec) | set(_REQUEST_OPTIONS) | {"k"}) & set(parameters)
     unknown = set(options) - names - {"k"}
-    if unknown:
+    if unknown and strict:
         raise ValueError(
             f"{spec.stem!r} takes no option {', '.join(sorted(map(repr, unknown)))}; "
             f"its options: {', '.join(sorted(names))}."
@@ -111,6 +116,7 @@ def _values(y_true, y_score, query_id, sample_weight, spec, options):
     return mean, per_query
 
 
+@check_params
 def explain_difference(
     y_true, y_score, *, query_id=None, metric="ndcg@10", a="sklearn", b="lightgbm",
     sample_weight=None, n_queries=5,
@@ -135,7 +141,7 @@ def explain_difference(
     sample_weight : array-like, default=None
         Row weights, as in :func:`evaluate`.
     n_queries : int, default=5
-        How many of the queries that move most to report.
+        How many of the queries that move most to report (at most).
 
     Returns
     -------
@@ -173,12 +179,6 @@ def explain_difference(
     ...     sum(step["change"] for step in result.steps), 4)
     True
     """
-    if not isinstance(metric, str):
-        raise ValueError(f"`metric` must be a metric name, got {metric!r}.")
-    if isinstance(n_queries, bool) or not isinstance(n_queries, (int, np.integer)) or (
-        n_queries < 0
-    ):
-        raise ValueError(f"`n_queries` must be a non-negative integer, got {n_queries!r}.")
     spec_a, label_a, options_a = _side(metric, a, "a")
     spec_b, label_b, options_b = _side(metric, b, "b")
     if spec_a.stem != spec_b.stem:
@@ -187,8 +187,8 @@ def explain_difference(
             "`b`; name one metric."
         )
     spec = spec_a
-    current = _full_options(spec, options_a)
-    target = _full_options(spec, options_b)
+    current = _full_options(spec, options_a, isinstance(a, dict))
+    target = _full_options(spec, options_b, isinstance(b, dict))
     changed = [name for name in _PATH_ORDER if current.get(name) != target.get(name)]
     changed += sorted(n for n in target if current.get(n) != target[n] and n not in changed)
 
@@ -207,8 +207,8 @@ def explain_difference(
     end = before
     return DifferenceExplanation(
         metric, label_a, label_b, value_a, previous, steps,
-        _movers(start, end, n_queries), dict(_full_options(spec, options_a)),
-        dict(target),
+        _movers(start, end, n_queries),
+        dict(_full_options(spec, options_a, isinstance(a, dict))), dict(target),
     )
 
 

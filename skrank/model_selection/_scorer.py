@@ -29,7 +29,9 @@ from sklearn.utils.metadata_routing import UNCHANGED, MetadataRequest
 
 from .._core._frames import column as frame_column, column_names
 from .._core._validation import check_option, check_positive_int, _describe
-from ..metrics._evaluate import MetricRequest, score_requests, split_options
+from .._core._params import check_params
+from .._core._presets import get_convention, parse_peer_name
+from ..metrics._evaluate import MetricRequest, make_request, score_requests, split_options
 from ..metrics._registry import metric_names, METRICS, parse_metric_name
 from ._response import RESPONSE_METHODS, ranking_scores
 from .._core._warnings import warn
@@ -679,9 +681,12 @@ def _check_metric_list(metrics, options, query_id_column, response_method):
             )
         method = response_method
         if isinstance(metric, str) and response_method == "auto":
-            method = parse_metric_name(metric)[0].response_method
+            method = _parse_name(metric, options.get("compat"))[0].response_method
+        # a preset comes first: the metric may be named as the peer names it
         scorers[key] = RankingScorer(
-            metric, query_id_column=query_id_column, response_method=method,
+            metric, {"compat": options["compat"]} if isinstance(metric, str)
+            and options.get("compat") is not None else {},
+            query_id_column=query_id_column, response_method=method,
         )
     _spread_options(scorers, options)
     return scorers
@@ -693,6 +698,8 @@ def _spread_options(scorers, options):
     for key, scorer in list(scorers.items()):
         taken = {}
         for name, value in options.items():
+            if name == "compat" and scorer._kwargs.get(name) == value:
+                unused.discard(name)  # given at construction (peer names)
             if name in _RESERVED or name in scorer._kwargs:
                 continue
             try:
@@ -735,6 +742,14 @@ def _score_many(scorers, y_true, y_score, *, query_id, sample_weight):
         k = kwargs.pop("k", None)
         if k is not None:
             k = check_positive_int("k", k)
+        compat = kwargs.pop("compat", None)
+        if compat is not None:  # the preset's options; the scorer's own win
+            convention = get_convention(compat)
+            preset = convention.options_for(spec.stem)
+            if k is None:
+                k = convention.metrics[spec.stem].k
+            requests.append(make_request(key, spec, k, kwargs, preset, set(kwargs)))
+            continue
         # set metrics score 0/1 decisions: the function keeps the input order
         ties = kwargs.pop("ties", "input" if spec.response_method == "predict" else "average")
         no_relevant = kwargs.pop("no_relevant", "skip")
@@ -756,6 +771,17 @@ def _score_many(scorers, y_true, y_score, *, query_id, sample_weight):
     return results
 
 
+def _parse_name(name, compat=None):
+    """``(spec, k, options)`` of a metric name: skrank's, or the preset's peer's."""
+    if compat is not None:
+        peer = parse_peer_name(get_convention(compat), name)
+        if peer is not None:
+            stem, k, extra = peer
+            return METRICS[stem], k, extra
+    spec, k = parse_metric_name(name)
+    return spec, k, {}
+
+
 def _check_query_id_column(column):
     if column is None or (
         isinstance(column, (str, Integral)) and not isinstance(column, bool)
@@ -773,9 +799,10 @@ def _check_metric_and_kwargs(metric, kwargs):
         raise ValueError(f"`kwargs` must be a dict, got {_describe(kwargs)}.")
     kwargs = dict(kwargs)
     if isinstance(metric, str):
-        spec, k = parse_metric_name(metric)
+        spec, k, extra = _parse_name(metric, kwargs.get("compat"))
         fixed = {} if k is None else {"k": k}
         fixed.update(spec.options)
+        fixed.update(extra)
         clash = sorted(set(fixed) & set(kwargs))
         if clash:
             raise ValueError(
@@ -861,6 +888,10 @@ def make_ranking_scorer(metric, *, query_id_column="qid", response_method="auto"
         metric its own options as a single scorer in the list:
         ``make_ranking_scorer(["map", make_ranking_scorer("ndcg@10",
         gain="linear")])``.
+        ``compat="lightgbm"`` (any preset of :func:`describe_convention`)
+        gives the peer's number: the preset's options become the defaults,
+        options given explicitly win, and metric names may be the peer's
+        own (``"ndcg@10-"`` with ``compat="xgboost"``).
 
     Returns
     -------
@@ -924,7 +955,8 @@ def make_ranking_scorer(metric, *, query_id_column="qid", response_method="auto"
     )
 
 
-def get_scorer(name):
+@check_params
+def get_scorer(name, *, compat=None):
     """Get a ranking scorer from its name, such as ``"ndcg@10"``.
 
     Parameters
@@ -934,6 +966,11 @@ def get_scorer(name):
         ``"map"``, ``"gauc"``, ...), with ``@k`` for a cutoff where the
         metric takes one (``"ndcg@10"``, ``"precision@5"``); any positive
         integer ``k`` works. A list of names gives one multi-metric scorer.
+        With ``compat``, the peer's own names work too (``"ndcg@10-"``).
+    compat : str, default=None
+        A peer's conventions (see :func:`describe_convention`), as
+        ``make_ranking_scorer(name, compat=...)``: the scorer gives the
+        peer's number.
 
     Returns
     -------
@@ -978,6 +1015,17 @@ def get_scorer(name):
     >>> get_scorer(["ndcg@10", "map", "gauc"])
     get_scorer(['ndcg@10', 'map', 'gauc'])
     """
+    if compat is not None:
+        if isinstance(name, (list, tuple)):
+            return make_ranking_scorer(list(name), compat=compat)
+        if not isinstance(name, str):
+            raise ValueError(
+                f"`name` must be a metric name (a string) or a list of them, got "
+                f"{_describe(name)}."
+            )
+        spec = _parse_name(name, compat)[0]
+        return make_ranking_scorer(name, response_method=spec.response_method,
+                                   compat=compat)
     if isinstance(name, (list, tuple)) and all(isinstance(n, str) for n in name):
         for one in name:
             _check_scorer_name(one)

@@ -33,6 +33,7 @@ CALLS.update({
         {"query_id": Q, "scoring": "ndcg", "n_repeats": 2},
     ),
     "evaluate_run": (({"1": {"a": 1}}, {"1": {"a": 1.0}}), {"metrics": ["map"]}),
+    "get_scorer": (("ndcg@10",), {}),
 })
 
 # keyword options that are data or seeds, not options with a fixed domain

@@ -358,3 +358,29 @@ def test_pytrec_eval(data):
     for name, measure in measures.items():
         want = np.mean([values[measure] for values in per_query.values()])
         assert close(got[name], want), name
+
+
+# -- scorers -------------------------------------------------------------------
+
+
+def test_scorers_take_a_preset():
+    from sklearn.linear_model import LinearRegression
+
+    y, s, q = make_data(20, graded=False)
+    X = s[:, None]
+    model = LinearRegression().fit(X, s)  # its predictions rank as s does
+    scores = model.predict(X)
+    scorer = skrank.get_scorer("ndcg@5", compat="lightgbm")
+    assert scorer(model, X, y, query_id=q) == skrank.ndcg_score(
+        y, scores, query_id=q, k=5, compat="lightgbm")
+    scorer = skrank.make_ranking_scorer("ndcg@5-", compat="xgboost")
+    assert scorer(model, X, y, query_id=q) == skrank.ndcg_score(
+        y, scores, query_id=q, k=5, compat="xgboost", no_relevant="zero")
+    scorer = skrank.make_ranking_scorer("ndcg@5", compat="xgboost", gain="linear")
+    assert scorer(model, X, y, query_id=q) == skrank.ndcg_score(
+        y, scores, query_id=q, k=5, compat="xgboost", gain="linear")
+    names = ["NDCG:top=5", "MAP:top=3", "QueryAUC"]
+    many = skrank.get_scorer(names, compat="catboost")(model, X, y, query_id=q)
+    assert many == evaluate(y, scores, query_id=q, metrics=names, compat="catboost")
+    with pytest.raises(ValueError, match="LightGBM has no metric 'mrr'"):
+        skrank.get_scorer("mrr", compat="lightgbm")
