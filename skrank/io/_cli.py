@@ -1,5 +1,8 @@
 """The ``skrank`` command: ``skrank evaluate QRELS RUN [RUN ...] -m METRIC ...``.
 
+``skrank explain QRELS RUN -m METRIC --a PRESET --b PRESET`` prints why a
+metric differs between two conventions (:func:`skrank.explain_difference`).
+
 Also ``python -m skrank``. Bad input prints one line, ``skrank: error: ...``,
 on stderr and exits with status 2. Only what a command needs is imported:
 scikit-learn loads only to compare several runs.
@@ -53,8 +56,9 @@ def _parser():
                     help="print each query's value as well as the mean")
     ev.add_argument("--format", choices=("table", "trec", "json", "csv"),
                     default="table", help="output format (default: table)")
-    ev.add_argument("--compat", choices=("trec_eval",), default=None,
-                    help="reproduce trec_eval 10.0 (ties by document id, descending)")
+    ev.add_argument("--compat", choices=_PRESETS, default=None,
+                    help="trec_eval: reproduce trec_eval 10.0 (ties by document id, "
+                    "descending); another peer: score the run's lines as it does")
     ev.add_argument("-l", "--relevance-level", type=float, default=1, metavar="LEVEL",
                     help="judgments >= LEVEL are relevant (trec_eval -l; default 1)")
     ev.add_argument("-c", "--complete-qrels", action="store_true",
@@ -69,7 +73,37 @@ def _parser():
                     "are read whole, with the same numbers)")
     ev.add_argument("--seed", type=int, default=0,
                     help="random seed of the paired tests (several runs)")
+    ex = sub.add_parser(
+        "explain", help="why a metric differs between two conventions",
+        description="Score a run's lines (labelled by the qrels) under two "
+        "conventions and show the path between them, one option at a time.",
+    )
+    ex.add_argument("qrels", metavar="QRELS", help="qrels file (gzip too)")
+    ex.add_argument("run", metavar="RUN", help="run file (gzip too)")
+    ex.add_argument("-m", "--measure", default="ndcg@10", metavar="METRIC",
+                    help="metric name (default: ndcg@10)")
+    ex.add_argument("--a", dest="a", choices=_PRESETS, default="trec_eval",
+                    help="first convention (default: trec_eval)")
+    ex.add_argument("--b", dest="b", choices=_PRESETS, default="lightgbm",
+                    help="second convention (default: lightgbm)")
+    ex.add_argument("-l", "--relevance-level", type=float, default=1, metavar="LEVEL",
+                    help="judgments >= LEVEL are relevant (default 1)")
     return parser
+
+
+# the presets of skrank.describe_convention (kept here: the parser imports no numpy)
+_PRESETS = ("lightgbm", "xgboost", "catboost", "sklearn", "ranx", "torchmetrics",
+            "trec_eval", "spark")
+
+
+def _explain(args):
+    from ..metrics._conventions import explain_difference
+    from ._evaluate import run_rows
+
+    y_true, y_score, query_id, _ = run_rows(args.qrels, args.run, args.relevance_level)
+    print(repr(explain_difference(y_true, y_score, query_id=query_id,
+                                  metric=args.measure, a=args.a, b=args.b)))
+    return 0
 
 
 def _number(name, value):
@@ -148,7 +182,11 @@ def _comparison(results, names, measures, seed):
 
 def _evaluate(args):
     from .._core._params import PARAMETERS
-    from ._evaluate import _evaluate_run
+    from ._evaluate import (
+        _check_preset_run_options,
+        _evaluate_run,
+        _evaluate_run_preset,
+    )
 
     rules = PARAMETERS["evaluate_run"]  # the checks evaluate_run makes
     for name in ("compat", "relevance_level", "max_docs"):
@@ -161,15 +199,24 @@ def _evaluate(args):
         raise ValueError(f"-m {run_lines[0]}: trec_eval's run lines need --format trec.")
     if not measures:
         raise ValueError("-m: name at least one measure besides runid and num_q.")
-    results = [
-        _evaluate_run(
-            args.qrels, run, measures, compat=args.compat,
-            relevance_level=args.relevance_level, complete_qrels=args.complete_qrels,
-            judged_docs_only=args.judged_docs_only, max_docs=args.max_docs,
-            ties="average", no_relevant="zero", stream=args.stream,
-        )
-        for run in args.runs
-    ]
+    if args.compat not in (None, "trec_eval"):  # another peer: its rules, its lines
+        _check_preset_run_options(args.compat, args.complete_qrels,
+                                  args.judged_docs_only, args.max_docs)
+        results = [
+            _evaluate_run_preset(args.qrels, run, measures, args.compat,
+                                 args.relevance_level, {})
+            for run in args.runs
+        ]
+    else:
+        results = [
+            _evaluate_run(
+                args.qrels, run, measures, compat=args.compat,
+                relevance_level=args.relevance_level, complete_qrels=args.complete_qrels,
+                judged_docs_only=args.judged_docs_only, max_docs=args.max_docs,
+                ties="average", no_relevant="zero", stream=args.stream,
+            )
+            for run in args.runs
+        ]
     names = _run_names(args.runs, results)
     columns = list(results[0].mean)
     out = []
@@ -212,7 +259,8 @@ def _evaluate(args):
                 out += _table(["query"] + columns, rows) + [""]
         rows = [[m] + [_number(m, r.mean[m]) for r in results] for m in columns]
         out += _table(["measure"] + names, rows)
-        out += _no_relevant_note(results, names)
+        if args.compat in (None, "trec_eval"):  # a preset has its own rule
+            out += _no_relevant_note(results, names)
     if several and args.format == "table":
         comparable = [m for m in columns if m not in ("num_ret", "num_rel", "num_rel_ret")]
         if comparable:
@@ -301,7 +349,7 @@ def main(argv=None):
         parser.print_help()
         return 2
     try:
-        return _evaluate(args)
+        return _explain(args) if args.command == "explain" else _evaluate(args)
     except (ValueError, ImportError, OSError) as exc:
         message = " ".join(str(exc).split())
         print(f"skrank: error: {message}", file=sys.stderr)

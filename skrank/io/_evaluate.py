@@ -699,11 +699,17 @@ def evaluate_run(
         ``recip_rank``, ``success_10``, ``iprec_at_recall_0.10``), its
         ``-m`` forms (``P.5,10``; ``P`` alone for its default cutoffs), or
         skrank metric names (``ndcg@10``, ``mrr``, ``fap``, ...).
-    compat : {None, "trec_eval"}, default=None
+    compat : str, default=None
         ``"trec_eval"`` reproduces trec_eval 10.0: tied scores broken by
         document id, descending, and trec_eval's rule for queries without a
         relevant document (0, kept in the mean). None: skrank's
-        conventions, ``ties`` as given.
+        conventions, ``ties`` as given. Another preset of
+        :func:`~skrank.describe_convention` (``"lightgbm"``, ``"ranx"``,
+        ...) scores the run's lines (the retrieved documents, in file order,
+        each labelled with its judgment, 0 when unjudged or below
+        ``relevance_level``) with :func:`~skrank.evaluate` under that
+        preset: ``metrics`` are then skrank's or the peer's names, and
+        ``ties`` and ``no_relevant`` given explicitly win over the preset.
     relevance_level : float, default=1
         Judgments at or above it are relevant (trec_eval ``-l``). nDCG's
         gains are the grades themselves, as in trec_eval.
@@ -756,11 +762,78 @@ def evaluate_run(
     >>> result.per_query["map"].value   # per query, beside .query_id
     array([0.5, 1. ])
     """
+    if compat not in (None, "trec_eval"):
+        _check_preset_run_options(compat, complete_qrels, judged_docs_only, max_docs)
+        explicit = _explicit_run_options(ties, no_relevant)
+        return _evaluate_run_preset(qrels, run, metrics, compat, relevance_level,
+                                    explicit)
     return _evaluate_run(
         qrels, run, metrics, compat=compat, relevance_level=relevance_level,
         complete_qrels=complete_qrels, judged_docs_only=judged_docs_only,
         max_docs=max_docs, ties=ties, no_relevant=no_relevant,
     )
+
+
+def _explicit_run_options(ties, no_relevant):
+    """The options a preset must not override: those not at evaluate_run's defaults."""
+    explicit = {}
+    if ties != "average":
+        explicit["ties"] = ties
+    if no_relevant != "zero":
+        explicit["no_relevant"] = no_relevant
+    return explicit
+
+
+def _check_preset_run_options(compat, complete_qrels, judged_docs_only, max_docs):
+    """trec_eval's -c, -J and -M have no meaning for another peer: refused."""
+    given = [flag for flag, on in (("complete_qrels (-c)", complete_qrels),
+                                   ("judged_docs_only (-J)", judged_docs_only),
+                                   ("max_docs (-M)", max_docs is not None)) if on]
+    if given:
+        raise ValueError(
+            f"{', '.join(given)}: trec_eval's options, which compat={compat!r} does "
+            "not take (it scores the run's lines as they are); use "
+            "compat='trec_eval' or None."
+        )
+
+
+def run_rows(qrels, run, relevance_level=1):
+    """``(y_true, y_score, query_id, tag)``: a run's lines as rows, labelled by the qrels.
+
+    Rows are the run's lines of the queries the qrels hold, in file order;
+    ``y_true`` is the line's judgment (0 when unjudged, negative or below
+    ``relevance_level``).
+    """
+    qrels = _as_table(qrels, "qrels", "qrels")
+    run = _as_table(run, "run", "run")
+    run_query = _indexer(qrels.query_labels, run.query_labels)[run.query]
+    keep = run_query >= 0  # as trec_eval: run queries the qrels lack are dropped
+    if not keep.any():
+        raise _no_shared_query(qrels, run)
+    qrels_row = _qrels_rows(run, qrels, run_query, keep)
+    rows = np.flatnonzero(keep)
+    judged = qrels_row[rows]
+    grade = np.where(judged >= 0, qrels.value[np.maximum(judged, 0)], 0.0)
+    y_true = np.where(grade >= relevance_level, grade, 0.0)
+    return y_true, run.value[rows], run.query_labels[run.query[rows]], run.tag
+
+
+def _evaluate_run_preset(qrels, run, metrics, compat, relevance_level, explicit):
+    """A run scored as a peer scores it: its lines as rows, through ``evaluate``."""
+    from ..metrics._evaluate import evaluate
+
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    metrics = list(metrics)
+    y_true, y_score, query_id, tag = run_rows(qrels, run, relevance_level)
+    options = dict(query_id=query_id, metrics=metrics, compat=compat, **explicit)
+    per_query = evaluate(y_true, y_score, aggregate=None, **options)
+    mean = evaluate(y_true, y_score, **options)
+    query_ids = next(iter(per_query.values())).query_id
+    _, codes = np.unique(query_id, return_inverse=True)
+    n_without = int((np.bincount(codes, weights=y_true > 0) == 0).sum())
+    return RunEvaluation(mean, per_query, query_ids, name=tag,
+                         n_without_relevant=n_without)
 
 
 def _evaluate_run(qrels, run, metrics, *, compat, relevance_level, complete_qrels,

@@ -384,3 +384,56 @@ def test_scorers_take_a_preset():
     assert many == evaluate(y, scores, query_id=q, metrics=names, compat="catboost")
     with pytest.raises(ValueError, match="LightGBM has no metric 'mrr'"):
         skrank.get_scorer("mrr", compat="lightgbm")
+
+
+# -- evaluate_run and the command ---------------------------------------------
+
+QRELS = {"q1": {"d1": 1, "d2": 0, "d3": 2}, "q2": {"d4": 2}, "q3": {"d9": 0}}
+RUN = {"q1": {"d1": 0.9, "d2": 0.9, "d3": 0.1}, "q2": {"d4": 1.0, "d5": 1.0},
+       "q3": {"d9": 1.0}}
+# the run's lines as rows (in order), labelled by the qrels
+ROWS = dict(y_true=[1, 0, 2, 2, 0, 0], y_score=[0.9, 0.9, 0.1, 1.0, 1.0, 1.0],
+            query_id=["q1", "q1", "q1", "q2", "q2", "q3"])
+
+
+def test_evaluate_run_under_a_preset_scores_the_runs_lines():
+    result = skrank.evaluate_run(QRELS, RUN, ["ndcg@2", "map@2"], compat="lightgbm")
+    want = evaluate(ROWS["y_true"], ROWS["y_score"], query_id=ROWS["query_id"],
+                    metrics=["ndcg@2", "map@2"], compat="lightgbm")
+    assert result.mean == pytest.approx(want)
+    assert result.n_without_relevant == 1
+    explicit = skrank.evaluate_run(QRELS, RUN, ["ndcg@2-"], compat="xgboost",
+                                   no_relevant="skip")
+    assert explicit.mean["ndcg@2-"] == pytest.approx(evaluate(
+        ROWS["y_true"], ROWS["y_score"], query_id=ROWS["query_id"],
+        metrics=["ndcg@2"], compat="xgboost", no_relevant="skip")["ndcg@2"])
+    with pytest.raises(ValueError, match="max_docs"):
+        skrank.evaluate_run(QRELS, RUN, ["ndcg@2"], compat="lightgbm", max_docs=2)
+    # trec_eval's path is unchanged: ties by docno descending (d2 before d1,
+    # d5 before d4), q3 without a relevant document scores 0
+    assert skrank.evaluate_run(QRELS, RUN, ["map"], compat="trec_eval").mean["map"] == (
+        pytest.approx(((1 / 2 + 2 / 3) / 2 + 1 / 2 + 0) / 3))
+
+
+def test_the_command_takes_every_preset(tmp_path, capsys):
+    from skrank.io._cli import _PRESETS, main
+
+    assert _PRESETS == tuple(PRESETS)
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("".join(f"{q} 0 {d} {g}\n" for q, docs in QRELS.items()
+                             for d, g in docs.items()))
+    run.write_text("".join(f"{q} Q0 {d} {i + 1} {s} tag\n" for q, docs in RUN.items()
+                           for i, (d, s) in enumerate(docs.items())))
+    assert main(["evaluate", str(qrels), str(run), "-m", "ndcg@2", "--format", "json",
+                 "--compat", "lightgbm"]) == 0
+    import json
+
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["mean"]["ndcg@2"] == pytest.approx(skrank.evaluate_run(
+        QRELS, RUN, ["ndcg@2"], compat="lightgbm").mean["ndcg@2"])
+    assert main(["explain", str(qrels), str(run), "-m", "ndcg@2", "--a", "sklearn",
+                 "--b", "lightgbm"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("ndcg@2:") and "no_relevant: 'zero' -> 'one'" in out
+    assert main(["explain", str(qrels), str(run), "-m", "mrr", "--a", "sklearn"]) == 2
+    assert "has no metric 'mrr'" in capsys.readouterr().err
