@@ -68,7 +68,8 @@ _LAZY = {
     "read_qrels": "io",
     "read_run": "io",
 }
-_SUBPACKAGES = ("dask", "datasets", "io", "metrics", "model_selection", "plot", "stats")
+_SUBPACKAGES = ("dask", "datasets", "io", "metrics", "model_selection", "plot", "spark",
+                "stats")
 
 
 def __getattr__(name):

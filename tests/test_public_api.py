@@ -27,6 +27,7 @@ ALLOWED = {
     "plot": {"_core", "metrics", "model_selection"},
     "io": {"_core", "metrics", "stats"},
     "dask": {"_core", "metrics", "stats"},
+    "spark": {"_core", "metrics"},
 }
 
 

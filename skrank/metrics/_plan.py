@@ -12,10 +12,10 @@ value and weight per query. Nothing here imports an engine.
 
 import numpy as np
 
-from ._core._aggregate import PartialMean, apply_no_relevant, partial_mean
-from ._core._layout import rank_queries
-from .metrics._evaluate import metric_query_values
-from .metrics._registry import parse_metric_name
+from .._core._aggregate import PartialMean, apply_no_relevant, partial_mean
+from .._core._layout import rank_queries
+from ._evaluate import metric_query_values
+from ._registry import parse_metric_name
 
 #: column of each row's input position, kept through a shuffle for ties="input"
 ROW = "__skrank_row__"

@@ -7,7 +7,7 @@ The plan has three steps, all but the last run by Spark's executors:
    (skipped when the caller says the frame already is, or when Spark's plan
    shows it is hash-partitioned on the query id).
 2. **Per partition**, ``mapInArrow``: the partition's Arrow batches become
-   one pandas frame, and :class:`skrank._engine.PartitionPlan` runs skrank's
+   one pandas frame, and :class:`skrank.metrics._plan.PartitionPlan` runs skrank's
    in-memory layout and kernels on it, the same plan
    :func:`skrank.dask.evaluate` runs on a Dask partition.
 3. **The partial means** (one small row per partition and metric) reach the
@@ -29,8 +29,8 @@ from .._core._aggregate import (
 from .._core._layout import TIES
 from .._core._optional import import_optional
 from .._core._validation import check_bool, check_option, _describe
-from .._engine import EMPTY_PARTIAL, ROW, PartitionPlan
 from ..metrics._evaluate import DEFAULT_METRICS, _options_by_metric, split_options
+from ..metrics._plan import EMPTY_PARTIAL, ROW, PartitionPlan
 from ..metrics._registry import parse_metric_name
 
 _PARTITION = "__skrank_partition__"
