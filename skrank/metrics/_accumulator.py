@@ -296,6 +296,7 @@ class RankingAccumulator:
     # -- configuration -------------------------------------------------------
     def _build(self):
         options = dict(self._options)
+        _refuse_conventions(options)
         ties = options.pop("ties", "average")
         no_relevant = options.pop("no_relevant", "skip")
         check_option("ties", ties, TIES)
@@ -575,6 +576,29 @@ def _as_ids(ids):
         return _as_id_array(ids)
     ids = np.asarray(ids)
     return ids
+
+
+def _refuse_conventions(options):
+    """compat=, score_dtype= and retrieved=: refused, with the options to give instead."""
+    from .._core._presets import PRESETS
+
+    compat = options.pop("compat", None)
+    if compat is not None:
+        convention = PRESETS.get(compat)
+        hint = "" if convention is None else " For compat={!r}: {}.".format(
+            compat, ", ".join(f"{k}={v!r}" for k, v in convention.options.items()
+                              if k not in ("score_dtype", "retrieved")))
+        raise ValueError(
+            "RankingAccumulator does not take `compat`: it keeps one layout for "
+            "every metric, where a preset's options may differ by metric. Pass the "
+            f"preset's options explicitly (see skrank.describe_convention).{hint}"
+        )
+    for name, default in (("score_dtype", None), ("retrieved", "all")):
+        if options.pop(name, default) != default:
+            raise ValueError(
+                f"RankingAccumulator does not take `{name}`; convert the scores "
+                "before update() (np.float32 for score_dtype='float32')."
+            )
 
 
 def _rank(rows, ties, binary):

@@ -437,3 +437,24 @@ def test_the_command_takes_every_preset(tmp_path, capsys):
     assert out.startswith("ndcg@2:") and "no_relevant: 'zero' -> 'one'" in out
     assert main(["explain", str(qrels), str(run), "-m", "mrr", "--a", "sklearn"]) == 2
     assert "has no metric 'mrr'" in capsys.readouterr().err
+
+
+# -- the faces built on evaluate -----------------------------------------------
+
+
+def test_evaluate_by_follows_the_preset():
+    y, s, q = make_data(21, graded=False)
+    by = np.where(np.isin(q, q[:40]), "a", "b")
+    result = skrank.evaluate_by(y, s, query_id=q, by=by, metrics=["ndcg@5"],
+                                compat="lightgbm", n_resamples=50)
+    per_query = evaluate(y, s, query_id=q, metrics=["ndcg@5"], compat="lightgbm",
+                         aggregate=None)["ndcg@5"]
+    # the overall line is the preset's mean (LightGBM: every query counts)
+    assert f"ndcg@5 {np.mean(per_query.value):.4f}" in repr(result)
+
+
+def test_the_accumulator_refuses_a_preset_clearly():
+    with pytest.raises(ValueError, match=r"`compat`.*ties='input', gain='exponential'"):
+        skrank.RankingAccumulator(["ndcg@5"], compat="lightgbm")
+    with pytest.raises(ValueError, match="`score_dtype`"):
+        skrank.RankingAccumulator(["ndcg@5"], score_dtype="float32")
