@@ -8,7 +8,8 @@ The plan has three steps, all run by Dask's scheduler:
    ``partitioned_by_query=True``).
 2. **Per partition**, skrank's in-memory layout and kernels, the same
    :func:`skrank.metrics._evaluate.metric_query_values` the in-memory
-   :func:`skrank.evaluate` uses.
+   :func:`skrank.evaluate` uses, run by
+   :class:`skrank.metrics._plan.PartitionPlan` (shared with skrank.spark).
 3. **A tree reduction of mergeable partial sums**
    (:class:`skrank._core._aggregate.PartialMean`), finished on the client by
    the very step that finishes the in-memory mean.
@@ -19,23 +20,21 @@ import numbers
 import numpy as np
 
 from .._core._aggregate import (
-    apply_no_relevant,
     check_aggregate_options,
     finish_mean,
     merge_partial_means,
-    partial_mean,
     PartialMean,
 )
-from .._core._layout import TIES, rank_queries
+from .._core._layout import TIES
 from .._core._optional import import_optional
 from .._core._optional import import_optional
 from .._core._validation import check_bool, check_option, _describe
-from ..metrics._evaluate import DEFAULT_METRICS, metric_query_values
+from ..metrics._evaluate import DEFAULT_METRICS
+from ..metrics._plan import ROW as _ROW, PartitionPlan as _Plan  # shared with spark
 from ..metrics._registry import parse_metric_name
 from ._quiet import quiet_dask
 from ._accumulate import merged_accumulator, only_top_k
 
-_ROW = "__skrank_row__"  # input position, kept through the shuffle for ties="input"
 _PARTIAL_COLUMNS = list(PartialMean._fields)
 
 
@@ -43,64 +42,11 @@ def _import_dask_dataframe():
     return import_optional("dask.dataframe", "skrank.dask.evaluate")
 
 
-class _Plan:
-    """What every partition computes: the parsed metrics and the column roles."""
-
-    def __init__(self, metrics, y_true, y_score, query_id, sample_weight, ties,
-                 no_relevant, query_on_index, restore_order):
-        self.metrics = metrics
-        self.parsed = [parse_metric_name(name) for name in metrics]
-        self.binary = ", ".join(  # names the metrics in a worker's refusal
-            name for name, (spec, _) in zip(metrics, self.parsed) if spec.binary
-        )
-        self.y_true = y_true
-        self.y_score = y_score
-        self.query_id = query_id
-        self.sample_weight = sample_weight
-        self.ties = ties
-        self.no_relevant = no_relevant
-        self.query_on_index = query_on_index
-        self.restore_order = restore_order
-
-    def rank(self, frame):
-        """The partition's RankedQueries, or None for an empty partition."""
-        if frame.shape[0] == 0:
-            return None
-        if self.restore_order:  # the input order, which ties="input" follows
-            frame = frame.sort_values(_ROW, kind="stable")
-        query_id = frame.index if self.query_on_index else frame[self.query_id]
-        weight = None if self.sample_weight is None else frame[self.sample_weight]
-        return rank_queries(
-            frame[self.y_true], frame[self.y_score], query_id=query_id,
-            sample_weight=weight, ties=self.ties, binary=self.binary,
-        )
-
-    def weight_columns(self):
-        """Column name of each metric's query weight."""
-        return {
-            name: "weight" if spec.query_weights is None else f"{name}_weight"
-            for name, (spec, _) in zip(self.metrics, self.parsed)
-        }
-
-
 def _partials(frame, plan):
     """Chunk of the reduction: one row of partial sums per metric."""
     import pandas as pd
 
-    ranked = plan.rank(frame)
-    rows = []
-    for spec, k in plan.parsed:
-        if ranked is None:
-            rows.append(PartialMean(0.0, 0.0, 0.0, 0))
-            continue
-        values, undefined, weights, policy = metric_query_values(
-            ranked, spec, k, plan.no_relevant
-        )
-        rows.append(partial_mean(
-            values, weights, undefined=undefined, query_ids=ranked.query_ids,
-            no_relevant=policy,
-        ))
-    return _partials_frame(rows, frame.shape[0], pd)
+    return _partials_frame(plan.partials(frame), frame.shape[0], pd)
 
 
 def _partials_frame(rows, n_rows, pd):
@@ -140,15 +86,7 @@ def _query_frame(frame, plan, meta):
     ranked = plan.rank(frame)
     if ranked is None:
         return meta
-    columns = {}
-    for name, (spec, k) in zip(plan.metrics, plan.parsed):
-        values, undefined, weights, policy = metric_query_values(
-            ranked, spec, k, plan.no_relevant
-        )
-        columns[name] = np.asarray(
-            apply_no_relevant(values, undefined, ranked, policy), dtype=np.float64
-        )
-        columns[plan.weight_columns()[name]] = np.asarray(weights, dtype=np.float64)
+    columns = plan.query_columns(ranked)
     # the partition's own dtype: a categorical's categories may be unknown in meta
     ids = frame.index if plan.query_on_index else frame[plan.query_id]
     index = pd.Index(ranked.query_ids, dtype=ids.dtype, name=meta.index.name)
