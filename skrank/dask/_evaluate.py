@@ -32,7 +32,7 @@ from .._core._validation import check_bool, check_option, _describe
 from ..metrics._evaluate import DEFAULT_METRICS
 from ..metrics._plan import ROW as _ROW, PartitionPlan as _Plan  # shared with spark
 from ..metrics._registry import parse_metric_name
-from ._quiet import quiet_dask
+from .._core._quiet import quiet_dask
 from ._accumulate import merged_accumulator, only_top_k
 
 _PARTIAL_COLUMNS = list(PartialMean._fields)

@@ -227,7 +227,7 @@ def _frames_per_query_values(systems, metrics):
                for m in metrics]
         for name, frame in systems.items()
     }
-    from ..dask._quiet import quiet_dask
+    from .._core._quiet import quiet_dask
 
     with quiet_dask():  # the frames' shuffles run now
         computed = dask.compute(*[

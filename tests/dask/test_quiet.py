@@ -18,7 +18,7 @@ from distributed import Client, LocalCluster
 
 import skrank
 import skrank.dask
-from skrank.dask._quiet import SHUFFLE_LOGGER, quiet_dask
+from skrank._core._quiet import SHUFFLE_LOGGER, quiet_dask
 
 
 class Records(logging.Handler):

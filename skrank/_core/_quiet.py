@@ -1,4 +1,8 @@
-"""Dask's messages about skrank's own work, silenced for the duration of a call."""
+"""Dask's messages about skrank's own work, silenced for the duration of a call.
+
+stdlib only (logging, warnings): skrank.dask and skrank.stats (compare on
+Dask frames) both use it, and neither may import the other.
+"""
 
 import contextlib
 import logging
