@@ -111,6 +111,21 @@ def _write_scorer_table():
 _write_scorer_table()
 
 
+# The presets of the compatibility page come from the one table in the code
+# (skrank._core._presets.PRESETS), as describe_convention() does.
+def _write_presets():
+    from skrank._core._presets import presets_rst
+
+    out = Path(__file__).parent / "generated" / "presets.inc"
+    out.parent.mkdir(exist_ok=True)
+    text = presets_rst()
+    if not out.exists() or out.read_text() != text:
+        out.write_text(text)
+
+
+_write_presets()
+
+
 # docutils turns any "word@word.word" into an e-mail link, so metric names
 # such as nDCG@10 or recall@10 became mailto: links, in the pages and in the
 # docstrings numpydoc renders. skrank's documentation has no e-mail address:

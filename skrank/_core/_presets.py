@@ -82,7 +82,7 @@ PRESETS = {
                       note="denominator min(R, k, n)"),
         },
         notes=(
-            "gain 2**label - 1 (label_gain's default; integer labels 0..30)",
+            "gain 2^label - 1 (label_gain's default; integer labels 0..30)",
             "ties keep the input order (a stable sort)",
             "a query with no relevant row scores 1",
             "the mean is weighted by query weights (sample_weight)",
@@ -408,3 +408,42 @@ def convert_scores(y_score, score_dtype=None, retrieved="all"):
     if retrieved == "positive":
         score = np.where(score > 0, score, -np.inf)
     return score
+
+
+def _literal(value):
+    return f"``{value!r}``"
+
+
+def presets_rst():
+    """The presets as reStructuredText: the docs' compatibility page includes it.
+
+    Written at build time by ``docs/conf.py`` from :data:`PRESETS`, so the
+    page and the code cannot disagree.
+    """
+    lines = []
+    for convention in PRESETS.values():
+        title = f"``compat={convention.name!r}``: {convention.peer} {convention.version}"
+        lines += [title, "~" * len(title), ""]
+        options = ", ".join(
+            f"``{key}={value!r}``" for key, value in convention.options.items())
+        lines += [f"Every metric: {options}.", ""]
+        lines += [
+            ".. list-table::", "   :header-rows: 1", "   :widths: 20 35 45", "",
+            "   * - skrank metric", f"     - {convention.peer}'s names",
+            "     - options of this metric",
+        ]
+        for stem, metric in convention.metrics.items():
+            names = ", ".join(f"``{name.replace('{k}', 'k')}``" for name in metric.names)
+            extra = ", ".join(f"``{key}={value!r}``" for key, value in metric.options.items())
+            if metric.k is not None:
+                extra += (", " if extra else "") + f"a bare name is @{metric.k}"
+            if metric.note:
+                extra += (" (" if extra else "") + metric.note + (")" if extra else "")
+            lines += [f"   * - ``{stem}``", f"     - {names}", f"     - {extra or '-'}"]
+        for alias, (stem, options) in convention.aliases.items():
+            extra = ", ".join(f"``{key}={value!r}``" for key, value in options.items())
+            lines += [f"   * - ``{stem}``", f"     - ``{alias}``", f"     - {extra}"]
+        lines += [""]
+        lines += [f"* {note}" for note in convention.notes]
+        lines += [""]
+    return "\n".join(lines)
