@@ -451,6 +451,17 @@ class SegmentEvaluation:
         Why a value or an interval is missing ("" when nothing is).
     confidence_level, method, n_resamples
         As passed.
+
+    Examples
+    --------
+    >>> from skrank import evaluate_by
+    >>> result = evaluate_by([1, 0, 0, 1, 1, 0], [2, 1, 2, 1, 2, 1],
+    ...                      query_id=[1, 1, 2, 2, 3, 3], by=["a", "a", "b", "b", "a", "a"],
+    ...                      metrics=["mrr"], confidence_level=None)
+    >>> result.segments, result.value[:, 0].tolist()     # a: (1 + 1) / 2, b: 1/2
+    ([('a',), ('b',)], [1.0, 0.5])
+    >>> result.n_queries.tolist(), result.n_rows.tolist()
+    ([2, 1], [4, 2])
     """
 
     def __init__(self, *, overall, by, segments, metrics, value, ci_low, ci_high,
@@ -608,6 +619,17 @@ class SegmentDifference:
         baseline's, with its interval.
     baseline : str
         ``"overall"`` or the baseline segment's label.
+
+    Examples
+    --------
+    >>> from skrank import evaluate_by
+    >>> result = evaluate_by([1, 0, 0, 1, 1, 0], [2, 1, 2, 1, 2, 1],
+    ...                      query_id=[1, 1, 2, 2, 3, 3], by=["a", "a", "b", "b", "a", "a"],
+    ...                      metrics=["mrr"], confidence_level=None)
+    >>> result.difference().to_frame()["value"].tolist()   # overall (1 + 1/2 + 1) / 3
+    [0.1666..., -0.3333...]
+    >>> result.difference(baseline="a").to_frame()["value"].tolist()   # 1/2 - 1
+    [-0.5]
     """
 
     def __init__(self, table, evaluation, *, baseline):
@@ -847,6 +869,21 @@ class SegmentComparisonResult:
         One row per (segment, metric, pair): the columns of
         :func:`compare`'s tests after the segment column(s); the corrected
         p-values are corrected over every segment and pair of the metric.
+
+    Examples
+    --------
+    >>> from skrank import compare
+    >>> y_true = [1, 0, 0, 1, 0, 0, 0, 1, 0, 1, 0, 0]
+    >>> query_id = [1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4]
+    >>> good = [3, 2, 1, 3, 2, 1, 1, 3, 2, 3, 2, 1]     # relevant row first everywhere
+    >>> bad = [1, 2, 3, 1, 2, 3, 3, 1, 2, 1, 2, 3]      # relevant row last everywhere
+    >>> device = ["app"] * 6 + ["web"] * 6
+    >>> result = compare(y_true, {"good": good, "bad": bad}, query_id=query_id,
+    ...                  metrics=["mrr"], by={"device": device}, random_state=0)
+    >>> result.tests.column("device"), result.tests.column("difference")
+    (['app', 'web'], [0.6666..., 0.6666...])
+    >>> result.tests.column("p_randomization")     # exact: 2 of the 2**2 sign vectors
+    [0.5, 0.5]
     """
 
     def __init__(self, summary, tests, *, by, description, level, correction):
