@@ -85,7 +85,11 @@ PRESETS = {
             "gain 2^label - 1 (label_gain's default; integer labels 0..30)",
             "ties keep the input order (a stable sort)",
             "a query with no relevant row scores 1",
-            "the mean is weighted by query weights (sample_weight)",
+            "the mean over queries is weighted by each query's mean row weight "
+            "(sample_weight), as skrank's; but with weights LightGBM adds a query "
+            "without a relevant row as 1 unweighted while its weight counts in "
+            "the denominator, which skrank does not copy (the two agree without "
+            "weights, or when every query has a relevant row)",
             "map@k: relevant means label > 0.5; skrank's y_true > 0 agrees on "
             "integer labels",
         ),
@@ -245,12 +249,14 @@ PRESETS = {
         ),
     ),
     "spark": Convention(
-        "spark", "Spark MLlib RankingMetrics", "3.5",
+        "spark", "Spark MLlib RankingMetrics", "4.3",
         {"ties": "input", "gain": "exponential", "no_relevant": "zero"},
         {
             "ndcg": _M("ndcg", ("ndcgAt({k})",)),
             "map": _M("map", ("meanAveragePrecision", "meanAveragePrecisionAt({k})"),
-                      {"normalize": "relevant"}),
+                      {"normalize": "min"},
+                      note="meanAveragePrecisionAt(k) divides by min(R, k), "
+                           "meanAveragePrecision by R"),
             "precision": _M("precision", ("precisionAt({k})",)),
             "recall": _M("recall", ("recallAt({k})",)),
         },
@@ -264,7 +270,8 @@ PRESETS = {
             "truth in the order given, which skrank does not reproduce (it "
             "sorts by grade)",
             "an empty ground truth scores 0 and is counted",
-            "not checked against Spark itself (no JVM in the test set-up)",
+            "checked against pyspark's RankingMetrics on binary relevance "
+            "(ranked id lists without ties)",
         ),
     ),
 }

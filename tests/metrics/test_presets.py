@@ -174,6 +174,7 @@ def test_score_conventions():
 # -- the peers themselves ------------------------------------------------------
 
 
+@pytest.mark.peers
 @pytest.mark.parametrize("data", DATASETS)
 def test_lightgbm(data):
     lgb = pytest.importorskip("lightgbm", reason="LightGBM is not installed")
@@ -193,6 +194,34 @@ def test_lightgbm(data):
         assert close(got, values[0]), name
 
 
+@pytest.mark.peers
+def test_lightgbm_weights_queries_by_their_mean_row_weight():
+    lgb = pytest.importorskip("lightgbm", reason="LightGBM is not installed")
+    y, s, q = make_data(19, graded=True, ties="none")
+    # every query with a relevant row: LightGBM adds the others unweighted
+    # (see describe_convention("lightgbm")), which skrank does not copy
+    has = {v: (y[q == v] > 0).any() for v in np.unique(q)}
+    keep = np.array([has[v] for v in q])
+    y, s, q = y[keep], s[keep], q[keep]
+    weight = np.random.default_rng(19).random(y.shape[0]) + 0.1
+    _, codes = np.unique(q, return_inverse=True)
+    order = np.argsort(codes, kind="stable")
+    result = {}
+    dataset = lgb.Dataset(np.zeros((y.shape[0], 1)), label=y[order],
+                          group=np.bincount(codes), init_score=s[order],
+                          weight=weight[order])
+    lgb.train(
+        {"objective": "lambdarank", "learning_rate": 1e-300, "verbose": -1,
+         "metric": ["ndcg"], "eval_at": [3]},
+        dataset, 1, valid_sets=[dataset], valid_names=["d"],
+        callbacks=[lgb.record_evaluation(result)],
+    )
+    got = skrank.ndcg_score(y, s, query_id=q, k=3, compat="lightgbm",
+                            sample_weight=weight)
+    assert close(got, result["d"]["ndcg@3"][0])  # LightGBM's weights are float32
+
+
+@pytest.mark.peers
 @pytest.mark.parametrize("data", DATASETS)
 def test_xgboost(data):
     xgb = pytest.importorskip("xgboost", reason="XGBoost is not installed")
@@ -217,6 +246,29 @@ def test_xgboost(data):
                  got.get("ndcg", skrank.ndcg_score(y, s, query_id=q, compat="xgboost", k=32)))
 
 
+@pytest.mark.peers
+def test_xgboost_linear_gain_is_an_override():
+    xgb = pytest.importorskip("xgboost", reason="XGBoost is not installed")
+    y, s, q = make_data(18, graded=True, ties="float32")
+    gy, gs, sizes, _ = grouped(y, s, q)
+    matrix = xgb.DMatrix(np.zeros((gy.shape[0], 1)), label=gy, base_margin=gs)
+    matrix.set_group(sizes)
+    result = {}
+    xgb.train(
+        {"objective": "rank:ndcg", "eta": 0, "eval_metric": ["ndcg@5", "ndcg@5-"],
+         "base_score": 0, "ndcg_exp_gain": False},
+        matrix, 1, evals=[(matrix, "d")], evals_result=result, verbose_eval=False,
+    )
+    got = evaluate(y, s, query_id=q, metrics=["ndcg@5", "ndcg@5-"], compat="xgboost",
+                   gain="linear")
+    assert close(got["ndcg@5"], result["d"]["ndcg@5"][0])
+    assert close(got["ndcg@5-"], result["d"]["ndcg@5-"][0])
+    assert close(skrank.ndcg_score(y, s, query_id=q, k=5, compat="xgboost",
+                                   gain="linear", no_relevant="zero"),
+                 result["d"]["ndcg@5-"][0])
+
+
+@pytest.mark.peers
 @pytest.mark.parametrize("data", DATASETS)
 def test_catboost(data):
     pytest.importorskip("catboost", reason="CatBoost is not installed")
@@ -241,6 +293,7 @@ def _per_query(y, s, q):
         yield y[rows], s[rows]
 
 
+@pytest.mark.peers
 @pytest.mark.parametrize("data", DATASETS)
 def test_sklearn(data):
     from sklearn.metrics import average_precision_score, dcg_score, ndcg_score
@@ -272,6 +325,7 @@ def _run_dicts(y, s, q):
     return qrels, run
 
 
+@pytest.mark.peers
 @pytest.mark.parametrize("data", [
     pytest.param(dict(graded=True, ties="none"), id="graded"),
     pytest.param(dict(graded=False, ties="none", string_ids=True), id="binary-str"),
@@ -290,6 +344,7 @@ def test_ranx(data):
         assert close(got[name], want[name]), name
 
 
+@pytest.mark.peers
 @pytest.mark.parametrize("data", DATASETS)
 def test_torchmetrics(data):
     pytest.importorskip("torch", reason="torch is not installed")
@@ -338,6 +393,7 @@ def _torch_function(name):
     return METRICS[stem].func
 
 
+@pytest.mark.peers
 @pytest.mark.parametrize("data", [
     pytest.param(dict(graded=True, ties="none"), id="graded"),
     pytest.param(dict(graded=False, ties="none", string_ids=True), id="binary-str"),
@@ -458,3 +514,35 @@ def test_the_accumulator_refuses_a_preset_clearly():
         skrank.RankingAccumulator(["ndcg@5"], compat="lightgbm")
     with pytest.raises(ValueError, match="`score_dtype`"):
         skrank.RankingAccumulator(["ndcg@5"], score_dtype="float32")
+
+
+@pytest.mark.peers
+@pytest.mark.slow
+def test_spark():
+    pytest.importorskip("pyspark", reason="pyspark is not installed")
+    import shutil
+
+    if shutil.which("java") is None:
+        pytest.skip("Spark needs a Java runtime")
+    from pyspark.mllib.evaluation import RankingMetrics
+    from pyspark.sql import SparkSession
+
+    y, s, q = make_data(17, graded=False, ties="none", string_ids=True)
+    rows = []
+    for query in np.unique(q):
+        inside = np.flatnonzero(q == query)
+        order = inside[np.argsort(-s[inside], kind="stable")]
+        rows.append(([int(i) for i in order], [int(i) for i in inside[y[inside] > 0]]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        spark = SparkSession.builder.master("local[1]").getOrCreate()
+        metrics = RankingMetrics(spark.sparkContext.parallelize(rows))
+        want = {"meanAveragePrecision": metrics.meanAveragePrecision}
+        for k in (1, 3, 10, 500):
+            want[f"precisionAt({k})"] = metrics.precisionAt(k)
+            want[f"ndcgAt({k})"] = metrics.ndcgAt(k)
+            want[f"recallAt({k})"] = metrics.recallAt(k)
+            want[f"meanAveragePrecisionAt({k})"] = metrics.meanAveragePrecisionAt(k)
+    got = evaluate(y, s, query_id=q, metrics=list(want), compat="spark")
+    for name, value in want.items():
+        assert close(got[name], value), name
