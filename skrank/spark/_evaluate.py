@@ -269,22 +269,23 @@ def evaluate(
     --------
     >>> from pyspark.sql import SparkSession
     >>> import skrank.spark
-    >>> spark = SparkSession.builder.master("local[1]").getOrCreate()  # doctest: +SKIP
+    >>> spark = SparkSession.builder.master("local[1]").getOrCreate()
     >>> df = spark.createDataFrame(
     ...     [("a", 1, 0.9), ("a", 0, 0.5), ("a", 0, 0.1),
     ...      ("b", 0, 0.8), ("b", 1, 0.7), ("b", 1, 0.7)],
     ...     ["qid", "label", "score"],
-    ... )  # doctest: +SKIP
-    >>> skrank.spark.evaluate(df, metrics=["mrr", "precision@1"])  # doctest: +SKIP
+    ... )
+    >>> skrank.spark.evaluate(df, metrics=["mrr", "precision@1"])
     {'mrr': 0.75, 'precision@1': 0.5}
-    >>> per_query = skrank.spark.evaluate(df, metrics=["mrr"], per_query=True)  # doctest: +SKIP
-    >>> per_query.orderBy("qid").show()  # doctest: +SKIP
+    >>> per_query = skrank.spark.evaluate(df, metrics=["mrr"], per_query=True)
+    >>> per_query.orderBy("qid").show()
     +---+---+------+
     |qid|mrr|weight|
     +---+---+------+
     |  a|1.0|   1.0|
     |  b|0.5|   1.0|
     +---+---+------+
+    <BLANKLINE>
     """
     sql = _import_pyspark_sql()
     if not isinstance(df, sql.DataFrame):

@@ -1,0 +1,265 @@
+"""skrank.spark.evaluate against Spark MLlib's RankingMetrics, in one SparkSession.
+
+Usage (from the repository root, with ``pip install -e ".[spark,dask,bench]"``
+and Java 17)::
+
+    python benchmarks/bench_spark.py --rows 1e6 --queries 1e5
+    python benchmarks/bench_spark.py --rows 1e7 --queries 1e6 --rounds 2
+    python benchmarks/bench_spark.py --rows 1e7 --skip-dask --skip-inmemory
+
+What it does, in order (each step prints one line; everything lands in
+``<out>/spark_results.json``):
+
+1. **Data.** The Parquet files of ``dask_bench.py`` (its ``write_parquet``:
+   ``qid`` int64 drawn uniformly, so every query's rows are spread over all
+   files, ``label`` int8, ``score`` float64 without ties, ``item`` int64),
+   written once and reused.
+2. **Spark**, one ``local[--cores]`` session: a warm-up of both tools on a
+   tiny frame (the JVM, its code generation and the Python workers start
+   once, for both), then ``--rounds`` rounds taking turns:
+   ``skrank.spark.evaluate`` on the four metrics RankingMetrics has
+   (nDCG@10, MAP, P@10, R@10), the same with MRR and group AUC (six), and
+   ``RankingMetrics`` (``groupBy`` query, items ordered by score,
+   ``meanAveragePrecision``, ``ndcgAt(10)``, ``precisionAt(10)``,
+   ``recallAt(10)``). The fastest round of each is reported, and the values
+   are compared where the definitions agree (``no_relevant="zero"``, binary
+   labels, no tied scores: see RESULTS.md).
+   With ``--breakdown``, where skrank's time goes: the Parquet scan alone,
+   the repartition by query alone, and the repartition plus the hand-over of
+   Arrow batches to Python (no metric).
+3. **Dask**, after the SparkSession stopped: ``skrank.dask.evaluate`` on a
+   ``LocalCluster`` of ``--cores`` single-threaded workers (``dask_bench.py``'s
+   ``run_dask``), four and six metrics.
+4. **In memory** (``--inmemory-max-rows``, default 1e7): ``skrank.evaluate`` in
+   a fresh process, as ``dask_bench.py`` runs it.
+
+Nothing here is a test: timings depend on the machine (and on what else it
+runs); compare the ratios taken in one run.
+"""
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from dask_bench import SPARK_METRICS, run_dask, write_parquet  # noqa: E402
+
+FOUR = ["ndcg@10", "map", "precision@10", "recall@10"]
+SIX = FOUR + ["mrr", "gauc"]
+
+
+def spark_session(cores, driver_memory, shuffle_partitions):
+    from pyspark.sql import SparkSession
+
+    spark = (
+        SparkSession.builder.master(f"local[{cores}]")
+        .appName("skrank-bench-spark")
+        .config("spark.driver.memory", driver_memory)
+        .config("spark.sql.shuffle.partitions", str(shuffle_partitions))
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def ranking_metrics(df):
+    """Spark MLlib's RankingMetrics on (ranked items, relevant items) per query."""
+    from pyspark.mllib.evaluation import RankingMetrics
+    from pyspark.sql import functions as F
+
+    grouped = df.groupBy("qid").agg(
+        # items in descending score order: sort structs (-score, item)
+        F.sort_array(F.collect_list(F.struct((-F.col("score")).alias("s"), "item")))
+        .getField("item").alias("ranked"),
+        F.collect_list(F.when(F.col("label") > 0, F.col("item"))).alias("relevant"),
+    )
+    pairs = grouped.select("ranked", "relevant").rdd.map(
+        lambda row: (row.ranked, row.relevant)
+    ).cache()
+    metrics = RankingMetrics(pairs)
+    values = {
+        "ndcgAt(10)": metrics.ndcgAt(10),
+        "meanAveragePrecision": metrics.meanAveragePrecision,
+        "precisionAt(10)": metrics.precisionAt(10),
+        "recallAt(10)": metrics.recallAt(10),
+    }
+    pairs.unpersist()
+    return values
+
+
+def skrank_spark(df, metrics):
+    import skrank.spark
+
+    return skrank.spark.evaluate(df, metrics=metrics, no_relevant="zero")
+
+
+def _timed(function, *args):
+    start = time.perf_counter()
+    values = function(*args)
+    return time.perf_counter() - start, values
+
+
+def breakdown(df):
+    """Seconds of the steps under skrank.spark.evaluate, each run on its own."""
+    from pyspark.sql import functions as F
+
+    columns = df.select("qid", "label", "score")
+    steps = {
+        "scan": lambda: columns.write.format("noop").mode("overwrite").save(),
+        "repartition": lambda: columns.repartition(F.col("qid")).write.format("noop")
+        .mode("overwrite").save(),
+        "repartition + Arrow to Python": lambda: columns.repartition(F.col("qid"))
+        .mapInArrow(_drop_batches, columns.schema).count(),
+    }
+    return {name: _timed(step)[0] for name, step in steps.items()}
+
+
+def _drop_batches(batches):
+    for batch in batches:
+        yield batch.slice(0, 0)
+
+
+def run_spark(path, args):
+    warnings.filterwarnings("ignore", "PySpark does not yet fully support",
+                            FutureWarning)
+    spark = spark_session(args.cores, args.driver_memory, args.shuffle_partitions)
+    try:
+        # warm-up on a tiny frame: JVM, code generation, Python workers
+        tiny = spark.read.parquet(str(path)).limit(2000)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # few rows per query: gauc is nan
+            skrank_spark(tiny, SIX)
+            ranking_metrics(tiny)
+        df = spark.read.parquet(str(path))
+        runs = {"skrank.spark (4 metrics)": [], "skrank.spark (6 metrics)": [],
+                "RankingMetrics (4 metrics)": []}
+        values = {}
+        for round_ in range(args.rounds):
+            for name, call in (
+                ("skrank.spark (4 metrics)", lambda: skrank_spark(df, FOUR)),
+                ("skrank.spark (6 metrics)", lambda: skrank_spark(df, SIX)),
+                ("RankingMetrics (4 metrics)", lambda: ranking_metrics(df)),
+            ):
+                seconds, values[name] = _timed(call)
+                runs[name].append(seconds)
+                print(f"round {round_ + 1}: {name}: {seconds:.1f} s", flush=True)
+        steps = breakdown(df) if args.breakdown else None
+        if steps:
+            for name, seconds in steps.items():
+                print(f"breakdown: {name}: {seconds:.1f} s", flush=True)
+        partitions = df.rdd.getNumPartitions()
+    finally:
+        spark.stop()
+    return {"seconds": runs, "values": values, "breakdown": steps,
+            "input_partitions": partitions}
+
+
+def _inmemory(path):
+    command = [sys.executable, str(HERE / "dask_bench.py"), "--worker", "inmemory",
+               "--path", str(path)]
+    env = {**os.environ, "PYTHONPATH": str(HERE.parent)}
+    done = subprocess.run(command, capture_output=True, text=True, env=env,
+                          timeout=3600)
+    if done.returncode:
+        raise RuntimeError(done.stderr[-3000:])
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def compare(results):
+    """Largest absolute difference of each tool's values from skrank.spark's."""
+    reference = results["spark"]["values"]["skrank.spark (6 metrics)"]
+    spark_names = {skrank: spark for spark, skrank in SPARK_METRICS.items()}
+    diffs = {}
+    ranking = results["spark"]["values"]["RankingMetrics (4 metrics)"]
+    diffs["RankingMetrics"] = max(
+        abs(ranking[spark_names[name]] - reference[name]) for name in FOUR
+    )
+    for run in results.get("dask", []):
+        diffs[f"skrank.dask ({len(run['values'])} metrics)"] = max(
+            abs(value - reference[name]) for name, value in run["values"].items()
+        )
+    if "inmemory" in results:
+        diffs["skrank.evaluate"] = max(
+            abs(value - reference[name])
+            for name, value in results["inmemory"]["values"].items()
+        )
+    return diffs
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rows", type=float, default=1e6)
+    parser.add_argument("--queries", type=float, default=None,
+                        help="default: rows / 10")
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--cores", type=int, default=2)
+    parser.add_argument("--driver-memory", default="6g")
+    parser.add_argument("--shuffle-partitions", type=int, default=None,
+                        help="default: one per 1e6 rows, at least 4")
+    parser.add_argument("--memory-limit", default="1.5GB",
+                        help="each Dask worker's")
+    parser.add_argument("--inmemory-max-rows", type=float, default=1e7)
+    parser.add_argument("--breakdown", action="store_true")
+    parser.add_argument("--skip-dask", action="store_true")
+    parser.add_argument("--skip-inmemory", action="store_true")
+    parser.add_argument("--data-dir", type=Path, default=HERE / "out" / "dask-data")
+    parser.add_argument("--out", type=Path, default=HERE / "out")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    rows = int(args.rows)
+    queries = int(args.queries) if args.queries else max(1, rows // 10)
+    if args.shuffle_partitions is None:
+        args.shuffle_partitions = max(4, rows // 1_000_000)
+
+    path = args.data_dir / f"rows{rows}"
+    seconds = write_parquet(path, rows, queries, seed=args.seed)
+    print(f"data: {rows:.0e} rows, {queries:.0e} queries "
+          f"({'written in %.0f s' % seconds if seconds else 'reused'})", flush=True)
+    args.out.mkdir(parents=True, exist_ok=True)
+    results = {
+        "command": " ".join(sys.argv), "machine": platform.processor()
+        or platform.machine(), "cpus": os.cpu_count(),
+        "python": platform.python_version(), "rows": rows, "queries": queries,
+        "shuffle_partitions": args.shuffle_partitions,
+    }
+    import pyspark
+
+    results["pyspark"] = pyspark.__version__
+    results["spark"] = run_spark(path, args)
+    best = {name: min(times) for name, times in results["spark"]["seconds"].items()}
+    base = best["RankingMetrics (4 metrics)"]
+    for name, seconds in best.items():
+        print(f"{name}: {seconds:.1f} s ({base / seconds:.1f}x RankingMetrics' speed)")
+
+    if not args.skip_dask:
+        spill = args.data_dir / "dask-worker-space"
+        spill.mkdir(parents=True, exist_ok=True)
+        results["dask"] = []
+        for metrics in (FOUR, SIX):
+            run = run_dask({"data": path}, [args.cores], args.memory_limit, spill,
+                           metrics)[0]
+            results["dask"].append(run)
+    if not args.skip_inmemory and rows <= args.inmemory_max_rows:
+        results["inmemory"] = _inmemory(path)
+        print(f"in-memory skrank.evaluate (6 metrics): "
+              f"{results['inmemory']['seconds']:.1f} s", flush=True)
+    results["max_abs_difference"] = compare(results)
+    for name, diff in results["max_abs_difference"].items():
+        print(f"values: {name} vs skrank.spark: max |difference| {diff:.1e}")
+    out_file = args.out / f"spark_results_{rows:.0e}.json"
+    out_file.write_text(json.dumps(results, indent=1, default=float))
+    print(f"results in {out_file.relative_to(HERE.parent)}")
+
+
+if __name__ == "__main__":
+    main()
