@@ -114,6 +114,11 @@ def _check_side(name, value):
     return check_compat(name, value)
 
 
+def _check_max_grade(name, value):
+    return None if value is None else check_positive_real(name, value)
+
+
+MAX_GRADE = Rule(_check_max_grade, (0, -1.0, float("nan"), "2", True))
 METRIC_NAME = Rule(_check_name, (1.5, None))
 SIDE = Rule(_check_side, ("no-such-peer", 1.5, None))
 
@@ -139,6 +144,8 @@ PARAMETERS = {
         "normalize": choice(*NORMALIZE), "tie_blocks": choice(*TIE_BLOCKS), **_WITH_K,
     },
     "reciprocal_rank_score": _WITH_K,
+    "err_score": {"max_grade": MAX_GRADE, **_WITH_K},
+    "pfound_score": {"max_grade": MAX_GRADE, "decay": FRACTION_TO_ONE, **_WITH_K},
     "precision_at_k_score": {"normalize": choice(*PRECISION_NORMALIZE), **_WITH_K},
     "hits_score": _WITH_K,
     "recall_at_k_score": _WITH_K,

@@ -128,6 +128,9 @@ PRESETS = {
             "recall": _M("recall", ("RecallAt", "RecallAt:top={k}"),
                          {"no_relevant": "one"}),
             "mrr": _M("mrr", ("MRR", "MRR:top={k}"), {"no_relevant": "zero"}),
+            "err": _M("err", ("ERR", "ERR:top={k}"), {"no_relevant": "zero"}),
+            "pfound": _M("pfound", ("PFound", "PFound:top={k}"),
+                         {"no_relevant": "zero"}),
             "gauc": _M("gauc", ("QueryAUC",),
                        {"ties": "average", "one_class": "zero",
                         "weighting": "uniform"},
@@ -142,7 +145,9 @@ PRESETS = {
             "MAP divides by min(R, k, n); PrecisionAt by min(k, n)",
             "QueryAUC gives half credit for ties, scores one-class queries 0 "
             "and keeps them in an unweighted mean",
-            "ERR and PFound are not computed by skrank",
+            "ERR and PFound read targets in [0, 1] as probabilities, as "
+            "skrank's max_grade=None; CatBoost reads larger grades as they are "
+            "(values above 1), where skrank maps them to (2^g - 1) / 2^g_max",
         ),
         aliases={"NDCG:type=Exp": ("ndcg", {"gain": "exponential"}),
                  "DCG:type=Exp": ("dcg", {"gain": "exponential"})},
@@ -280,6 +285,7 @@ PRESETS = {
 FUNCTION_STEMS = {
     "ndcg_score": "ndcg", "dcg_score": "dcg", "average_precision_score": "map",
     "reciprocal_rank_score": "mrr", "precision_at_k_score": "precision",
+    "err_score": "err", "pfound_score": "pfound",
     "recall_at_k_score": "recall", "hits_score": "hits",
     "hit_rate_score": "hit_rate", "fbeta_at_k_score": "f1", "fap_score": "fap",
     "r_precision_score": "r_precision", "pr_auc_score": "pr_auc",
@@ -351,6 +357,11 @@ def parse_peer_name(convention, name):
             elif key == "denominator":
                 extra["discount"] = {"Position": "position",
                                      "LogPosition": "log2"}.get(value, "?")
+            elif key == "decay":
+                try:
+                    extra["decay"] = float(value)
+                except ValueError:
+                    return None
             elif key == "hints" or not part:
                 continue
             else:

@@ -22,6 +22,7 @@ from ._cutoff import (
     r_precision_score,
     recall_at_k_score,
 )
+from ._cascade import err_score, pfound_score
 from ._conventions import DifferenceExplanation, describe_convention, explain_difference
 from ._evaluate import evaluate
 from ._fap import fap_curve, fap_score
@@ -46,6 +47,7 @@ __all__ = [
     "coverage_error",
     "dcg_score",
     "describe_convention",
+    "err_score",
     "evaluate",
     "explain_difference",
     "fap_curve",
@@ -59,6 +61,7 @@ __all__ = [
     "label_ranking_average_precision_score",
     "label_ranking_loss",
     "ndcg_score",
+    "pfound_score",
     "pr_auc_score",
     "precision_at_k_score",
     "precision_recall_at_k_curve",

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from .._core._validation import check_positive_int
+from ._cascade import _err_per_query, err_score, _pfound_per_query, pfound_score
 from ._auc import _auc_per_query, gauc_score, _gauc_weights, _one_class
 from ._average_precision import _average_precision_per_query, average_precision_score
 from ._curves import _pr_auc_per_query, pr_auc_score
@@ -169,6 +170,14 @@ METRICS = {
                    lambda ranked, k: _graded_average_precision_per_query(ranked, k=k)),
         MetricSpec("pr_auc", pr_auc_score, False,
                    lambda ranked, k: _pr_auc_per_query(ranked)),
+        MetricSpec("err", err_score, True,
+                   lambda ranked, k, max_grade: _err_per_query(
+                       ranked, k=k, max_grade=max_grade),
+                   ("max_grade",)),
+        MetricSpec("pfound", pfound_score, True,
+                   lambda ranked, k, max_grade, decay: _pfound_per_query(
+                       ranked, k=k, max_grade=max_grade, decay=decay),
+                   ("max_grade", "decay")),
         MetricSpec("hits", hits_score, True,
                    lambda ranked, k: _hits_per_query(ranked, k=k)),
         # scikit-learn's multilabel ranking metrics: every query counts
