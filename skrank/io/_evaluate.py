@@ -725,9 +725,11 @@ def evaluate_run(
         (trec_eval ``-M``). None keeps all, as trec_eval 10.0 does by
         default (its ``max_num_docs_per_topic`` is ``MAXLONG``); TREC runs
         conventionally hold 1000.
-    ties : {"average", "input"}, default="average"
+    ties : {"average", "input", "pessimistic", "optimistic"}, default="average"
         With ``compat=None``: the expected value over the orders of tied
-        scores, or the input order. Ignored with ``compat="trec_eval"``.
+        scores, the input order, or the lower (higher) grade first. Ignored
+        with ``compat="trec_eval"``; with another preset, the preset's
+        unless given.
     no_relevant : {"zero", "skip", "one"}, default="zero"
         What a query without a relevant document scores in the skrank
         metrics: 0 and kept in the mean (trec_eval, ranx), left out, or 1.
