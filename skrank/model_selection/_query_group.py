@@ -35,12 +35,12 @@ from .._core._validation import (
     check_positive_int,
     check_sample_weight,
 )
+from .._core._presets import check_compat, get_convention
 from .._core._warnings import warn
 from ..metrics._evaluate import evaluate
-from ..metrics._registry import parse_metric_name
 from ._oof import _n_rows, _take_rows
 from ._response import ranking_scores
-from ._scorer import _check_query_id_column, _no_column_clause
+from ._scorer import _check_query_id_column, _no_column_clause, _parse_name
 
 LIBRARIES = ("auto", "lightgbm", "xgboost", "catboost")
 # the fit argument that carries the queries, per library
@@ -93,7 +93,24 @@ def _check_constant_per_query(weight, layout, library):
 
 
 # -- skrank metrics in the libraries' formats -----------------------------------
-def _check_eval_metric(eval_metric):
+class _Name(str):
+    """A metric name bound to a ``compat`` preset (None: skrank's conventions)."""
+
+    compat = None
+
+
+def _bind(name, compat):
+    bound = _Name(name)
+    bound.compat = compat
+    return bound
+
+
+def _parse(name):
+    """(spec, k, options) of a name, the peer's own under its preset."""
+    return _parse_name(name, getattr(name, "compat", None))
+
+
+def _check_eval_metric(eval_metric, compat=None):
     if eval_metric is None:
         return []
     names = [eval_metric] if isinstance(eval_metric, str) else eval_metric
@@ -104,8 +121,11 @@ def _check_eval_metric(eval_metric):
             "`eval_metric` must be a skrank metric name (such as \"ndcg@10\"), a "
             f"list of names, or None, got {_describe(eval_metric)}."
         )
+    names = [_bind(name, compat) for name in names]
     for name in names:
-        parse_metric_name(name)  # raises for an unknown name, with close matches
+        spec = _parse(name)[0]  # raises for an unknown name, with close matches
+        if compat is not None:  # and for a metric the peer does not have
+            get_convention(compat).options_for(spec.stem)
     if len(set(names)) != len(names):
         raise ValueError(f"`eval_metric` names a metric twice: {list(names)}.")
     return list(names)
@@ -116,15 +136,17 @@ def _skrank_values(names, y_true, y_score, query_id, weight=None):
     with warnings.catch_warnings():
         # an evaluation set without a relevant row in some query is normal
         warnings.simplefilter("ignore")
+        compat = getattr(names[0], "compat", None) if names else None
         results = evaluate(
-            y_true, y_score, query_id=query_id, metrics=names, sample_weight=weight,
+            y_true, y_score, query_id=query_id, metrics=[str(n) for n in names],
+            sample_weight=weight, **({} if compat is None else {"compat": compat}),
         )
     return {name: float(results[name]) for name in names}
 
 
 def _higher_is_better(name):
     """False for a loss (``"coverage_error"``, ``"label_ranking_loss"``)."""
-    return parse_metric_name(name)[0].greater_is_better
+    return _parse(name)[0].greater_is_better
 
 
 class _LightGBMMetric:
@@ -412,6 +434,11 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
         as a training callback (logged under ``"skrank"`` in
         ``evals_result()``), CatBoost as a user-defined ``eval_metric``
         (the first name only, logged as ``"_CatBoostMetric"``). Needs ``validation_fraction``.
+    compat : str, default=None
+        A peer's conventions for ``eval_metric`` (see
+        :func:`skrank.describe_convention`): ``"lightgbm"`` logs the numbers
+        LightGBM's own metrics would, and names may be the peer's own
+        (``"ndcg@10-"`` with ``"xgboost"``). None: skrank's conventions.
     random_state : int, RandomState instance or None, default=None
         Seed of the held-out queries' draw.
 
@@ -492,13 +519,14 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
 
     def __init__(self, estimator, *, library="auto", query_id_column="qid",
                  validation_fraction=None, early_stopping_rounds=None,
-                 eval_metric=None, random_state=None):
+                 eval_metric=None, compat=None, random_state=None):
         self.estimator = estimator
         self.library = library
         self.query_id_column = query_id_column
         self.validation_fraction = validation_fraction
         self.early_stopping_rounds = early_stopping_rounds
         self.eval_metric = eval_metric
+        self.compat = compat
         self.random_state = random_state
 
     def _check_params(self):
@@ -508,7 +536,7 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
         if fraction is not None:
             fraction = check_fraction("validation_fraction", fraction)
         rounds = check_positive_int("early_stopping_rounds", self.early_stopping_rounds)
-        names = _check_eval_metric(self.eval_metric)
+        names = _check_eval_metric(self.eval_metric, check_compat("compat", self.compat))
         if fraction is None and (rounds is not None or names):
             what = "early_stopping_rounds" if rounds is not None else "eval_metric"
             raise ValueError(

@@ -546,3 +546,30 @@ def test_spark():
     got = evaluate(y, s, query_id=q, metrics=list(want), compat="spark")
     for name, value in want.items():
         assert close(got[name], value), name
+
+
+@pytest.mark.peers
+def test_query_group_ranker_logs_lightgbms_own_number():
+    lgb = pytest.importorskip("lightgbm", reason="LightGBM is not installed")
+    from skrank.datasets import load_digits_retrieval
+
+    data = load_digits_retrieval(n_queries=40, n_candidates=20)
+    X, y, q = data.data, data.target, data.query_id
+    y = np.where(np.arange(y.shape[0]) % 7 == 0, 0, y)  # some queries lose relevant rows
+    y[q == 3] = 0
+
+    def logged(**params):
+        ranker = skrank.QueryGroupRanker(
+            lgb.LGBMRanker(n_estimators=4, verbose=-1, **params.pop("lgb")),
+            validation_fraction=0.4, random_state=0, **params)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ranker.fit(X, y, query_id=q)
+        return list(ranker.estimator_.evals_result_.values())[0]
+
+    own = logged(lgb={"metric": "ndcg", "eval_at": [5]})["ndcg@5"]
+    ours = logged(lgb={"metric": "None"}, eval_metric=["ndcg@5"], compat="lightgbm")
+    np.testing.assert_allclose(ours["ndcg@5"], own, rtol=1e-9)
+    with pytest.raises(ValueError, match="LightGBM has no metric 'mrr'"):
+        skrank.QueryGroupRanker(lgb.LGBMRanker(), validation_fraction=0.3,
+                                eval_metric=["mrr"], compat="lightgbm").fit(X, y, query_id=q)
