@@ -258,7 +258,7 @@ def main():
         print(f"values: {name} vs skrank.spark: max |difference| {diff:.1e}")
     out_file = args.out / f"spark_results_{rows:.0e}.json"
     out_file.write_text(json.dumps(results, indent=1, default=float))
-    print(f"results in {out_file.relative_to(HERE.parent)}")
+    print(f"results in {out_file.name}")
 
 
 if __name__ == "__main__":
