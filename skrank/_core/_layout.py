@@ -352,7 +352,7 @@ def rank_queries(
     query_id : array-like of shape (n_rows,), default=None
     sample_weight : array-like, default=None
         One weight per row for 1-D input, one per ranking for 2-D input.
-    ties : {"average", "input"}
+    ties : {"average", "input", "pessimistic", "optimistic"}
     binary : bool or str
         Whether ``y_true`` must be 0/1; a string names the metrics that need
         it, for the error message.
