@@ -251,7 +251,10 @@ def evaluate(
     ValueError
         For bad arguments, and for bad rows (NaN scores, negative relevance,
         missing query ids, ...) with the message :func:`skrank.evaluate`
-        gives, raised on the driver when Spark runs the job.
+        gives, raised on the driver when Spark runs the job. With
+        ``per_query=True`` the rows are read when the returned frame is
+        computed: Spark then raises its own exception, whose text holds the
+        same ``ValueError``.
 
     See Also
     --------
