@@ -17,6 +17,7 @@ from sklearn.exceptions import UndefinedMetricWarning
 import skrank
 import skrank.spark
 from skrank.metrics._registry import METRICS
+from skrank.spark._evaluate import _partitioned_on
 
 pytestmark = pytest.mark.filterwarnings(
     # pyspark's own notice about the installed pandas version
@@ -160,6 +161,8 @@ def test_more_partitions_than_queries_and_an_empty_frame(spark):
                  in_memory(rows, names))
     # already partitioned by query (Spark's plan says so): no repartition, same values
     by_query = df.repartition(6, "qid")
+    assert _partitioned_on(by_query, "qid") and not _partitioned_on(df, "qid")
+    assert not _partitioned_on(by_query.withColumn("qid", by_query["qid"] + 1), "qid")
     assert_close(skrank.spark.evaluate(by_query, metrics=names),
                  in_memory(rows, names))
     assert by_query.count() == 30
@@ -197,5 +200,9 @@ def test_argument_errors(spark):
 def test_missing_pyspark_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "pyspark", None)
     monkeypatch.setitem(sys.modules, "pyspark.sql", None)
-    with pytest.raises(ImportError, match="pip install"):
+    with pytest.raises(ImportError) as info:
         skrank.spark.evaluate(None)
+    message = str(info.value)
+    assert message.startswith("skrank.spark.evaluate needs pyspark")
+    assert '`pip install "pyspark[sql]"`' in message
+    assert '`pip install -e ".[spark]"`' in message
