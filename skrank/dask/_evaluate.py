@@ -27,7 +27,6 @@ from .._core._aggregate import (
 )
 from .._core._layout import TIES
 from .._core._optional import import_optional
-from .._core._optional import import_optional
 from .._core._validation import check_bool, check_option, _describe
 from ..metrics._evaluate import DEFAULT_METRICS
 from ..metrics._plan import ROW as _ROW, PartitionPlan as _Plan  # shared with spark
@@ -284,28 +283,6 @@ def evaluate(
     for name, row in zip(metrics, merged[_PARTIAL_COLUMNS].itertuples(index=False)):
         results[name] = finish_mean(PartialMean(*row))
     return results
-
-
-def _evaluate_by_merging(frame, metrics, y_true, y_score, query_id, sample_weight,
-                         ties, no_relevant, on_index, aggregate):
-    """``top_k_merge=True``: per-partition accumulators merged in a tree."""
-    if aggregate != "mean":
-        raise ValueError(
-            "`top_k_merge=True` computes the means (aggregate='mean'); for "
-            "per-query values leave it False (the frame is shuffled by query)."
-        )
-    if not only_top_k(metrics):
-        raise ValueError(
-            "`top_k_merge=True` needs metrics that read only the top k rows of "
-            f"a query, each with a cutoff (such as 'ndcg@10'), got {metrics}; "
-            "leave it False for the others."
-        )
-    plan = _Plan(metrics, y_true, y_score, query_id, sample_weight, ties,
-                 no_relevant, on_index, False)
-    accumulator = merged_accumulator(frame, plan)
-    if accumulator.n_rows_ == 0:
-        raise ValueError("`df` has no rows: there is nothing to evaluate.")
-    return accumulator.result()
 
 
 _KEY = "__skrank_query_key__"  # shuffle key of object ids: equal ids, equal keys

@@ -18,7 +18,6 @@ from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils import check_random_state
 
 from .._core._optional import import_optional
-from .._core._optional import import_optional
 from .._core._params import check_params
 from .._core._validation import (
     check_option,
