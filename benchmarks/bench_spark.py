@@ -59,15 +59,16 @@ SIX = FOUR + ["mrr", "gauc"]
 def spark_session(cores, driver_memory, shuffle_partitions):
     from pyspark.sql import SparkSession
 
-    spark = (
+    builder = (
         SparkSession.builder.master(f"local[{cores}]")
         .appName("skrank-bench-spark")
         .config("spark.driver.memory", driver_memory)
-        .config("spark.sql.shuffle.partitions", str(shuffle_partitions))
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
-        .getOrCreate()
     )
+    if shuffle_partitions is not None:
+        builder = builder.config("spark.sql.shuffle.partitions", str(shuffle_partitions))
+    spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
 
@@ -205,7 +206,7 @@ def main():
     parser.add_argument("--cores", type=int, default=2)
     parser.add_argument("--driver-memory", default="6g")
     parser.add_argument("--shuffle-partitions", type=int, default=None,
-                        help="default: one per 1e6 rows, at least 4")
+                        help="default: Spark's (200, merged by adaptive execution)")
     parser.add_argument("--memory-limit", default="1.5GB",
                         help="each Dask worker's")
     parser.add_argument("--inmemory-max-rows", type=float, default=1e7)
@@ -218,8 +219,6 @@ def main():
     args = parser.parse_args()
     rows = int(args.rows)
     queries = int(args.queries) if args.queries else max(1, rows // 10)
-    if args.shuffle_partitions is None:
-        args.shuffle_partitions = max(4, rows // 1_000_000)
 
     path = args.data_dir / f"rows{rows}"
     seconds = write_parquet(path, rows, queries, seed=args.seed)

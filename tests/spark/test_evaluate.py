@@ -17,7 +17,7 @@ from sklearn.exceptions import UndefinedMetricWarning
 import skrank
 import skrank.spark
 from skrank.metrics._registry import METRICS
-from skrank.spark._evaluate import _partitioned_on
+from skrank.spark._evaluate import _n_partitions, _partitioned_on
 
 pytestmark = pytest.mark.filterwarnings(
     # pyspark's own notice about the installed pandas version
@@ -168,6 +168,19 @@ def test_more_partitions_than_queries_and_an_empty_frame(spark):
     assert by_query.count() == 30
     with pytest.raises(ValueError, match="no rows"):
         skrank.spark.evaluate(df.limit(0), metrics=names)
+
+
+def test_frames_with_a_size_estimate_get_one_partition_per_8_mib(spark, tmp_path):
+    rows = click_log(10, ids="int")
+    names = ["ndcg@3", "map", "gauc"]
+    rows["label"] = (rows["label"] > 0).astype(np.int64)
+    local = spark.createDataFrame(rows)  # Spark knows its size: a few kB
+    assert _n_partitions(local) == spark.sparkContext.defaultParallelism
+    assert_close(skrank.spark.evaluate(local, metrics=names), in_memory(rows, names))
+    local.write.parquet(str(tmp_path / "log"))
+    files = spark.read.parquet(str(tmp_path / "log"))
+    assert _n_partitions(files) == spark.sparkContext.defaultParallelism
+    assert_close(skrank.spark.evaluate(files, metrics=names), in_memory(rows, names))
 
 
 def test_bad_rows_raise_the_in_memory_error_on_the_driver(spark):
