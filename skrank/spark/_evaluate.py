@@ -288,9 +288,11 @@ def evaluate(
     Notes
     -----
     Each partition is held in the executor's Python worker as one pandas
-    frame while it is scored; raise ``spark.sql.shuffle.partitions`` (or
-    repartition ``df`` by the query id into more partitions and pass
-    ``partitioned_by_query=True``) when partitions are too large for it.
+    frame while it is scored. The repartition makes one partition per 8 MiB
+    of Spark's size estimate of the columns read (at least one per core;
+    ``spark.sql.shuffle.partitions`` when Spark has no estimate); to choose
+    them yourself, repartition ``df`` by the query id and pass
+    ``partitioned_by_query=True``.
 
     Examples
     --------
