@@ -581,25 +581,28 @@ def _pieces(qrels, run, *, complete_qrels):
     n_queries = qrels.query_labels.shape[0]
     run_key = np.where(run_query >= 0, query_rank[np.maximum(run_query, 0)], n_queries)
     del run_query
-    run_order = np.argsort(run_key, kind="stable")
     run_end = np.cumsum(np.bincount(run_key, minlength=n_queries + 1)[:n_queries])
-    del run_key
-    qrels_key = query_rank[qrels.query]
-    qrels_order = np.argsort(qrels_key, kind="stable")
-    qrels_end = np.cumsum(np.bincount(qrels_key, minlength=n_queries))
     # query ranks at which a piece ends: about CHUNK_LINES run lines each
     targets = np.arange(CHUNK_LINES, run_end[-1], CHUNK_LINES)
     ends = np.unique(np.r_[np.searchsorted(run_end, targets), n_queries - 1]) + 1
-    first = 0
-    for end in ends.tolist():
-        run_lo = run_end[first - 1] if first else 0
-        run_hi = run_end[end - 1]
-        if run_hi > run_lo or complete_qrels:
-            qrels_lo = qrels_end[first - 1] if first else 0
-            run_rows = np.sort(run_order[run_lo:run_hi])
-            qrels_rows = np.sort(qrels_order[qrels_lo:qrels_end[end - 1]])
+    # each line's piece (run queries the qrels lack: one past the last); a
+    # stable sort of small integers is a radix sort, and keeps file order
+    # inside each piece
+    width = np.uint8 if ends.shape[0] < 255 else np.uint16 if ends.shape[0] < 65535 \
+        else np.int64
+    run_piece = np.searchsorted(ends, run_key, side="right").astype(width)
+    del run_key
+    run_order = np.argsort(run_piece, kind="stable")
+    run_bounds = np.searchsorted(run_piece[run_order], np.arange(ends.shape[0] + 1))
+    del run_piece
+    qrels_piece = np.searchsorted(ends, query_rank[qrels.query], side="right").astype(width)
+    qrels_order = np.argsort(qrels_piece, kind="stable")
+    qrels_bounds = np.searchsorted(qrels_piece[qrels_order], np.arange(ends.shape[0] + 1))
+    for piece in range(ends.shape[0]):
+        run_rows = run_order[run_bounds[piece]:run_bounds[piece + 1]]
+        if run_rows.shape[0] or complete_qrels:
+            qrels_rows = qrels_order[qrels_bounds[piece]:qrels_bounds[piece + 1]]
             yield _take(qrels, qrels_rows), _take(run, run_rows), query_rank
-        first = end
 
 
 # ---------------------------------------------------------------- entry --
