@@ -124,6 +124,8 @@ def main():
     parser.add_argument("--grouped", action="store_true",
                         help="each tool runs its rounds back to back (warm memory)")
     parser.add_argument("--no-append", action="store_true")
+    parser.add_argument("--skip", action="append", default=[], metavar="TOOL",
+                        help="leave out a Python peer (ranx, pytrec_eval); repeatable")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp())
     qrels, run = make_files(root, args.lines, args.queries)
@@ -149,7 +151,8 @@ def main():
     reader = "trec_eval's run reader alone (C, lower bound for the binary)"
     commands[reader] = [sys.executable, "-c", TREC_READER, str(qrels), str(run)]
     for name, script in (("pytrec_eval", PYTREC), ("ranx", RANX)):
-        commands[name] = [sys.executable, "-c", script, str(qrels), str(run)]
+        if name not in args.skip:
+            commands[name] = [sys.executable, "-c", script, str(qrels), str(run)]
     # the tools take turns, round after round (or, with --grouped, each runs
     # its rounds back to back); each keeps its fastest round
     results, times, peaks = {}, {}, {}
