@@ -28,7 +28,7 @@ from .._core._aggregate import (
 from .._core._layout import TIES
 from .._core._optional import import_optional
 from .._core._validation import check_bool, check_option, _describe
-from ..metrics._evaluate import DEFAULT_METRICS
+from ..metrics._evaluate import DEFAULT_METRICS, metric_names
 from ..metrics._plan import ROW as _ROW, PartitionPlan as _Plan  # shared with spark
 from ..metrics._registry import parse_metric_name
 from .._core._quiet import quiet_dask
@@ -224,11 +224,7 @@ def evaluate(
             f"`df` must be a dask.dataframe.DataFrame, got {_describe(df)}; for "
             "in-memory data use skrank.evaluate."
         )
-    if isinstance(metrics, str):
-        metrics = [metrics]
-    metrics = list(dict.fromkeys(metrics))
-    if not metrics:
-        raise ValueError("`metrics` is empty: name at least one metric.")
+    metrics = metric_names(metrics)
     for name in metrics:
         parse_metric_name(name)
     check_option("ties", ties, TIES)
@@ -252,14 +248,8 @@ def evaluate(
         return _evaluate_by_merging(frame, metrics, y_true, y_score, query_id,
                                     sample_weight, ties, no_relevant, on_index,
                                     aggregate)
-    restore_order = ties == "input" and not partitioned
-    if restore_order:
-        frame = frame.map_partitions(_number_rows, meta=_number_rows(frame._meta))
-    if not partitioned:
-        if on_index:
-            frame = frame.reset_index()
-            on_index = False
-        frame = _shuffle_by_query(frame, query_id)
+    frame, on_index, restore_order = _whole_queries(frame, query_id, on_index,
+                                                    partitioned, ties)
     plan = _Plan(metrics, y_true, y_score, query_id, sample_weight, ties,
                  no_relevant, on_index, restore_order)
 
@@ -283,6 +273,23 @@ def evaluate(
     for name, row in zip(metrics, merged[_PARTIAL_COLUMNS].itertuples(index=False)):
         results[name] = finish_mean(PartialMean(*row))
     return results
+
+
+def _whole_queries(frame, query_id, on_index, partitioned, ties):
+    """``(frame, on_index, restore_order)``: each query whole in one partition.
+
+    Shuffled by query unless ``partitioned``; with ``ties="input"`` the rows
+    are numbered first, so each partition can restore the input order.
+    """
+    restore_order = ties == "input" and not partitioned
+    if restore_order:
+        frame = frame.map_partitions(_number_rows, meta=_number_rows(frame._meta))
+    if not partitioned:
+        if on_index:
+            frame = frame.reset_index()
+            on_index = False
+        frame = _shuffle_by_query(frame, query_id)
+    return frame, on_index, restore_order
 
 
 _KEY = "__skrank_query_key__"  # shuffle key of object ids: equal ids, equal keys

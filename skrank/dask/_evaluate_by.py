@@ -15,7 +15,7 @@ from .._core._aggregate import check_aggregate_options
 from .._core._factorize import _factorize
 from .._core._layout import TIES
 from .._core._validation import check_option, _describe
-from ..metrics._evaluate import DEFAULT_METRICS
+from ..metrics._evaluate import DEFAULT_METRICS, metric_names
 from ..metrics._registry import parse_metric_name
 from ..stats._segments import (
     check_segment_options,
@@ -28,10 +28,9 @@ from ._evaluate import (
     _check_column,
     _check_converted_ids,
     _import_dask_dataframe,
-    _number_rows,
     _query_frame,
     _query_meta,
-    _shuffle_by_query,
+    _whole_queries,
 )
 
 _N_ROWS = "__skrank_n_rows__"
@@ -158,11 +157,7 @@ def evaluate_by(
     level, n_resamples, method, min_queries = check_segment_options(
         confidence_level, n_resamples, method, min_queries
     )
-    if isinstance(metrics, str):
-        metrics = [metrics]
-    metrics = list(dict.fromkeys(metrics))
-    if not metrics:
-        raise ValueError("`metrics` is empty: name at least one metric.")
+    metrics = metric_names(metrics)
     for name in metrics:
         parse_metric_name(name)
     check_option("ties", ties, TIES)
@@ -190,14 +185,8 @@ def evaluate_by(
         partitioned = on_index and df.known_divisions
     else:
         partitioned = partitioned_by_query
-    restore_order = ties == "input" and not partitioned
-    if restore_order:
-        frame = frame.map_partitions(_number_rows, meta=_number_rows(frame._meta))
-    if not partitioned:
-        if on_index:
-            frame = frame.reset_index()
-            on_index = False
-        frame = _shuffle_by_query(frame, query_id)
+    frame, on_index, restore_order = _whole_queries(frame, query_id, on_index,
+                                                    partitioned, ties)
     plan = _Plan(metrics, y_true, y_score, query_id, sample_weight, ties,
                  no_relevant, on_index, restore_order)
     query_meta = _query_meta(frame._meta, plan)

@@ -465,7 +465,7 @@ def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
 
     if compat == "trec_eval":
         order, run_qkey, score = _trec_order(
-            run_qkey, score, lambda i: run.doc_strings(rows[i]))
+            run_qkey, score, lambda i, rows=rows: run.doc_strings(rows[i]))
         rows = rows[order]
         if max_docs is not None:
             run_qkey, score, rows = _truncate(run_qkey, score, rows, max_docs,

@@ -36,9 +36,9 @@ def stream_pieces(qrels, run, *, complete_qrels):
     path = os.fspath(run)
     if not os.path.exists(path):
         raise ValueError(f"{path}: no such file.")
-    try:
-        import pyarrow  # noqa: F401
-    except ImportError:
+    import importlib.util
+
+    if importlib.util.find_spec("pyarrow") is None:
         return None
     delimiter = _plain_delimiter(path)
     if delimiter is None:

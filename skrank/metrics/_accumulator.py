@@ -46,7 +46,7 @@ from .._core._validation import (
     check_score,
 )
 from ._evaluate import (
-    DEFAULT_METRICS,
+    metric_names,
     MetricRequest,
     _options_by_metric,
     metric_query_values,
@@ -270,13 +270,7 @@ class RankingAccumulator:
 
     def __init__(self, metrics=None, *, contiguous=False, keep_per_query=False,
                  **options):
-        if metrics is None:
-            metrics = DEFAULT_METRICS
-        if isinstance(metrics, str):
-            metrics = [metrics]
-        metrics = list(dict.fromkeys(metrics))
-        if not metrics:
-            raise ValueError("`metrics` is empty: name at least one metric.")
+        metrics = metric_names(metrics)
         self.metrics = metrics
         self.contiguous = check_bool("contiguous", contiguous)
         self.keep_per_query = check_bool("keep_per_query", keep_per_query)

@@ -17,6 +17,23 @@ from ._registry import METRICS, parse_metric_name
 DEFAULT_METRICS = ("ndcg@10", "map", "mrr", "precision@10", "recall@10")
 
 
+def metric_names(metrics):
+    """``metrics`` as a list of distinct names (None: :data:`DEFAULT_METRICS`).
+
+    The one reading of the ``metrics`` argument that the accumulator, the
+    segments and the Dask and Spark entry points share; an empty list is an
+    error.
+    """
+    if metrics is None:
+        metrics = DEFAULT_METRICS
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    metrics = list(dict.fromkeys(metrics))
+    if not metrics:
+        raise ValueError("`metrics` is empty: name at least one metric.")
+    return metrics
+
+
 @check_params
 def evaluate(
     y_true,

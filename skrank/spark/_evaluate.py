@@ -29,7 +29,7 @@ from .._core._aggregate import (
 from .._core._layout import TIES
 from .._core._optional import import_optional
 from .._core._validation import check_bool, check_option, _describe
-from ..metrics._evaluate import DEFAULT_METRICS, _options_by_metric, split_options
+from ..metrics._evaluate import _options_by_metric, metric_names, split_options
 from ..metrics._plan import EMPTY_PARTIAL, ROW, PartitionPlan
 from ..metrics._registry import parse_metric_name
 
@@ -325,13 +325,7 @@ def evaluate(
     ties = options.pop("ties", "average")
     no_relevant = options.pop("no_relevant", "skip")
     partitioned_by_query = options.pop("partitioned_by_query", "auto")
-    if metrics is None:
-        metrics = DEFAULT_METRICS
-    if isinstance(metrics, str):
-        metrics = [metrics]
-    metrics = list(dict.fromkeys(metrics))
-    if not metrics:
-        raise ValueError("`metrics` is empty: name at least one metric.")
+    metrics = metric_names(metrics)
     parsed = [parse_metric_name(name) for name in metrics]
     check_option("ties", ties, TIES)
     check_aggregate_options(no_relevant, "mean")

@@ -20,9 +20,8 @@ from .._core._aggregate import finish_mean, partial_mean
 from .._core._factorize import _factorize
 from .._core._frames import column_names, column, pandas_categorical, to_numpy
 from .._core._params import BOOTSTRAP_METHODS, PARAMETERS, check_params
-from .._core._validation import _describe
 from .._core._warnings import warn
-from ..metrics._evaluate import DEFAULT_METRICS, evaluate
+from ..metrics._evaluate import evaluate, metric_names
 from ._compare import ComparisonTable, _format_cell, _format_table
 from ._resample import stratified_resample_sums
 
@@ -827,11 +826,7 @@ def evaluate_by(
     level, n_resamples, method, min_queries = check_segment_options(
         confidence_level, n_resamples, method, min_queries
     )
-    if metrics is None:
-        metrics = DEFAULT_METRICS
-    if isinstance(metrics, str):
-        metrics = [metrics]
-    metrics = list(dict.fromkeys(metrics))
+    metrics = metric_names(metrics)
     rng = make_rng(random_state)
     results = evaluate(
         y_true, y_score, query_id=query_id, metrics=metrics,
