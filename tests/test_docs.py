@@ -105,6 +105,7 @@ def test_without_the_transform_docutils_makes_mailto_links(tmp_path):
 
 
 BUILT = ROOT / "docs" / "_build" / "html"
+MAILTO_LINK = re.compile(r"""href\s*=\s*["']mailto:""", flags=re.I)
 MACHINE_PATH = re.compile(r"plot saved to /|/tmp/|/home/|/root/")
 
 
@@ -122,7 +123,7 @@ def check_built_site(site=BUILT):
     for page in pages:
         name = page.relative_to(site)
         text = page.read_text(errors="replace")
-        if "mailto:" in text:
+        if MAILTO_LINK.search(text):  # a link, not the word (the changelog names it)
             bad.append(f"{name}: a mailto: link")
         if MACHINE_PATH.search(text):
             bad.append(f"{name}: a path of the build machine")
