@@ -24,8 +24,8 @@ EXTRA = {
     "lightgbm": "peers",
     "xgboost": "peers",
     "catboost": "peers",
-    "torch": "bench",
-    "torchmetrics": "bench",
+    "torch": "peers",
+    "torchmetrics": "peers",
     "sphinx": "docs",
     "docutils": "docs",
 }

@@ -207,6 +207,8 @@ def test_query_id_as_unsorted_index_and_other_column_names():
     assert_close(got, expected)
 
 
+# drawn scores may be only 0 and 1: the label-score warning is expected here
+@pytest.mark.filterwarnings("ignore:`y_score` holds only the values 0 and 1")
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 10_000), npartitions=st.integers(1, 9),
        n_rows=st.integers(1, 60))
