@@ -322,3 +322,12 @@ def test_runtime_only_install(tmp_path):
     for feature in ["as_frame", "to_frame", "display", "dask"]:
         assert lines[feature] == "hint", feature
     assert lines["loaded"] == "[]"
+
+
+@pytest.mark.parametrize("reader", ["read_qrels", "read_run"])
+def test_trec_readers_as_dataframes_name_pandas(reader, tmp_path, monkeypatch):
+    path = tmp_path / "file"
+    path.write_text("q1 0 d1 1\n" if reader == "read_qrels" else "q1 Q0 d1 1 1 r\n")
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    with pytest.raises(ImportError, match=rf"{reader}\(\) needs pandas.*pip install"):
+        getattr(skrank, reader)(path)

@@ -16,11 +16,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-IO_EXTRA = (
-    "reading TREC files as DataFrames needs pandas: pip install pandas pyarrow, "
-    "or the io extra from a checkout of skrank: pip install -e '.[io]'."
-)
-
 # name, the column holding the number, the number of whitespace-separated fields
 FORMATS = {
     "qrels": ("relevance", 4, ("query_id", "iteration", "doc_id", "relevance")),
@@ -515,10 +510,9 @@ def _line_of_row(path, kind, row):
 
 
 def _to_frame(table, kind):
-    try:
-        import pandas as pd
-    except ImportError:
-        raise ImportError(IO_EXTRA) from None
+    from .._core._optional import import_optional
+
+    pd = import_optional("pandas", f"read_{kind}()")
     value_name = FORMATS[kind][0]
     return pd.DataFrame({
         "query_id": table.query_labels[table.query],
