@@ -335,6 +335,12 @@ def _sorted_label_rank(labels):
     return rank
 
 
+def _by_query_then_score(query, score):
+    """Rows by query, then score descending: one argsort of packed keys if they fit."""
+    packed = _packed_order(score, query) if query.shape[0] > 1 else None
+    return np.lexsort((-score, query)) if packed is None else packed[0]
+
+
 def _trec_order(query, score, doc_strings):
     """Rows by (query, score descending, document id descending): trec_eval's order.
 
@@ -343,12 +349,8 @@ def _trec_order(query, score, doc_strings):
     order and ``query`` and ``score`` in it (reordering inside a tie leaves
     both unchanged).
     """
-    packed = _packed_order(score, query) if query.shape[0] > 1 else None
-    if packed is None:
-        order = np.lexsort((-score, query))
-        q = query[order]
-    else:
-        order, q = packed
+    order = _by_query_then_score(query, score)
+    q = query[order]
     s = score[order]
     tied = np.flatnonzero((q[1:] == q[:-1]) & (s[1:] == s[:-1]))
     if tied.shape[0]:
@@ -471,8 +473,7 @@ def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
             run_qkey, score, rows = _truncate(run_qkey, score, rows, max_docs,
                                               "input", labels_sorted)
     elif max_docs is not None:
-        packed = _packed_order(score, run_qkey) if run_qkey.shape[0] > 1 else None
-        order = np.lexsort((-score, run_qkey)) if packed is None else packed[0]
+        order = _by_query_then_score(run_qkey, score)
         run_qkey, score, rows = _truncate(run_qkey[order], score[order], rows[order],
                                           max_docs, ties, labels_sorted)
         back = np.argsort(rows, kind="stable")  # input order again: ties="input" keeps it
@@ -545,15 +546,9 @@ def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
 CHUNK_LINES = 1 << 18
 
 
-def _take(table, rows, *, qrels_like=False):
+def _take(table, rows):
     """The lines ``rows`` (ascending) of ``table``, as a table sharing its labels."""
-    doc_array = None
-    if table.doc_array is not None:
-        import pyarrow as pa
-
-        # from buffers: pa.array would import pandas
-        index = pa.Array.from_buffers(pa.int64(), rows.shape[0], [None, pa.py_buffer(rows)])
-        doc_array = table.doc_array.take(index)
+    doc_array = None if table.doc_array is None else table.take_docs(rows)
     origin = rows if table.origin is None else table.origin[rows]
     return replace(
         table, query=table.query[rows], value=table.value[rows],

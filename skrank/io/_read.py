@@ -54,17 +54,21 @@ class _Table:
         if self.doc_array is not None:
             if rows is None:
                 return np.asarray(self.doc_array.to_numpy(zero_copy_only=False), dtype=object)
-            import pyarrow as pa
-
-            # built from buffers and read with to_pylist: pa.array and to_numpy
-            # would import pandas (0.4 s) for a few tied ids
-            rows = np.ascontiguousarray(rows, dtype=np.int64)
-            index = pa.Array.from_buffers(pa.int64(), rows.shape[0], [None, pa.py_buffer(rows)])
-            out = np.empty(rows.shape[0], dtype=object)
-            out[:] = self.doc_array.take(index).to_pylist()
+            # read with to_pylist: to_numpy would import pandas (0.4 s)
+            out = np.empty(len(rows), dtype=object)
+            out[:] = self.take_docs(rows).to_pylist()
             return out
         codes = self.doc if rows is None else self.doc[rows]
         return self.doc_labels[codes]
+
+    def take_docs(self, rows):
+        """The pyarrow string array of the document ids of ``rows``."""
+        import pyarrow as pa
+
+        # indices built from buffers: pa.array would import pandas
+        rows = np.ascontiguousarray(rows, dtype=np.int64)
+        index = pa.Array.from_buffers(pa.int64(), rows.shape[0], [None, pa.py_buffer(rows)])
+        return self.doc_array.take(index)
 
 
 def _is_gzip(path):
@@ -123,8 +127,7 @@ def _prepare(data, kind):
     """
     if data[:3] == _BOM:
         data = bytes(data[3:])
-    if data.find(b"#") >= 0 and _COMMENT[kind].search(data):  # memchr first: most have none
-        data = _COMMENT[kind].sub(b"", data)
+    data = _blank_comments(data, kind)
     find = data.find
     tab, space = find(b"\t") >= 0, find(b" ") >= 0
     other = find(b"\v") >= 0 or find(b"\f") >= 0 or find(b"\r") >= 0
@@ -153,6 +156,7 @@ def _first_line(data):
 
 def _blank_comments(data, kind="run"):
     """Empty the comment lines (line breaks stay, so line numbers hold)."""
+    # memchr first: most files have no "#" at all
     if data.find(b"#") >= 0 and _COMMENT[kind].search(data):
         return _COMMENT[kind].sub(b"", data)
     return data
@@ -234,18 +238,15 @@ def _parse_numbers(tokens, kind, compat):
 def _split_python(data, path, kind, compat=None):
     """The pure-Python reader: split every line (slow, needs nothing).
 
-    Works on bytes: fields split on ASCII white space (C's ``isspace``),
-    lines on ``\\n`` only, and ids that are not UTF-8 decode with
+    Works on bytes from :func:`_prepare` (byte-order mark and comments
+    gone): fields split on ASCII white space (C's ``isspace``), lines on
+    ``\\n`` only, and ids that are not UTF-8 decode with
     ``surrogateescape``, so distinct bytes stay distinct ids.
     """
     _, n_fields, _ = FORMATS[kind]
     value_field = 4 if kind == "run" else 3
     queries, docs, values, tag = [], [], [], None
-    data = bytes(data)
-    if data[:3] == _BOM:
-        data = data[3:]
-    data = _blank_comments(data, kind)
-    for number, line in enumerate(data.split(b"\n"), start=1):
+    for number, line in enumerate(bytes(data).split(b"\n"), start=1):
         fields = line.split()
         if not fields:
             continue

@@ -77,11 +77,10 @@ class _Pieces:
     def __iter__(self):
         import pyarrow as pa
 
-        from ._evaluate import _no_shared_query, _sorted_label_rank, _take
+        from ._evaluate import _indexer, _no_shared_query, _sorted_label_rank, _take
 
         qrels = self.qrels
         query_rank = _sorted_label_rank(qrels.query_labels)
-        lookup = {label: i for i, label in enumerate(qrels.query_labels.tolist())}
         seen = np.zeros(qrels.query_labels.shape[0], dtype=bool)
         done, shared, offset, carry, first_id = set(), False, 0, None, None
         try:
@@ -121,7 +120,7 @@ class _Pieces:
                 value = _numeric(table.column("score").chunk(0).slice(0, cut), np.float64)
                 if value is None or not np.isfinite(value).all():
                     raise NotStreamable  # the whole-file reader names the line
-                in_qrels = np.array([lookup.get(name, -1) for name in labels.tolist()])
+                in_qrels = _indexer(qrels.query_labels, labels)
                 piece_queries = in_qrels[present]
                 piece_queries = piece_queries[piece_queries >= 0]
                 rows = np.arange(offset, offset + cut)
