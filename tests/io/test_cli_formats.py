@@ -105,3 +105,29 @@ def test_non_utf8_ids_are_written_back_as_their_bytes(tmp_path):
                           capture_output=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert b"\tcaf\xe9\t1.0000" in done.stdout
+
+
+def test_stream_reports_a_malformed_line_from_a_subprocess(tmp_path):
+    (tmp_path / "qrels").write_text("q1 0 d1 1\n")
+    (tmp_path / "run").write_text("q1 Q0 d1 0 1 t\nq1 Q0 d2 0 x t\n")
+    done = subprocess.run([sys.executable, "-m", "skrank", "evaluate", str(tmp_path / "qrels"),
+                           str(tmp_path / "run"), "--stream"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.startswith("skrank: error: ") and "run:2: malformed run line" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_explain_from_a_subprocess(files):
+    # ndcg@2 under scikit-learn's rules (q2, no relevant document: 0) and
+    # LightGBM's (q2 scores 1): the explanation names that step
+    args = [sys.executable, "-m", "skrank", "explain", str(files / "qrels"),
+            str(files / "run"), "-m", "ndcg@2", "--a", "sklearn"]
+    done = subprocess.run([*args, "--b", "lightgbm"], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("ndcg@2:") and "no_relevant" in done.stdout
+    done = subprocess.run([*args, "--b", "no-such-tool"], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2 and done.stderr.startswith("skrank")
+    assert "Traceback" not in done.stderr
