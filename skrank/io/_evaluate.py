@@ -401,6 +401,12 @@ class _Parts:
     judged: np.ndarray
 
 
+def _query_order(qrels):
+    """``(rank, labels_sorted)``: each qrels query's rank in strcmp order, and the labels in it."""
+    rank = _sorted_label_rank(qrels.query_labels)
+    return rank, qrels.query_labels[np.argsort(rank)]
+
+
 def _no_shared_query(qrels, run):
     return ValueError(
         f"{run.source} and {qrels.source} share no query id: the qrels hold "
@@ -435,7 +441,7 @@ def _truncate(run_qkey, score, rows, max_docs, ties, labels):
 
 
 def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
-            max_docs, compat, ties, query_rank=None):
+            max_docs, compat, ties, query_order=None, run_query=None):
     """Join qrels and run; the shared layout with unretrieved judged rows at -inf.
 
     As trec_eval: a document is relevant when it is judged with a grade at
@@ -443,22 +449,25 @@ def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
     as not judged; ``max_docs`` keeps the best ranked documents first, and
     ``judged_docs_only`` then drops the unjudged ones among them; a query
     with run lines is evaluated even when none of them is kept.
+
+    ``query_order`` (from :func:`_query_order`) and ``run_query`` (each run
+    line's query among the qrels queries) may come from the caller, which
+    computes them once for all the pieces of a run.
     """
     _check_duplicates(qrels, "qrels")
     # the run's duplicate check and its join with the qrels (hashes, sorts and
     # lookups that release the GIL) run on other threads, beside trec_eval's
     # order of the run, which needs neither
     run_check = _Background(_check_duplicates, run, "run")
-    run_query = _indexer(qrels.query_labels, run.query_labels)[run.query]
+    if run_query is None:
+        run_query = _indexer(qrels.query_labels, run.query_labels)[run.query]
     keep = run_query >= 0  # trec_eval drops run queries the qrels lack
     joining = _Background(_qrels_rows, run, qrels, run_query, keep)
     rows = np.flatnonzero(keep)
     if rows.shape[0] == 0 and not complete_qrels:
         run_check.result()
         raise _no_shared_query(qrels, run)
-    if query_rank is None:
-        query_rank = _sorted_label_rank(qrels.query_labels)
-    labels_sorted = qrels.query_labels[np.argsort(query_rank)]
+    query_rank, labels_sorted = query_order or _query_order(qrels)
     run_qkey = query_rank[run_query[rows]]
     score = run.value[rows]
     # the queries with lines in the run, before -M and -J keep fewer
@@ -558,7 +567,7 @@ def _take(table, rows):
 
 
 def _pieces(qrels, run, *, complete_qrels):
-    """``(qrels, run, query_rank)`` pieces holding whole queries, in trec_eval's order.
+    """``(qrels, run, query_order, run_query)`` pieces of whole queries, in trec_eval's order.
 
     A run of many lines is laid out and measured a piece at a time: the
     layout's dozen row-length arrays then exist for one piece only, not for
@@ -569,13 +578,13 @@ def _pieces(qrels, run, *, complete_qrels):
     run_query = _indexer(qrels.query_labels, run.query_labels)[run.query]
     if not complete_qrels and not (run_query >= 0).any():
         raise _no_shared_query(qrels, run)
-    query_rank = _sorted_label_rank(qrels.query_labels)
+    order = _query_order(qrels)
     if len(run) <= CHUNK_LINES:
-        yield qrels, run, query_rank
+        yield qrels, run, order, run_query
         return
+    query_rank = order[0]
     n_queries = qrels.query_labels.shape[0]
     run_key = np.where(run_query >= 0, query_rank[np.maximum(run_query, 0)], n_queries)
-    del run_query
     run_end = np.cumsum(np.bincount(run_key, minlength=n_queries + 1)[:n_queries])
     # query ranks at which a piece ends: about CHUNK_LINES run lines each
     targets = np.arange(CHUNK_LINES, run_end[-1], CHUNK_LINES)
@@ -597,7 +606,8 @@ def _pieces(qrels, run, *, complete_qrels):
         run_rows = run_order[run_bounds[piece]:run_bounds[piece + 1]]
         if run_rows.shape[0] or complete_qrels:
             qrels_rows = qrels_order[qrels_bounds[piece]:qrels_bounds[piece + 1]]
-            yield _take(qrels, qrels_rows), _take(run, run_rows), query_rank
+            yield (_take(qrels, qrels_rows), _take(run, run_rows), order,
+                   run_query[run_rows])
 
 
 # ---------------------------------------------------------------- entry --
@@ -869,8 +879,9 @@ def _measure(pieces, measures, options, no_relevant, tag, *, streamed):
     """Lay out and measure each piece; the per-query values in trec_eval's order, the means."""
     values_of = {name: [] for name, *_ in measures}
     query_ids, n_without_relevant = [], 0
-    for qrels_piece, run_piece, query_rank in pieces:
-        parts = _layout(qrels_piece, run_piece, query_rank=query_rank, **options)
+    for qrels_piece, run_piece, query_order, run_query in pieces:
+        parts = _layout(qrels_piece, run_piece, query_order=query_order,
+                        run_query=run_query, **options)
         del qrels_piece, run_piece
         parts.graded_as_relevance = parts.graded.with_relevance(
             np.where(parts.binary.relevance > 0, parts.graded.relevance, 0.0)

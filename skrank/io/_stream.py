@@ -30,7 +30,10 @@ class NotStreamable(Exception):
 
 
 def stream_pieces(qrels, run, *, complete_qrels):
-    """``(qrels, run, query_rank)`` pieces of a grouped run file, or None if it can't be streamed."""
+    """``(qrels, run, query_order, run_query)`` pieces of a grouped run file, or None.
+
+    None: the run cannot be streamed (not a path, not a plain file, no pyarrow).
+    """
     if not isinstance(run, (str, os.PathLike)):
         return None
     path = os.fspath(run)
@@ -77,10 +80,10 @@ class _Pieces:
     def __iter__(self):
         import pyarrow as pa
 
-        from ._evaluate import _indexer, _no_shared_query, _sorted_label_rank, _take
+        from ._evaluate import _indexer, _no_shared_query, _query_order, _take
 
         qrels = self.qrels
-        query_rank = _sorted_label_rank(qrels.query_labels)
+        order = _query_order(qrels)
         seen = np.zeros(qrels.query_labels.shape[0], dtype=bool)
         done, shared, offset, carry, first_id = set(), False, 0, None, None
         try:
@@ -136,7 +139,8 @@ class _Pieces:
                     doc_array=table.column("doc_id").chunk(0).slice(0, cut),
                     path=self.path, origin=rows,
                 )
-                yield _take(qrels, np.flatnonzero(wanted[qrels.query])), piece_run, query_rank
+                yield (_take(qrels, np.flatnonzero(wanted[qrels.query])), piece_run, order,
+                       in_qrels[part_codes])
                 del piece_run, table, batch
                 if _read._after_parse is not None:  # the command's malloc_trim
                     _read._after_parse()
@@ -148,7 +152,8 @@ class _Pieces:
             empty = _Table(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=object),
                            np.zeros(0, dtype=np.int64), np.zeros(0, dtype=object),
                            np.zeros(0), source=self.path, tag=self.tag)
-            yield _take(qrels, np.flatnonzero(~seen[qrels.query])), empty, query_rank
+            yield (_take(qrels, np.flatnonzero(~seen[qrels.query])), empty, order,
+                   np.zeros(0, dtype=np.int64))
         elif not shared and not self.complete_qrels:
             run_labels = np.array([first_id], dtype=object)
             raise _no_shared_query(qrels, _Table(np.zeros(1, dtype=np.int64), run_labels,
