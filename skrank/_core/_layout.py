@@ -48,15 +48,57 @@ def segment_sum(values, starts):
     return np.add.reduceat(values, starts)
 
 
-def segment_cumsum(values, starts, segment):
+def segment_cumsum(values, starts, segment=None):
     """Running sum of ``values`` restarting at each segment start.
 
-    ``segment`` gives each element's segment index (0-based, non-decreasing).
+    Segments begin at ``starts`` (ascending, the first at 0, none empty).
+    Each segment's sums depend on its own values only, never on the
+    segments before it: whole numbers are summed exactly by one global
+    running sum; floats segment by segment (:func:`_local_cumsum`), since a
+    global running sum would round each segment differently depending on
+    what precedes it, and the same query would score differently in
+    memory, on Dask and on Spark. (``segment`` is not needed; kept for the
+    callers that pass it.)
     """
-    running = np.cumsum(values)
-    offset = running[starts] - values[starts]
-    running -= np.repeat(offset, np.diff(starts, append=values.shape[0]))
-    return running
+    if values.dtype.kind in "biu":
+        running = np.cumsum(values)
+        offset = running[starts] - values[starts]
+        running -= np.repeat(offset, np.diff(starts, append=values.shape[0]))
+        return running
+    return _local_cumsum(values, starts)
+
+
+def _local_cumsum(values, starts):
+    """Running sums that restart at ``starts``, each computed from its segment alone.
+
+    Segments are grouped by size, rounded up to a power of two; each group
+    is the rows of a zero-padded matrix, summed along its rows. All the
+    groups share one buffer (at most twice the values), filled and read
+    back with one scatter and one gather; the Python loop is over the
+    sizes' powers of two only.
+    """
+    n = values.shape[0]
+    dtype = np.result_type(values.dtype, np.float64)
+    sizes = np.diff(starts, append=n)
+    if n == 0 or sizes.max() == 1:
+        return values.astype(dtype)
+    widths = np.left_shift(1, np.ceil(np.log2(sizes)).astype(np.intp))
+    by_width = np.argsort(widths, kind="stable")
+    base = np.empty_like(widths)
+    base[by_width] = np.cumsum(widths[by_width]) - widths[by_width]
+    # where each value goes: its segment's row, its offset in the segment
+    position = np.repeat(base - starts, sizes) + np.arange(n)
+    padded = np.zeros(int(widths.sum()), dtype=dtype)
+    padded[position] = values
+    sorted_widths = widths[by_width]
+    edges = np.flatnonzero(np.diff(sorted_widths, prepend=0, append=0))
+    offsets = np.concatenate([[0], np.cumsum(sorted_widths)])
+    for first, last in zip(edges[:-1].tolist(), edges[1:].tolist()):
+        width = int(sorted_widths[first])
+        if width > 1:
+            rows = padded[offsets[first]:offsets[last]].reshape(-1, width)
+            np.cumsum(rows, axis=1, out=rows)
+    return padded[position]
 
 
 def _segment_mean(values, starts, sizes):
@@ -335,6 +377,42 @@ def _tie_breaker(relevance, ties):
     return None
 
 
+def _canonical_tie_order(order, relevance, row_weight, block_start):
+    """Rows of each tie block by (relevance, weight): an order of the values alone.
+
+    Under ``ties="average"`` a tie block's rows may come in any order, and
+    sums and recursions over them round differently in different orders
+    (numpy's sums are pairwise, so even where zeros fall matters). Sorting
+    them by their values makes a query's numbers depend on its rows' values
+    only, not on the order they arrived in or the queries beside them: the
+    same rows give the same bits in memory, on Dask and on Spark. Only the
+    rows of blocks of two or more move; the blocks are already in order, so
+    a stable sort of (block, relevance) keys is a merge of short runs.
+    """
+    n_rows = order.shape[0]
+    size = np.diff(block_start, append=n_rows)
+    rows = np.flatnonzero(np.repeat(size > 1, size))
+    block = np.repeat(np.arange(block_start.shape[0]), size)[rows]
+    value = relevance[rows]
+    low = value.min()
+    span = float(value.max()) - float(low) + 1.0
+    if (row_weight is None and value.dtype.kind in "iub"
+            and span * block_start.shape[0] < 2.0**62):
+        key = block * np.int64(span) + (value.astype(np.int64) - np.int64(low))
+        moved = rows[np.argsort(key, kind="stable")]
+    else:
+        keys = (value, block) if row_weight is None else (row_weight[rows], value, block)
+        moved = rows[np.lexsort(keys)]
+    order = order.copy()
+    order[rows] = order[moved]
+    relevance = relevance.copy()
+    relevance[rows] = relevance[moved]
+    if row_weight is not None:
+        row_weight = row_weight.copy()
+        row_weight[rows] = row_weight[moved]
+    return order, relevance, row_weight
+
+
 def rank_queries(
     y_true,
     y_score,
@@ -444,6 +522,10 @@ def rank_queries(
         np.not_equal(sorted_score[1:], sorted_score[:-1], out=new_block[1:])
         new_block[query_start] = True
         block_start = np.flatnonzero(new_block)
+        if block_start.shape[0] < n_rows:
+            order, relevance, row_weight = _canonical_tie_order(
+                order, relevance, row_weight, block_start
+            )
         warn_if_label_scores(score_values, relevance, query_start.shape[0])
     else:
         block_start = np.arange(n_rows)

@@ -4,7 +4,7 @@ import numpy as np
 
 from .._core._params import check_params
 from .._core._aggregate import aggregate_queries, check_aggregate_options
-from .._core._layout import rank_queries, segment_sum
+from .._core._layout import rank_queries, segment_cumsum, segment_sum
 
 
 def _auc_per_query(ranked):
@@ -24,11 +24,10 @@ def _auc_per_query(ranked):
     pos_query = segment_sum(positive, ranked.query_start)
     neg_query = segment_sum(negative, ranked.query_start)
     # negative weight ranked strictly below each block, within its query
-    running = np.cumsum(neg_block)
-    last_block = np.append(
-        np.searchsorted(ranked.block_start, ranked.query_start[1:]) - 1,
-        ranked.block_start.shape[0] - 1,
-    )
+    # (running sums of the query's own blocks: no rounding from other queries)
+    first_block = np.searchsorted(ranked.block_start, ranked.query_start)
+    running = segment_cumsum(neg_block, first_block)
+    last_block = np.append(first_block[1:] - 1, ranked.block_start.shape[0] - 1)
     below = running[last_block][ranked.block_query] - running
     pairs_in_order = pos_block * (below + 0.5 * neg_block)
     numerator = np.bincount(

@@ -52,7 +52,7 @@ def _expected_survival(ranked, stop):
     zero = go_on <= 0.0
     logs = np.log(np.where(zero, 1.0, go_on))
     running = segment_cumsum(logs, ranked.query_start, ranked.query)
-    zeros = segment_cumsum(zero.astype(np.float64), ranked.query_start, ranked.query)
+    zeros = segment_cumsum(zero.astype(np.intp), ranked.query_start, ranked.query)
     survival = np.where(zeros > 0, 0.0, np.exp(running))
     if not ranked.has_ties:
         return survival

@@ -8,6 +8,7 @@ import numpy as np
 
 from .._core._params import check_params
 from .._core._aggregate import score_queries
+from .._core._layout import segment_cumsum
 from .._core._ties import _first_relevant_block, _hypergeometric_some
 
 
@@ -47,9 +48,8 @@ def _reciprocal_rank_per_query(ranked, *, k):
     in_use = np.flatnonzero(n_offsets)
     last = first[in_use] + n_offsets[in_use] - 1
     term[last] -= np.add.reduceat(term, first[in_use]) if in_use.shape[0] else 0.0
-    running = np.zeros(owner.shape[0] + 1)
-    np.cumsum(term, out=running[1:])  # running[i] = sum of term[:i]
-    log_product = running[:-1] - np.repeat(running[first], n_offsets)
+    # the sum of the block's terms before each offset, from its own terms only
+    log_product = segment_cumsum(term, first[in_use]) - term
     probability = np.exp(np.log(rr / mm) + log_product)
     contribution = probability / (s[owner] + j)
     values[has] = np.bincount(owner, weights=contribution, minlength=blocks.shape[0])

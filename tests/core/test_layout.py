@@ -138,3 +138,70 @@ def test_with_relevance_shares_the_structure_not_the_relevance():
     assert other.n_relevant.tolist() == [2, 0]  # from the new relevance
     assert ranked.n_relevant.tolist() == [1, 2]  # the original untouched
     np.testing.assert_array_equal(other.query_start, ranked.query_start)
+
+
+def test_segment_cumsum_of_floats_is_each_segments_own_running_sum():
+    # brute force: np.cumsum of each segment alone, bit for bit, whatever
+    # precedes it (a global running sum would carry rounding across segments)
+    rng = np.random.default_rng(0)
+    sizes = np.concatenate([rng.geometric(0.05, 400), [1, 1, 2, 300, 1]])
+    starts = np.cumsum(sizes) - sizes
+    values = rng.random(sizes.sum()) * 1e3
+    out = segment_cumsum(values, starts)
+    for start, size in zip(starts, sizes):
+        np.testing.assert_array_equal(out[start:start + size],
+                                      np.cumsum(values[start:start + size]))
+    # the same segment after different neighbours: the same bits
+    alone = segment_cumsum(values[starts[7]:starts[7] + sizes[7]], np.array([0]))
+    np.testing.assert_array_equal(alone, out[starts[7]:starts[7] + sizes[7]])
+    # whole numbers: one exact global running sum
+    counts = rng.integers(0, 3, 50)
+    np.testing.assert_array_equal(
+        segment_cumsum(counts, np.array([0, 20])),
+        np.concatenate([np.cumsum(counts[:20]), np.cumsum(counts[20:])]),
+    )
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_a_querys_values_are_its_own_rows_bits_not_their_order_or_neighbours(weighted):
+    # every registry metric: the per-query values of a query are the same
+    # bits whether it is scored among all queries in one row order, or with
+    # its rows shuffled and half the other queries gone (as on a Dask or
+    # Spark partition); many ties, fractional labels and weights
+    from skrank import evaluate
+    from skrank.metrics._registry import METRICS
+
+    rng = np.random.default_rng(5)
+    n = 3000
+    query = rng.integers(0, 200, n)
+    label = rng.integers(0, 2, n).astype(float)
+    graded = rng.integers(0, 4, n)
+    fractional = rng.integers(0, 4, n) * 0.3
+    score = rng.integers(0, 6, n) / 5.0
+    weight = rng.uniform(0.1, 3.0, n) if weighted else None
+    names = sorted(f"{stem}@5" if spec.takes_k else stem for stem, spec in METRICS.items())
+
+    def per_query(rows, labels, used):
+        return evaluate(labels[rows], score[rows], query_id=query[rows], metrics=used,
+                        aggregate=None,
+                        sample_weight=None if weight is None else weight[rows])
+
+    def accepts(name, labels):
+        try:
+            evaluate(labels[:50], score[:50], query_id=query[:50], metrics=[name])
+        except ValueError:  # binary-only or integer-grade-only metrics
+            return False
+        return True
+
+    for labels in (label, graded, fractional):
+        used = [m for m in names if accepts(m, labels)]
+        assert len(used) >= len(names) // 2
+        everything = per_query(np.arange(n), labels, used)
+        kept = np.flatnonzero(query % 2 == 0)
+        part = per_query(rng.permutation(kept), labels, used)
+        for name in used:
+            whole, some = everything[name], part[name]
+            index = np.searchsorted(whole.query_id, some.query_id)
+            np.testing.assert_array_equal(whole.query_id[index], some.query_id)
+            np.testing.assert_array_equal(whole.value[index], some.value, err_msg=name)
+            np.testing.assert_array_equal(whole.weight[index], some.weight, err_msg=name)
