@@ -4,57 +4,95 @@ One helper serves :func:`skrank.compare` (one stratum: all queries) and
 :func:`skrank.evaluate_by` (one stratum per segment). A resample draws, in
 every stratum, as many queries as the stratum has, uniformly with
 replacement; what comes back are the sums of some per-query columns over the
-drawn queries, per resample and stratum. There is no Python loop over
-resamples or strata: the draws of a chunk of resamples become counts with
-one ``np.bincount``, and the counts become sums with one batched matrix
-product. Chunks are sized to keep the counts in the processor's cache.
+drawn queries, per resample and stratum.
+
+There is no Python loop over resamples or strata. Consecutive strata are
+grouped into panels of about ``_PANEL_QUERIES`` queries; for a panel, the
+draws of a chunk of resamples become counts with one ``np.bincount``, and
+the counts become sums with one batched matrix product. A chunk holds as
+many resamples as keep its counts in the processor's cache, so a panel's
+per-query columns are read once per chunk of many resamples rather than
+once per resample.
 """
 
-import sys
+import os
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-# which 32-bit word of a uint64 holds its low bits
-_LOW_WORD = 0 if sys.byteorder == "little" else 1
-
-# counts per chunk (resamples x padded queries): 2 MiB of int64, cache-sized
+# counts per chunk (resamples x padded panel queries): 2 MiB of int64
 _CHUNK_CELLS = 1 << 18
+# queries per panel of consecutive strata (a larger stratum is a panel alone)
+_PANEL_QUERIES = 1 << 14
+# random word and product types for draws from strata of at most 2**bits queries
+# streams of resamples, each with its own generator (and thread, if the
+# machine has the cores and the work is large enough to gain from them)
+_STREAMS = 4
+_THREADED_DRAWS = 1 << 20
+_WORDS = {16: (np.uint16, np.uint32), 32: (np.uint32, np.uint64)}
 
 
-def _uniform_draws(rng, n, threshold, offset, shape, threshold_max=None):
-    """``offset + j`` with ``0 <= j < n`` (``n`` per column) exactly uniform, as int64.
+def _raw_words(rng, count, word):
+    """``count`` random words of dtype ``word`` from the generator's raw 64-bit output."""
+    per_output = 8 // np.dtype(word).itemsize
+    raw = rng.bit_generator.random_raw(-(-count // per_output))
+    return raw.view(word)[:count]
 
-    Lemire's multiply-shift on 32 random bits, with rejection of the few
-    values that would make some outcomes more likely than others (D. Lemire,
-    "Fast random integer generation in an interval", ACM TOMACS 2019).
-    ``threshold`` is ``2**32 mod n`` per column (``threshold_max`` its
-    largest value); ``offset`` (uint64, shifted left by 32 bits, broadcast
-    to ``shape``) is added before the shift.
+
+def draw_thresholds(n, bits):
+    """``2**bits mod n``: Lemire's rejection threshold per stratum size ``n``."""
+    word, _ = _WORDS[bits]
+    n = np.asarray(n, dtype=np.uint64)
+    return (np.uint64(1 << bits) % n).astype(word)
+
+
+class _Workspace:
+    """Buffers that one stream reuses for every chunk of every panel.
+
+    Memory allocated afresh for each chunk costs page faults, which on some
+    hosts cost more than the arithmetic done in it.
     """
-    if threshold_max is None:
-        threshold_max = threshold.max(initial=0)
-    raw = _raw_uint32(rng, int(np.prod(shape))).reshape(shape)
-    product = np.multiply(raw, n, dtype=np.uint64)
-    # the low 32 bits of each product, a view (no copy)
-    low = product.view(np.uint32)[..., _LOW_WORD::2]
-    # most draws are below no column's threshold: one test against a scalar
-    reject = low < threshold_max
-    if reject.any():
-        reject &= low < threshold
-    while reject.any():
-        where = np.nonzero(reject)
-        redraw = _raw_uint32(rng, where[0].shape[0])
-        product[where] = np.multiply(redraw, n[where[-1]], dtype=np.uint64)
-        reject[where] = low[where] < threshold[where[-1]]
-    product += offset
-    np.right_shift(product, np.uint64(32), out=product)
-    return product.view(np.int64)
+
+    def __init__(self):
+        self._bytes = {}
+
+    def get(self, name, shape, dtype):
+        """An uninitialised array of ``shape`` and ``dtype`` over buffer ``name``."""
+        size = int(np.prod(shape)) * np.dtype(dtype).itemsize
+        buffer = self._bytes.get(name)
+        if buffer is None or buffer.shape[0] < size:
+            buffer = self._bytes[name] = np.empty(size, dtype=np.uint8)
+        return buffer[:size].view(dtype).reshape(shape)
 
 
-def _raw_uint32(rng, count):
-    """``count`` random 32-bit words from the generator's raw 64-bit output."""
-    raw = rng.bit_generator.random_raw((count + 1) // 2)
-    return raw.view(np.uint32)[:count]
+def _uniform_draws(rng, n, threshold, bits, rows, workspace):
+    """``(rows, n.shape[0])`` draws of ``j`` with ``0 <= j < n`` (per column), exactly uniform.
+
+    Lemire's multiply-shift on ``bits`` random bits, with rejection of the
+    few values that would make some outcomes more likely than others
+    (D. Lemire, "Fast random integer generation in an interval", ACM TOMACS
+    2019). Every value of ``n`` is at most ``2**bits``; ``n`` has the
+    product dtype of ``bits`` (uint32 for 16, uint64 for 32), which the
+    draws have too, and ``threshold`` is :func:`draw_thresholds` of it.
+    """
+    word, wide = _WORDS[bits]
+    n_columns = n.shape[0]
+    shape = (rows, n_columns)
+    raw = _raw_words(rng, rows * n_columns, word).reshape(shape)
+    product = np.multiply(raw, n, out=workspace.get("product", shape, wide))
+    low = workspace.get("low", shape, word)
+    low[...] = product  # the low bits, one contiguous pass
+    reject = np.less(low, threshold, out=workspace.get("reject", shape, bool))
+    # the rejected draws (few), drawn again until none is rejected
+    where = np.flatnonzero(reject)
+    flat_product = product.reshape(-1)
+    while where.shape[0]:
+        column = where % n_columns
+        redraw = np.multiply(_raw_words(rng, where.shape[0], word), n[column],
+                             dtype=wide)
+        flat_product[where] = redraw
+        where = where[redraw.astype(word) < threshold[column]]
+    return np.right_shift(product, wide(bits), out=product)
 
 
 def stratified_resample_sums(columns, sizes, n_resamples, rng):
@@ -86,34 +124,100 @@ def stratified_resample_sums(columns, sizes, n_resamples, rng):
     width = int(min(1024, max(16, n_queries // (4 * n_strata))))
     n_blocks = -(-sizes // width)
     total_blocks = int(n_blocks.sum())
-    padded = total_blocks * width
-    first_block = np.concatenate([[0], np.cumsum(n_blocks)[:-1]])
-    start = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    block_end = np.cumsum(n_blocks)
+    first_block = block_end - n_blocks
+    start = np.cumsum(sizes) - sizes
     position = np.repeat(first_block * width - start, sizes) + np.arange(n_queries)
-    blocks = np.zeros((padded, n_columns))
+    blocks = np.zeros((total_blocks * width, n_columns))
     blocks[position] = columns
     blocks = blocks.reshape(total_blocks, width, n_columns)
 
-    size_of_draw = np.repeat(sizes, sizes).astype(np.uint64)
-    threshold = ((np.uint64(2**32) - size_of_draw) % size_of_draw).astype(np.uint32)
-    threshold_max = threshold.max(initial=0)
-    chunk = max(1, _CHUNK_CELLS // padded)
-    # where each draw of each resample of a chunk lands in the padded counts
-    offset = np.repeat(first_block * width, sizes)[None, :] + (
-        np.arange(chunk) * padded
-    )[:, None]
-    offset = offset.astype(np.uint64) << np.uint64(32)
+    # panels: the strata that start in the same window of _PANEL_QUERIES
+    # padded queries
+    panel = (first_block * width) // _PANEL_QUERIES
+    panel_start = np.flatnonzero(np.diff(panel, prepend=-1))
+    panels = [
+        _Panel(s0, s1, sizes, first_block, block_end, start, width, n_resamples)
+        for s0, s1 in zip(panel_start.tolist(),
+                          np.append(panel_start[1:], n_strata).tolist())
+    ]
+    # fixed streams of resamples, each with its own generator seeded from
+    # `rng`: the draws do not depend on how many threads run them
+    seeds = rng.integers(2**63, size=_STREAMS, dtype=np.int64)
+    bounds = np.linspace(0, n_resamples, _STREAMS + 1).astype(np.int64).tolist()
     out = np.empty((n_resamples, n_strata, n_columns))
-    for done in range(0, n_resamples, chunk):
-        size = min(chunk, n_resamples - done)
-        picks = _uniform_draws(
-            rng, size_of_draw, threshold, offset[:size], (size, n_queries),
-            threshold_max,
-        )
-        counts = np.bincount(picks.ravel(), minlength=size * padded)
-        counts = counts.astype(np.float64).reshape(size, total_blocks, width)
-        sums = np.matmul(counts.transpose(1, 0, 2), blocks)  # (block, resample, col)
-        out[done:done + size] = np.add.reduceat(sums, first_block, axis=0).transpose(
-            1, 0, 2
-        )
+
+    def run(stream):
+        stream_rng = np.random.default_rng(seeds[stream])
+        workspace = _Workspace()
+        for panel in panels:
+            panel.sums(stream_rng, bounds[stream], bounds[stream + 1], blocks, out,
+                       workspace)
+
+    n_threads = min(_STREAMS, _available_cores())
+    if n_threads > 1 and n_resamples * n_queries >= _THREADED_DRAWS:
+        with ThreadPoolExecutor(n_threads) as pool:
+            # list(): raise a thread's exception here
+            list(pool.map(run, range(_STREAMS)))
+    else:
+        for stream in range(_STREAMS):
+            run(stream)
     return out
+
+
+def _available_cores():
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+class _Panel:
+    """Consecutive strata ``s0:s1`` whose draws are counted together."""
+
+    def __init__(self, s0, s1, sizes, first_block, block_end, start, width,
+                 n_resamples):
+        self.strata = slice(s0, s1)
+        self.b0, self.b1 = int(first_block[s0]), int(block_end[s1 - 1])
+        self.n_queries = int(start[s1 - 1] + sizes[s1 - 1] - start[s0])
+        self.width = width
+        self.padded = (self.b1 - self.b0) * width
+        self.bits = 16 if sizes[s0:s1].max() <= 1 << 16 else 32
+        wide = _WORDS[self.bits][1]
+        self.n = np.repeat(sizes[s0:s1], sizes[s0:s1]).astype(wide)
+        self.threshold = draw_thresholds(self.n, self.bits)
+        self.chunk = int(min(n_resamples, max(1, _CHUNK_CELLS // self.padded)))
+        # where each draw of each resample of a chunk lands in the counts
+        # (in the draws' dtype: every cell index is below 2**32)
+        self.offset = (np.repeat((first_block[s0:s1] - self.b0) * width,
+                                 sizes[s0:s1])[None, :] + (
+            np.arange(self.chunk) * self.padded
+        )[:, None]).astype(wide)
+        self.first = first_block[s0:s1] - self.b0
+
+    def sums(self, rng, begin, end, blocks, out, workspace):
+        """Write ``out[begin:end, strata]``, drawing from ``rng``."""
+        for done in range(begin, end, self.chunk):
+            size = min(self.chunk, end - done)
+            picks = _uniform_draws(rng, self.n, self.threshold, self.bits, size,
+                                   workspace)
+            bins = np.add(picks, self.offset[:size], out=picks).reshape(-1)
+            cells = workspace.get("cells", (size * self.padded,), np.float64)
+            _count(cells, bins)
+            # (block, resample, column), then summed over each stratum's blocks
+            sums = np.matmul(cells.reshape(size, -1, self.width).transpose(1, 0, 2),
+                             blocks[self.b0:self.b1])
+            out[done:done + size, self.strata] = np.add.reduceat(
+                sums, self.first, axis=0
+            ).transpose(1, 0, 2)
+
+
+if np.lib.NumpyVersion(np.__version__) >= "1.25.0":
+    def _count(cells, bins):
+        """``cells[i]``: how many ``bins`` equal ``i``, as floats, in place."""
+        cells.fill(0.0)
+        np.add.at(cells, bins, 1.0)
+else:  # before numpy 1.25, ufunc.at is many times slower than bincount
+    def _count(cells, bins):
+        """``cells[i]``: how many ``bins`` equal ``i``, as floats, in place."""
+        cells[...] = np.bincount(bins, minlength=cells.shape[0])

@@ -264,22 +264,23 @@ def _acceleration(theta_i, cell, group, n_cells):
 
 # --------------------------------------------------------------- core --
 
-def _segment_means(values, weights, segment, n_segments):
-    """Per segment: evaluate's weighted mean over its queries, and their count."""
+def _segment_means(values, weights, starts):
+    """Per segment: evaluate's weighted mean over its queries, and their count.
+
+    The queries are sorted by segment; ``starts`` is where each segment's
+    queries begin (each segment has at least one).
+    """
     keep = ~np.isnan(values)
     w = np.where(keep, weights, 0.0)
-    scale = np.zeros(n_segments)
-    np.maximum.at(scale, segment, w)
+    scale = np.maximum.reduceat(w, starts)
+    sizes = np.diff(starts, append=values.shape[0])
     with np.errstate(invalid="ignore", divide="ignore"):
-        relative = np.where(keep, w / scale[segment], 0.0)
-        weighted = np.bincount(
-            segment, weights=np.where(keep, values, 0.0) * relative,
-            minlength=n_segments,
-        )
-        total = np.bincount(segment, weights=relative, minlength=n_segments)
-        n_values = np.bincount(segment, weights=keep, minlength=n_segments)
+        relative = np.where(keep, w / np.repeat(scale, sizes), 0.0)
+        weighted = np.add.reduceat(np.where(keep, values, 0.0) * relative, starts)
+        total = np.add.reduceat(relative, starts)
+        n_values = np.add.reduceat(keep.astype(np.int64), starts)
         means = np.where((n_values > 0) & (total > 0), weighted / total, np.nan)
-    return means, n_values.astype(np.int64)
+    return means, n_values
 
 
 def summarise_segments(per_query, query_segment, query_rows, keys, names, *,
@@ -298,6 +299,7 @@ def summarise_segments(per_query, query_segment, query_rows, keys, names, *,
     order = np.argsort(query_segment, kind="stable")
     segment = query_segment[order]
     sizes = np.bincount(segment, minlength=n_segments)
+    starts = np.cumsum(sizes) - sizes
     n_rows = np.bincount(query_segment, weights=query_rows, minlength=n_segments)
 
     value = np.full((n_segments, n_metrics), np.nan)
@@ -306,7 +308,7 @@ def summarise_segments(per_query, query_segment, query_rows, keys, names, *,
     for j, m in enumerate(metrics):
         v, w = (np.asarray(a, dtype=np.float64)[order] for a in per_query[m])
         sorted_values[m] = (v, w)
-        value[:, j], n_values[:, j] = _segment_means(v, w, segment, n_segments)
+        value[:, j], n_values[:, j] = _segment_means(v, w, starts)
     empty = list(zip(*np.nonzero(n_values == 0)))
     if empty:
         shown = ", ".join(f"{_label(keys[s])} / {metrics[j]}" for s, j in empty[:5])

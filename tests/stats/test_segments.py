@@ -16,7 +16,14 @@ from sklearn.exceptions import UndefinedMetricWarning
 
 import skrank
 from skrank import evaluate, evaluate_by
-from skrank.stats._resample import _uniform_draws, stratified_resample_sums
+from skrank.stats import _resample
+from skrank.stats._resample import (
+    _WORDS,
+    _uniform_draws,
+    _Workspace,
+    draw_thresholds,
+    stratified_resample_sums,
+)
 from skrank.stats._segments import confidence_intervals
 
 from .._needs import needs
@@ -222,16 +229,22 @@ def test_segment_without_values_is_nan_with_a_warning():
     assert result.value[1, 0] == pytest.approx((1 / 2 + 1 / 2) / 2)  # rank 2 twice
 
 
-def test_resampling_draws_each_stratum_uniformly_and_apart():
+@pytest.mark.parametrize("bits", [16, 32])
+def test_resampling_draws_each_stratum_uniformly_and_apart(bits):
     rng = np.random.default_rng(0)
-    n = np.array([3, 7, 1], dtype=np.uint64)
-    threshold = ((np.uint64(2**32) - n) % n).astype(np.uint32)
-    draws = _uniform_draws(rng, n, threshold, np.uint64(0), (60000, 3))
-    for j, size in enumerate(n):
-        counts = np.bincount(draws[:, j], minlength=int(size))
+    # 40000 with 16-bit words: 39% of first draws are rejected and redrawn
+    n = np.array([3, 7, 1, 40000], dtype=_WORDS[bits][1])
+    threshold = draw_thresholds(n, bits)
+    np.testing.assert_array_equal(threshold, [(1 << bits) % int(v) for v in n])
+    draws = _uniform_draws(rng, n, threshold, bits, 60000, _Workspace())
+    for j, size in enumerate(n.tolist()):
+        counts = np.bincount(draws[:, j].astype(np.int64), minlength=size)
         assert counts.shape[0] == size
-        if size > 1:
+        if 1 < size < 100:
             assert stats.chisquare(counts).pvalue > 1e-4
+    # the large stratum: uniform over 100 bins of 400 values each
+    coarse = np.bincount(draws[:, 3].astype(np.int64) // 400, minlength=100)
+    assert stats.chisquare(coarse).pvalue > 1e-4
     # sums: a stratum's column of ones sums to its size; strata do not mix
     columns = np.zeros((6, 3))
     columns[:2, 0] = 1.0  # stratum 0: queries 0-1
@@ -246,6 +259,27 @@ def test_resampling_draws_each_stratum_uniformly_and_apart():
     assert sums[:, 1, 2].mean() == pytest.approx(4 * 3.5, abs=0.1)
     # and its variance n_s * population variance (with replacement)
     assert sums[:, 1, 2].var() == pytest.approx(4 * np.var([2, 3, 4, 5]), rel=0.1)
+
+
+def test_resampling_does_not_depend_on_threads_and_large_strata_draw_32_bits(monkeypatch):
+    # strata of 70000 (> 2**16: 32-bit draws) and of 5 and 3 queries
+    rng = np.random.default_rng(3)
+    sizes = [5, 70000, 3]
+    columns = rng.random((sum(sizes), 2))
+    threaded = stratified_resample_sums(columns, sizes, 40, np.random.default_rng(9))
+    monkeypatch.setattr(_resample, "_available_cores", lambda: 1)
+    serial = stratified_resample_sums(columns, sizes, 40, np.random.default_rng(9))
+    np.testing.assert_array_equal(threaded, serial)
+    # each resample draws exactly as many queries as each stratum has
+    ones = np.zeros((sum(sizes), 3))
+    ones[:5, 0] = ones[5:70005, 1] = ones[70005:, 2] = 1.0
+    sums = stratified_resample_sums(ones, sizes, 7, np.random.default_rng(9))
+    np.testing.assert_array_equal(sums, np.broadcast_to(np.diag(sizes), (7, 3, 3)))
+    # the big stratum's resampled mean: centred on its mean, with variance
+    # var / n (drawn with replacement)
+    means = threaded[:, 1, 0] / 70000
+    values = columns[5:70005, 0]
+    assert abs(means.mean() - values.mean()) < 6 * values.std() / np.sqrt(70000 * 40)
 
 
 def test_same_random_state_same_intervals_and_compare_unchanged_by_it():
