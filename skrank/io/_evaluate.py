@@ -270,8 +270,10 @@ def _check_duplicates(table, kind):
         )
 
 
-def _run_docs_in_qrels(run, qrels):
+def _run_docs_in_qrels(run, qrels, dtype=np.int64):
     """For each run line, its document's index in the qrels' documents (-1 if unjudged)."""
+    if run.qrels_doc is not None:
+        return run.qrels_doc
     if run.doc_array is not None:
         import pyarrow as pa
         import pyarrow.compute as pc
@@ -284,8 +286,8 @@ def _run_docs_in_qrels(run, qrels):
                 return _indexer(qrels.doc_labels, run.doc_strings())
         index = pc.index_in(run.doc_array, value_set=value_set)
         width = index.type.bit_width  # buffer views: np.asarray would import pandas
-        return _numeric(index, np.dtype(f"int{width}"), fill=-1).astype(np.int64)
-    return _indexer(qrels.doc_labels, run.doc_labels)[run.doc]
+        return _numeric(index, np.dtype(f"int{width}"), fill=-1).astype(dtype, copy=False)
+    return _indexer(qrels.doc_labels, run.doc_labels)[run.doc].astype(dtype, copy=False)
 
 
 def _qrels_rows(run, qrels, run_query, keep):
@@ -552,7 +554,7 @@ def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
 
 
 #: run lines per piece of whole queries that evaluate_run lays out at a time
-CHUNK_LINES = 1 << 18
+CHUNK_LINES = 1 << 17
 
 
 def _take(table, rows):
@@ -563,6 +565,7 @@ def _take(table, rows):
         table, query=table.query[rows], value=table.value[rows],
         doc=None if table.doc is None else table.doc[rows], doc_array=doc_array,
         origin=origin,
+        qrels_doc=None if table.qrels_doc is None else table.qrels_doc[rows],
     )
 
 
@@ -582,26 +585,36 @@ def _pieces(qrels, run, *, complete_qrels):
     if len(run) <= CHUNK_LINES:
         yield qrels, run, order, run_query
         return
+    # each line's document among the qrels' documents, looked up once for
+    # the whole run (one hash table of the qrels' ids, not one per piece);
+    # the pieces of the qrels keep their document labels
+    doc_dtype = np.int32 if qrels.doc_labels.shape[0] < 2**31 else np.int64
+    run = replace(run, qrels_doc=_run_docs_in_qrels(run, qrels, doc_dtype))
     query_rank = order[0]
     n_queries = qrels.query_labels.shape[0]
-    run_key = np.where(run_query >= 0, query_rank[np.maximum(run_query, 0)], n_queries)
-    run_end = np.cumsum(np.bincount(run_key, minlength=n_queries + 1)[:n_queries])
+    # run lines per query, in query-rank order (run_query -1: dropped)
+    lines = np.bincount(run_query + 1, minlength=n_queries + 1)
+    by_rank = np.empty(n_queries, dtype=np.int64)
+    by_rank[query_rank] = lines[1:]
+    run_end = np.cumsum(by_rank)
     # query ranks at which a piece ends: about CHUNK_LINES run lines each
     targets = np.arange(CHUNK_LINES, run_end[-1], CHUNK_LINES)
     ends = np.unique(np.r_[np.searchsorted(run_end, targets), n_queries - 1]) + 1
-    # each line's piece (run queries the qrels lack: one past the last); a
-    # stable sort of small integers is a radix sort, and keeps file order
-    # inside each piece
-    width = np.uint8 if ends.shape[0] < 255 else np.uint16 if ends.shape[0] < 65535 \
-        else np.int64
-    run_piece = np.searchsorted(ends, run_key, side="right").astype(width)
-    del run_key
+    n_pieces = ends.shape[0]
+    width = np.uint8 if n_pieces < 255 else np.uint16 if n_pieces < 65535 else np.int64
+    # each query's piece (index -1: a query the qrels lack, one past the last)
+    piece_of_query = np.append(
+        np.searchsorted(ends, query_rank, side="right"), n_pieces
+    ).astype(width)
+    # each line's piece; a stable sort of small integers is a radix sort,
+    # and keeps file order inside each piece
+    run_piece = piece_of_query[run_query]
     run_order = np.argsort(run_piece, kind="stable")
-    run_bounds = np.searchsorted(run_piece[run_order], np.arange(ends.shape[0] + 1))
+    run_bounds = np.r_[0, np.cumsum(np.bincount(run_piece, minlength=n_pieces + 1))]
     del run_piece
-    qrels_piece = np.searchsorted(ends, query_rank[qrels.query], side="right").astype(width)
+    qrels_piece = piece_of_query[qrels.query]
     qrels_order = np.argsort(qrels_piece, kind="stable")
-    qrels_bounds = np.searchsorted(qrels_piece[qrels_order], np.arange(ends.shape[0] + 1))
+    qrels_bounds = np.r_[0, np.cumsum(np.bincount(qrels_piece, minlength=n_pieces + 1))]
     for piece in range(ends.shape[0]):
         run_rows = run_order[run_bounds[piece]:run_bounds[piece + 1]]
         if run_rows.shape[0] or complete_qrels:

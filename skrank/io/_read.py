@@ -45,6 +45,9 @@ class _Table:
     path: str | None = None
     # for a piece of a table: each line's row in the whole table
     origin: np.ndarray | None = None
+    # a run's lines: each one's document index in the qrels' documents (-1
+    # if unjudged), when it was looked up once for the whole run
+    qrels_doc: np.ndarray | None = None
 
     def __len__(self):
         return self.query.shape[0]
@@ -317,7 +320,7 @@ def _read_pyarrow(data, path, kind, delimiter=" ", compat=None):
     try:
         table = pv.read_csv(
             source,  # a path, or bytes and a mapped file without a copy
-            read_options=pv.ReadOptions(column_names=list(columns), block_size=1 << 22),
+            read_options=pv.ReadOptions(column_names=list(columns), block_size=1 << 20),
             parse_options=pv.ParseOptions(delimiter=delimiter, quote_char=False,
                                           ignore_empty_lines=True),
             convert_options=pv.ConvertOptions(
@@ -328,6 +331,12 @@ def _read_pyarrow(data, path, kind, delimiter=" ", compat=None):
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
         return None
+    if _after_parse is not None:  # the parser's freed blocks, back before the copies below
+        _after_parse()
+    # the ids made one array first, and their blocks let go at once: the
+    # numbers and codes below can then reuse that memory (a smaller peak)
+    docs = table.column("doc_id").combine_chunks()
+    table = table.drop_columns(["doc_id"])
     if as_text:
         codes, tokens = _dictionary_codes(table.column(value_name))
         parsed = _parse_numbers(tokens, kind, compat)
@@ -346,9 +355,7 @@ def _read_pyarrow(data, path, kind, delimiter=" ", compat=None):
         first = _first_line(data)
         tag = first.split()[-1].decode("utf-8", "replace")
     query, query_labels = _dictionary_codes(table.column("query_id"))
-    docs = table.column("doc_id")
-    del table  # the other columns go before the ids are made one array
-    docs = docs.combine_chunks()
+    del table
     if kind == "qrels":  # few lines: codes are cheap and handy
         encoded = docs.dictionary_encode()
         doc, doc_labels = _dictionary_codes(pa.chunked_array([encoded]))
@@ -387,10 +394,13 @@ def _dictionary_codes(column):
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=object)
     labels = np.empty(len(chunks[0].dictionary), dtype=object)
     labels[:] = chunks[0].dictionary.to_pylist()
-    codes = np.concatenate([
-        _numeric(chunk.indices, np.dtype(f"int{chunk.indices.type.bit_width}"))
-        for chunk in chunks
-    ]).astype(np.int64, copy=False)
+    # filled chunk by chunk: no concatenated copy in the indices' width
+    codes = np.empty(len(column), dtype=np.int64)
+    start = 0
+    for chunk in chunks:
+        indices = _numeric(chunk.indices, np.dtype(f"int{chunk.indices.type.bit_width}"))
+        codes[start:start + indices.shape[0]] = indices
+        start += indices.shape[0]
     return codes, labels
 
 
