@@ -339,8 +339,11 @@ def _packed_order(score, keys, max_key_bits=40):
         offset <<= np.uint64(64 - key_bits)
         packed |= offset
     del offset
-    order = np.argsort(packed)
-    packed = packed[order]
+    if (packed[1:] >= packed[:-1]).all():  # already in order (a ranked run): no sort
+        order = np.arange(packed.shape[0])
+    else:
+        order = np.argsort(packed)
+        packed = packed[order]
     if key_bits:
         same = np.flatnonzero(packed[1:] == packed[:-1])
         if same.shape[0]:

@@ -401,6 +401,14 @@ class _Parts:
     binary: RankedQueries
     graded: RankedQueries
     judged: np.ndarray
+    # the run's duplicate check, still running: ``checked()`` raises on a
+    # duplicate; it finishes while the piece is measured
+    run_check: object = None
+
+    def checked(self):
+        if self.run_check is not None:
+            self.run_check.result()
+            self.run_check = None
 
 
 def _query_order(qrels):
@@ -499,8 +507,6 @@ def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
         run_qkey, score, grade, judged, qrels_row = (
             run_qkey[judged], score[judged], grade[judged], judged[judged], qrels_row[judged])
     del rows
-
-    run_check.result()  # raises on a duplicate document
     # judged rows the (kept) run did not retrieve, for the evaluated queries
     unretrieved = qrels.value >= 0
     unretrieved[qrels_row[qrels_row >= 0]] = False
@@ -550,7 +556,7 @@ def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
         ranked = replace(ranked, query_ids=labels_sorted[ranked.query_ids])
     ranked.rank  # computed once, shared by the graded layouts below
     graded = ranked.with_relevance(np.where(judged, np.maximum(grade, 0.0), 0.0)[ranked.order])
-    return _Parts(ranked, graded, judged[ranked.order].astype(np.float64))
+    return _Parts(ranked, graded, judged[ranked.order].astype(np.float64), run_check)
 
 
 #: run lines per piece of whole queries that evaluate_run lays out at a time
@@ -558,9 +564,20 @@ CHUNK_LINES = 1 << 17
 
 
 def _take(table, rows):
-    """The lines ``rows`` (ascending) of ``table``, as a table sharing its labels."""
-    doc_array = None if table.doc_array is None else table.take_docs(rows)
-    origin = rows if table.origin is None else table.origin[rows]
+    """The lines ``rows`` (ascending) of ``table``, as a table sharing its labels.
+
+    Consecutive lines (a piece of a run grouped by query) are slices: views
+    that copy nothing.
+    """
+    if rows.shape[0] and int(rows[-1]) - int(rows[0]) + 1 == rows.shape[0]:
+        rows = slice(int(rows[0]), int(rows[-1]) + 1)
+        doc_array = None if table.doc_array is None else table.doc_array.slice(
+            rows.start, rows.stop - rows.start)
+        origin = np.arange(rows.start, rows.stop) if table.origin is None \
+            else table.origin[rows]
+    else:
+        doc_array = None if table.doc_array is None else table.take_docs(rows)
+        origin = rows if table.origin is None else table.origin[rows]
     return replace(
         table, query=table.query[rows], value=table.value[rows],
         doc=None if table.doc is None else table.doc[rows], doc_array=doc_array,
@@ -909,6 +926,7 @@ def _measure(pieces, measures, options, no_relevant, tag, *, streamed):
                 fill = {"zero": 0.0, "one": 1.0, "skip": np.nan}[no_relevant]
                 values = np.where(no_rel, fill, values)
             values_of[name].append(values)
+        parts.checked()  # a duplicate document raises here, before any output
         del parts
     query_ids = np.concatenate(query_ids)
     # streamed pieces come in file order: trec_eval's order is by query id

@@ -59,12 +59,28 @@ def _same(a, b):
     {}, {"compat": "trec_eval"}, {"complete_qrels": True}, {"judged_docs_only": True},
     {"compat": "trec_eval", "max_docs": 3, "judged_docs_only": True, "relevance_level": 0},
 ])
+@pytest.mark.parametrize("grouped", [False, True])  # pieces taken, or sliced
 def test_pieces_of_whole_queries_give_the_numbers_of_one_layout(tmp_path, monkeypatch,
-                                                                seed, options):
-    qrels, run = _files(tmp_path, seed, grouped=False)
+                                                                seed, options, grouped):
+    qrels, run = _files(tmp_path, seed, grouped=grouped)
     whole = _evaluate_run(qrels, run, False, **options)
     monkeypatch.setattr(_evaluate, "CHUNK_LINES", 7)  # many pieces
     _same(_evaluate_run(qrels, run, False, **options), whole)
+
+
+@pytest.mark.parametrize("grouped", [False, True])
+def test_a_duplicate_in_a_piece_names_its_line(tmp_path, monkeypatch, grouped):
+    qrels, run = _files(tmp_path, 3, grouped=grouped)
+    lines = run.read_text().splitlines()
+    # the 30th line again, inserted right after the 40th
+    duplicate = lines[29]
+    lines.insert(40, duplicate)
+    run.write_text("\n".join(lines) + "\n")
+    monkeypatch.setattr(_evaluate, "CHUNK_LINES", 7)
+    query, _, doc = duplicate.split()[:3]
+    with pytest.raises(ValueError, match=rf"document '{doc}' appears twice in query "
+                                         rf"'{query}' \(line (30|41) of the run\)"):
+        _evaluate_run(qrels, run, False)
 
 
 @pytest.mark.parametrize("seed", range(4))
