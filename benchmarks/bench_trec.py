@@ -6,8 +6,9 @@ runs as a fresh process (interpreter start included) with its own loader;
 the ratios come from one run. trec_eval's binary is used when one is given
 (``TREC_EVAL=/path/to/trec_eval`` or on PATH). Each tool's median and
 fastest time and its peak resident memory (``/usr/bin/time``'s maximum RSS,
-or the child's ``ru_maxrss``) are reported; ``skrank evaluate --stream``
-runs on the same lines grouped by query. Results are appended to
+or the child's ``ru_maxrss``) are reported; ``skrank evaluate``, with and
+without ``--stream``, and trec_eval also run on the same lines grouped by
+query (as most run files are). Results are appended to
 benchmarks/RESULTS.md.
 
     python benchmarks/bench_trec.py [--lines 2000000] [--queries 2000] [--rounds 5]
@@ -143,6 +144,7 @@ def main():
     if binary:
         commands["trec_eval (C binary)"] = [
             binary, *sum((["-m", m] for m in BINARY_MEASURES), []), str(qrels), str(run)]
+    commands["skrank evaluate (grouped run)"] = [*skrank[:5], str(grouped), *skrank[6:]]
     commands["skrank evaluate --stream (grouped run)"] = [
         *skrank[:5], str(grouped), *skrank[6:], "--stream"]
     if binary:
