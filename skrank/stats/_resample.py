@@ -8,11 +8,14 @@ drawn queries, per resample and stratum.
 
 There is no Python loop over resamples or strata. Consecutive strata are
 grouped into panels of about ``_PANEL_QUERIES`` queries; for a panel, the
-draws of a chunk of resamples become counts with one ``np.bincount``, and
+draws of a chunk of resamples become counts with one ``np.add.at``, and
 the counts become sums with one batched matrix product. A chunk holds as
 many resamples as keep its counts in the processor's cache, so a panel's
 per-query columns are read once per chunk of many resamples rather than
-once per resample.
+once per resample. The resamples are split into ``_STREAMS`` fixed
+streams, each with its own generator seeded from the caller's, which run on
+threads where the machine has the cores (numpy releases the GIL in all of
+this work); the draws never depend on the number of threads.
 """
 
 import os
@@ -20,15 +23,15 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-# counts per chunk (resamples x padded panel queries): 2 MiB of int64
+# counts per chunk (resamples x padded panel queries): 2 MiB of float64
 _CHUNK_CELLS = 1 << 18
 # queries per panel of consecutive strata (a larger stratum is a panel alone)
 _PANEL_QUERIES = 1 << 14
-# random word and product types for draws from strata of at most 2**bits queries
 # streams of resamples, each with its own generator (and thread, if the
 # machine has the cores and the work is large enough to gain from them)
 _STREAMS = 4
 _THREADED_DRAWS = 1 << 20
+# random word and product types for draws from strata of at most 2**bits queries
 _WORDS = {16: (np.uint16, np.uint32), 32: (np.uint32, np.uint64)}
 
 
