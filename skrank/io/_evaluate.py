@@ -299,7 +299,7 @@ def _qrels_rows(run, qrels, run_query, keep):
     sorted_key = qrels_key[key_order]
     # only lines whose document the qrels judge (in some query) are looked up
     candidate = np.flatnonzero(keep & (run_doc >= 0))
-    run_key = run_query[candidate] * n_qdocs + run_doc[candidate]
+    run_key = run_query[candidate].astype(np.int64) * n_qdocs + run_doc[candidate]
     position = np.minimum(np.searchsorted(sorted_key, run_key), sorted_key.shape[0] - 1)
     match = sorted_key[position] == run_key
     qrels_row = np.full(run_query.shape[0], -1, dtype=np.int64)
@@ -595,7 +595,12 @@ def _pieces(qrels, run, *, complete_qrels):
     and the pieces come in query order, so the per-query values concatenate
     to those of one layout.
     """
-    run_query = _indexer(qrels.query_labels, run.query_labels)[run.query]
+    # each line's query among the qrels' queries (-1: not there); a
+    # run-length array, so int32 where the queries allow it
+    lookup = _indexer(qrels.query_labels, run.query_labels)
+    if qrels.query_labels.shape[0] < 2**31:
+        lookup = lookup.astype(np.int32)
+    run_query = lookup[run.query]
     if not complete_qrels and not (run_query >= 0).any():
         raise _no_shared_query(qrels, run)
     order = _query_order(qrels)
@@ -626,14 +631,18 @@ def _pieces(qrels, run, *, complete_qrels):
     # each line's piece; a stable sort of small integers is a radix sort,
     # and keeps file order inside each piece
     run_piece = piece_of_query[run_query]
-    run_order = np.argsort(run_piece, kind="stable")
     run_bounds = np.r_[0, np.cumsum(np.bincount(run_piece, minlength=n_pieces + 1))]
+    if (run_piece[1:] >= run_piece[:-1]).all():  # a grouped run: pieces are ranges
+        run_order = None
+    else:
+        run_order = np.argsort(run_piece, kind="stable")
     del run_piece
     qrels_piece = piece_of_query[qrels.query]
     qrels_order = np.argsort(qrels_piece, kind="stable")
     qrels_bounds = np.r_[0, np.cumsum(np.bincount(qrels_piece, minlength=n_pieces + 1))]
     for piece in range(ends.shape[0]):
-        run_rows = run_order[run_bounds[piece]:run_bounds[piece + 1]]
+        run_rows = (np.arange(run_bounds[piece], run_bounds[piece + 1]) if run_order is None
+                    else run_order[run_bounds[piece]:run_bounds[piece + 1]])
         if run_rows.shape[0] or complete_qrels:
             qrels_rows = qrels_order[qrels_bounds[piece]:qrels_bounds[piece + 1]]
             yield (_take(qrels, qrels_rows), _take(run, run_rows), order,
