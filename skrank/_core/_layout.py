@@ -381,31 +381,64 @@ def _tie_breaker(relevance, ties):
 
 
 def _canonical_tie_order(order, relevance, row_weight, block_start):
-    """Rows of each tie block by (relevance, weight): an order of the values alone.
+    """Rows of each tie block in an order of their values alone.
 
     Under ``ties="average"`` a tie block's rows may come in any order, and
     sums and recursions over them round differently in different orders
     (numpy's sums are pairwise, so even where zeros fall matters). Sorting
     them by their values makes a query's numbers depend on its rows' values
     only, not on the order they arrived in or the queries beside them: the
-    same rows give the same bits in memory, on Dask and on Spark. Only the
-    rows of blocks of two or more move; the blocks are already in order, so
-    a stable sort of (block, relevance) keys is a merge of short runs.
+    same rows give the same bits in memory, on Dask and on Spark.
+
+    Only the rows of blocks of two or more move: by descending relevance or,
+    with weights, by descending weight, then descending relevance (every
+    path below gives that one order, so the size of the input, which
+    decides the path, does not change the bits). Whole-number relevance is one
+    stable sort of (block, relevance) codes, a merge of the already ordered
+    blocks; otherwise one packed sort (:func:`_packed_order`), with a small
+    lexsort for the runs of equal weights.
     """
     n_rows = order.shape[0]
     size = np.diff(block_start, append=n_rows)
     rows = np.flatnonzero(np.repeat(size > 1, size))
+    if rows.shape[0] == 0:
+        return order, relevance, row_weight
     block = np.repeat(np.arange(block_start.shape[0]), size)[rows]
     value = relevance[rows]
-    low = value.min()
-    span = float(value.max()) - float(low) + 1.0
-    if (row_weight is None and value.dtype.kind in "iub"
-            and span * block_start.shape[0] < 2.0**62):
-        key = block * np.int64(span) + (value.astype(np.int64) - np.int64(low))
-        moved = rows[np.argsort(key, kind="stable")]
+    local = None
+    weight = None if row_weight is None else row_weight[rows]
+    if weight is not None and not (
+        (weight[1:] != weight[:-1]) & (block[1:] == block[:-1])
+    ).any():
+        weight = None  # one weight per block (per query, say): relevance decides
+    if weight is None:
+        low, high = float(value.min()), float(value.max())
+        span = high - low + 1.0
+        if span * block_start.shape[0] < 2.0**62 and np.array_equal(value, np.floor(value)):
+            key = block * np.int64(span) + (high - value).astype(np.int64)
+            local = np.argsort(key, kind="stable")
+        else:
+            packed = _packed_order(value.astype(np.float64), block)
+            local = None if packed is None else packed[0]
     else:
-        keys = (value, block) if row_weight is None else (row_weight[rows], value, block)
-        moved = rows[np.lexsort(keys)]
+        packed = _packed_order(weight.astype(np.float64), block)
+        if packed is not None:
+            local = packed[0]
+            # rows of one block with equal weights: by relevance
+            b, w = block[local], weight[local]
+            same = np.flatnonzero((b[1:] == b[:-1]) & (w[1:] == w[:-1]))
+            if same.shape[0]:
+                in_run = np.zeros(local.shape[0], dtype=bool)
+                in_run[same] = in_run[same + 1] = True
+                where = np.flatnonzero(in_run)
+                new_run = np.ones(where.shape[0], dtype=bool)
+                new_run[1:] = ~np.isin(where[1:] - 1, same) | (where[1:] != where[:-1] + 1)
+                run = np.cumsum(new_run)
+                local[where] = local[where[np.lexsort((-value[local[where]], run))]]
+    if local is None:  # ids or values that don't pack: three stable sorts
+        keys = (-value, block) if weight is None else (-value, -weight, block)
+        local = np.lexsort(keys)
+    moved = rows[local]
     order = order.copy()
     order[rows] = order[moved]
     relevance = relevance.copy()

@@ -106,8 +106,9 @@ def test_rank_weights_follow_the_exact_order():
 def test_float64_scores_take_the_fast_path_unchanged():
     score = np.array([0.5, -0.0, 0.0, 2.0])
     ranked = rank_queries([1, 0, 1, 0], score)
-    np.testing.assert_array_equal(ranked.order, [3, 0, 1, 2])
-    np.testing.assert_array_equal(ranked.block_start, [0, 1, 2])  # -0.0 ties 0.0
+    # -0.0 ties 0.0: rows 1 and 2 form one block, put in descending relevance
+    np.testing.assert_array_equal(ranked.order, [3, 0, 2, 1])
+    np.testing.assert_array_equal(ranked.block_start, [0, 1, 2])
 
 
 def test_the_layout_reports_float_values_of_exact_scores():

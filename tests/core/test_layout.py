@@ -205,3 +205,35 @@ def test_a_querys_values_are_its_own_rows_bits_not_their_order_or_neighbours(wei
             np.testing.assert_array_equal(whole.query_id[index], some.query_id)
             np.testing.assert_array_equal(whole.value[index], some.value, err_msg=name)
             np.testing.assert_array_equal(whole.weight[index], some.weight, err_msg=name)
+
+
+@pytest.mark.parametrize("packs", [True, False])
+def test_tied_rows_are_put_in_one_order_of_their_values(monkeypatch, packs):
+    # within each tie block: descending weight, then descending relevance,
+    # whichever way the rows are sorted (whole numbers, packed keys, or the
+    # lexsort the packed sort falls back to); against a brute force per block
+    from skrank._core import _layout
+
+    if not packs:
+        monkeypatch.setattr(_layout, "_packed_order", lambda *args: None)
+    rng = np.random.default_rng(1)
+    for trial in range(120):
+        size = rng.integers(1, 7, rng.integers(1, 25))
+        starts = np.cumsum(size) - size
+        n = int(size.sum())
+        relevance = rng.integers(0, 3, n) * (1.0 if trial % 2 else 0.3)
+        weight = None if trial % 3 == 0 else rng.choice([0.5, 1.0, 2.0], n)
+        order = rng.permutation(n)
+        got_order, got_relevance, got_weight = _layout._canonical_tie_order(
+            order, relevance, weight, starts)
+        for start, m in zip(starts, size):
+            block = slice(start, start + m)
+            w = np.ones(m) if weight is None else weight[block]
+            expected = sorted(zip(w, relevance[block]), reverse=True)
+            got = list(zip(np.ones(m) if weight is None else got_weight[block],
+                           got_relevance[block]))
+            assert got == expected
+            # the rows moved with their values
+            np.testing.assert_array_equal(np.sort(got_order[block]), np.sort(order[block]))
+        np.testing.assert_array_equal(relevance[np.argsort(order)][got_order],
+                                      got_relevance)
