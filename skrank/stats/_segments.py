@@ -296,7 +296,10 @@ def summarise_segments(per_query, query_segment, query_rows, keys, names, *,
     n_segments = len(keys)
     n_metrics = len(metrics)
     overall = {m: finish_mean(partial_mean(*per_query[m])) for m in metrics}
-    order = np.argsort(query_segment, kind="stable")
+    # stable: queries keep their order within a segment (a radix sort when
+    # the segment codes fit 16 bits)
+    codes = query_segment.astype(np.uint16) if n_segments <= 1 << 16 else query_segment
+    order = np.argsort(codes, kind="stable")
     segment = query_segment[order]
     sizes = np.bincount(segment, minlength=n_segments)
     starts = np.cumsum(sizes) - sizes
