@@ -214,14 +214,42 @@ PARAMETERS = {
 _MULTI_METRIC = ("evaluate", "evaluate_run", "get_scorer")
 
 
+#: the line of a metric's docstring where :func:`check_params` writes the
+#: shared documentation of the preset options it checks
+PRESET_OPTIONS_MARK = "    {compat, score_dtype, retrieved}\n"
+
+#: that documentation: the same three options on every single-metric function
+PRESET_OPTIONS_DOC = """\
+    compat : str, default=None
+        A peer's conventions: ``"lightgbm"``, ``"xgboost"``, ``"catboost"``,
+        ``"sklearn"``, ``"ranx"``, ``"torchmetrics"``, ``"trec_eval"`` or
+        ``"spark"`` (see :func:`describe_convention`). The preset's options
+        become this call's defaults; options given explicitly win. A
+        ``ValueError`` lists the peer's metrics when it lacks this one.
+    score_dtype : {None, "float32"}, default=None
+        ``"float32"`` rounds the scores to float32 first, so scores equal in
+        float32 tie (as in XGBoost and torchmetrics).
+    retrieved : {"all", "positive"}, default="all"
+        ``"positive"``: a row scored <= 0 is not retrieved, so it is never a
+        hit but still counts among the relevant rows (torchmetrics' AP, MRR,
+        precision and recall).
+"""
+
+
 def check_params(func):
     """Check ``func``'s declared options (from :data:`PARAMETERS`) on every call.
 
     The checked values replace the given ones; options left at their
     defaults are not checked (the defaults are valid). The wrapper keeps
-    ``func``'s name, docstring and signature (``__wrapped__``).
+    ``func``'s name, docstring and signature (``__wrapped__``). A docstring
+    line :data:`PRESET_OPTIONS_MARK` becomes :data:`PRESET_OPTIONS_DOC`
+    (for a function that declares those options).
     """
     rules = PARAMETERS[func.__name__]
+    if func.__doc__ and PRESET_OPTIONS_MARK in func.__doc__:
+        if not {"compat", "score_dtype", "retrieved"} <= rules.keys():
+            raise TypeError(f"{func.__name__}: documents preset options it does not take")
+        func.__doc__ = func.__doc__.replace(PRESET_OPTIONS_MARK, PRESET_OPTIONS_DOC)
     parameters = inspect.signature(func).parameters
     loose = [
         name for name in rules

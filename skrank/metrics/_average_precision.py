@@ -209,19 +209,7 @@ def average_precision_score(
     aggregate : {"mean", None}, default="mean"
         ``"mean"``: the weighted mean over queries, a float. None: a
         :class:`QueryValues` with one value per query.
-    compat : str, default=None
-        A peer's conventions: ``"lightgbm"``, ``"xgboost"``, ``"catboost"``,
-        ``"sklearn"``, ``"ranx"``, ``"torchmetrics"``, ``"trec_eval"`` or
-        ``"spark"`` (see :func:`describe_convention`). The preset's options
-        become this call's defaults; options given explicitly win. A
-        ``ValueError`` lists the peer's metrics when it lacks this one.
-    score_dtype : {None, "float32"}, default=None
-        ``"float32"`` rounds the scores to float32 first, so scores equal in
-        float32 tie (as in XGBoost and torchmetrics).
-    retrieved : {"all", "positive"}, default="all"
-        ``"positive"``: a row scored <= 0 is not retrieved, so it is never a
-        hit but still counts among the relevant rows (torchmetrics' AP, MRR,
-        precision and recall).
+    {compat, score_dtype, retrieved}
     tie_blocks : {"expected", "threshold"}, default="expected"
         With ``ties="average"``: ``"expected"`` is the exact expected AP
         over the orders of tied rows; ``"threshold"`` counts each tie block

@@ -114,19 +114,7 @@ def hits_score(
     aggregate : {"mean", None}, default="mean"
         ``"mean"``: the weighted mean over queries, a float. None: a
         :class:`QueryValues` with one value per query.
-    compat : str, default=None
-        A peer's conventions: ``"lightgbm"``, ``"xgboost"``, ``"catboost"``,
-        ``"sklearn"``, ``"ranx"``, ``"torchmetrics"``, ``"trec_eval"`` or
-        ``"spark"`` (see :func:`describe_convention`). The preset's options
-        become this call's defaults; options given explicitly win. A
-        ``ValueError`` lists the peer's metrics when it lacks this one.
-    score_dtype : {None, "float32"}, default=None
-        ``"float32"`` rounds the scores to float32 first, so scores equal in
-        float32 tie (as in XGBoost and torchmetrics).
-    retrieved : {"all", "positive"}, default="all"
-        ``"positive"``: a row scored <= 0 is not retrieved, so it is never a
-        hit but still counts among the relevant rows (torchmetrics' AP, MRR,
-        precision and recall).
+    {compat, score_dtype, retrieved}
 
     Returns
     -------
@@ -214,19 +202,7 @@ def precision_at_k_score(
     aggregate : {"mean", None}, default="mean"
         ``"mean"``: the weighted mean over queries, a float. None: a
         :class:`QueryValues` with one value per query.
-    compat : str, default=None
-        A peer's conventions: ``"lightgbm"``, ``"xgboost"``, ``"catboost"``,
-        ``"sklearn"``, ``"ranx"``, ``"torchmetrics"``, ``"trec_eval"`` or
-        ``"spark"`` (see :func:`describe_convention`). The preset's options
-        become this call's defaults; options given explicitly win. A
-        ``ValueError`` lists the peer's metrics when it lacks this one.
-    score_dtype : {None, "float32"}, default=None
-        ``"float32"`` rounds the scores to float32 first, so scores equal in
-        float32 tie (as in XGBoost and torchmetrics).
-    retrieved : {"all", "positive"}, default="all"
-        ``"positive"``: a row scored <= 0 is not retrieved, so it is never a
-        hit but still counts among the relevant rows (torchmetrics' AP, MRR,
-        precision and recall).
+    {compat, score_dtype, retrieved}
     normalize : {"k", "min"}, default="k"
         The denominator: ``k``, or ``min(k, n)`` with ``n`` the query's rows
         (XGBoost's ``pre@k``, CatBoost's ``PrecisionAt``, torchmetrics'
@@ -315,19 +291,7 @@ def recall_at_k_score(
     aggregate : {"mean", None}, default="mean"
         ``"mean"``: the weighted mean over queries, a float. None: a
         :class:`QueryValues` with one value per query.
-    compat : str, default=None
-        A peer's conventions: ``"lightgbm"``, ``"xgboost"``, ``"catboost"``,
-        ``"sklearn"``, ``"ranx"``, ``"torchmetrics"``, ``"trec_eval"`` or
-        ``"spark"`` (see :func:`describe_convention`). The preset's options
-        become this call's defaults; options given explicitly win. A
-        ``ValueError`` lists the peer's metrics when it lacks this one.
-    score_dtype : {None, "float32"}, default=None
-        ``"float32"`` rounds the scores to float32 first, so scores equal in
-        float32 tie (as in XGBoost and torchmetrics).
-    retrieved : {"all", "positive"}, default="all"
-        ``"positive"``: a row scored <= 0 is not retrieved, so it is never a
-        hit but still counts among the relevant rows (torchmetrics' AP, MRR,
-        precision and recall).
+    {compat, score_dtype, retrieved}
 
     Returns
     -------
@@ -409,19 +373,7 @@ def fbeta_at_k_score(
     aggregate : {"mean", None}, default="mean"
         ``"mean"``: the weighted mean over queries, a float. None: a
         :class:`QueryValues` with one value per query.
-    compat : str, default=None
-        A peer's conventions: ``"lightgbm"``, ``"xgboost"``, ``"catboost"``,
-        ``"sklearn"``, ``"ranx"``, ``"torchmetrics"``, ``"trec_eval"`` or
-        ``"spark"`` (see :func:`describe_convention`). The preset's options
-        become this call's defaults; options given explicitly win. A
-        ``ValueError`` lists the peer's metrics when it lacks this one.
-    score_dtype : {None, "float32"}, default=None
-        ``"float32"`` rounds the scores to float32 first, so scores equal in
-        float32 tie (as in XGBoost and torchmetrics).
-    retrieved : {"all", "positive"}, default="all"
-        ``"positive"``: a row scored <= 0 is not retrieved, so it is never a
-        hit but still counts among the relevant rows (torchmetrics' AP, MRR,
-        precision and recall).
+    {compat, score_dtype, retrieved}
 
     Returns
     -------
@@ -502,19 +454,7 @@ def r_precision_score(
     aggregate : {"mean", None}, default="mean"
         ``"mean"``: the weighted mean over queries, a float. None: a
         :class:`QueryValues` with one value per query.
-    compat : str, default=None
-        A peer's conventions: ``"lightgbm"``, ``"xgboost"``, ``"catboost"``,
-        ``"sklearn"``, ``"ranx"``, ``"torchmetrics"``, ``"trec_eval"`` or
-        ``"spark"`` (see :func:`describe_convention`). The preset's options
-        become this call's defaults; options given explicitly win. A
-        ``ValueError`` lists the peer's metrics when it lacks this one.
-    score_dtype : {None, "float32"}, default=None
-        ``"float32"`` rounds the scores to float32 first, so scores equal in
-        float32 tie (as in XGBoost and torchmetrics).
-    retrieved : {"all", "positive"}, default="all"
-        ``"positive"``: a row scored <= 0 is not retrieved, so it is never a
-        hit but still counts among the relevant rows (torchmetrics' AP, MRR,
-        precision and recall).
+    {compat, score_dtype, retrieved}
 
     Returns
     -------
