@@ -48,7 +48,7 @@ def segment_sum(values, starts):
     return np.add.reduceat(values, starts)
 
 
-def segment_cumsum(values, starts, segment=None):
+def segment_cumsum(values, starts):
     """Running sum of ``values`` restarting at each segment start.
 
     Segments begin at ``starts`` (ascending, the first at 0, none empty).
@@ -57,8 +57,7 @@ def segment_cumsum(values, starts, segment=None):
     running sum; floats segment by segment (:func:`_local_cumsum`), since a
     global running sum would round each segment differently depending on
     what precedes it, and the same query would score differently in
-    memory, on Dask and on Spark. (``segment`` is not needed; kept for the
-    callers that pass it.)
+    memory, on Dask and on Spark.
     """
     if values.dtype.kind in "biu":
         running = np.cumsum(values)

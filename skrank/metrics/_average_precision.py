@@ -21,7 +21,7 @@ def _average_precision_terms(ranked):
         E[rel_i * hits@i] / i = ((r/m)(H + 1) + (t - 1) r(r-1) / (m(m-1))) / i
     """
     if not ranked.has_ties:  # rel_i * hits@i / i
-        hits = segment_cumsum(ranked.is_relevant, ranked.query_start, ranked.query)
+        hits = segment_cumsum(ranked.is_relevant, ranked.query_start)
         return ranked.is_relevant * hits / ranked.rank
     m = ranked.block_size.astype(np.float64)
     r = ranked.block_relevant

@@ -51,8 +51,8 @@ def _expected_survival(ranked, stop):
     go_on = 1.0 - stop
     zero = go_on <= 0.0
     logs = np.log(np.where(zero, 1.0, go_on))
-    running = segment_cumsum(logs, ranked.query_start, ranked.query)
-    zeros = segment_cumsum(zero.astype(np.intp), ranked.query_start, ranked.query)
+    running = segment_cumsum(logs, ranked.query_start)
+    zeros = segment_cumsum(zero.astype(np.intp), ranked.query_start)
     survival = np.where(zeros > 0, 0.0, np.exp(running))
     if not ranked.has_ties:
         return survival

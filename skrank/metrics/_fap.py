@@ -52,11 +52,9 @@ def _parts_at_each_rank(ranked, beta):
     w, v = _fbeta_weights(beta)
     relevant = ranked.per_row(ranked.n_relevant)
     with np.errstate(invalid="ignore", divide="ignore"):
-        ap = segment_cumsum(
-            _average_precision_terms(ranked), ranked.query_start, ranked.query
-        )
+        ap = segment_cumsum(_average_precision_terms(ranked), ranked.query_start)
         ap /= relevant
-        f = segment_cumsum(ranked.tie_share, ranked.query_start, ranked.query)
+        f = segment_cumsum(ranked.tie_share, ranked.query_start)
         relevant *= w
         relevant += v * ranked.rank
         f /= relevant  # (1 + b^2) hits / (b^2 R + k), as hits / (w R + v k)

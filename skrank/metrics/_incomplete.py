@@ -45,7 +45,7 @@ def _judged_in_ranked_order(ranked, unjudged):
 def _exclusive_block_cumsum(ranked, block_values):
     """Sum of ``block_values`` over the tie blocks above each block in its query."""
     first_block = np.searchsorted(ranked.block_start, ranked.query_start)
-    running = segment_cumsum(block_values, first_block, ranked.block_query)
+    running = segment_cumsum(block_values, first_block)
     return running - block_values
 
 

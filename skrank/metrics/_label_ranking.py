@@ -60,7 +60,7 @@ class _AtLeastAsHigh:
         self.n_relevant = segment_sum(self.relevant, ranked.query_start)
         self.size = ranked.query_size.astype(np.float64)
         self.rows = ranked.rank[last].astype(np.float64)
-        running = segment_cumsum(self.relevant, ranked.query_start, ranked.query)
+        running = segment_cumsum(self.relevant, ranked.query_start)
         self.relevant_rows = running[last]
 
 

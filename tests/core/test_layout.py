@@ -68,7 +68,7 @@ def test_relevant_before_block_and_tie_share():
 
 def test_segment_cumsum_restarts_at_each_segment():
     values = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
-    out = segment_cumsum(values, np.array([0, 2]), np.array([0, 0, 1, 1, 1]))
+    out = segment_cumsum(values, np.array([0, 2]))
     np.testing.assert_allclose(out, [1, 3, 3, 7, 12])
 
 
