@@ -182,6 +182,17 @@ def _indexer(labels, targets):
     return pd.Index(labels).get_indexer(targets).astype(np.int64)
 
 
+def _run_queries(qrels, run):
+    """Each run line's query among the qrels' queries (-1: the qrels lack it).
+
+    A run-length array, so int32 where the number of queries allows it.
+    """
+    lookup = _indexer(qrels.query_labels, run.query_labels)
+    if qrels.query_labels.shape[0] < 2**31:
+        lookup = lookup.astype(np.int32)
+    return lookup[run.query]
+
+
 def _first_duplicate(keys):
     """Index of a key that occurs twice (-1 if all are distinct)."""
     order = np.argsort(keys, kind="stable")
@@ -470,7 +481,7 @@ def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
     # order of the run, which needs neither
     run_check = _Background(_check_duplicates, run, "run")
     if run_query is None:
-        run_query = _indexer(qrels.query_labels, run.query_labels)[run.query]
+        run_query = _run_queries(qrels, run)
     keep = run_query >= 0  # trec_eval drops run queries the qrels lack
     joining = _Background(_qrels_rows, run, qrels, run_query, keep)
     rows = np.flatnonzero(keep)
@@ -595,12 +606,7 @@ def _pieces(qrels, run, *, complete_qrels):
     and the pieces come in query order, so the per-query values concatenate
     to those of one layout.
     """
-    # each line's query among the qrels' queries (-1: not there); a
-    # run-length array, so int32 where the queries allow it
-    lookup = _indexer(qrels.query_labels, run.query_labels)
-    if qrels.query_labels.shape[0] < 2**31:
-        lookup = lookup.astype(np.int32)
-    run_query = lookup[run.query]
+    run_query = _run_queries(qrels, run)
     if not complete_qrels and not (run_query >= 0).any():
         raise _no_shared_query(qrels, run)
     order = _query_order(qrels)
@@ -855,7 +861,7 @@ def run_rows(qrels, run, relevance_level=1):
     """
     qrels = _as_table(qrels, "qrels", "qrels")
     run = _as_table(run, "run", "run")
-    run_query = _indexer(qrels.query_labels, run.query_labels)[run.query]
+    run_query = _run_queries(qrels, run)
     keep = run_query >= 0  # as trec_eval: run queries the qrels lack are dropped
     if not keep.any():
         raise _no_shared_query(qrels, run)
