@@ -10,7 +10,16 @@ from .._core._factorize import hash_words
 from .._core._layout import RankedQueries, _packed_order, rank_queries
 from .._core._params import check_params
 from ._measures import parse_trec_measure
-from ._read import FORMATS, _line_of_row, _load_file, _numeric, _Table, _from_strings
+from ._read import (
+    FORMATS,
+    _from_strings,
+    _line_of_row,
+    _load_file,
+    _numeric,
+    _Table,
+    arrow_call,
+    arrow_options,
+)
 
 DEFAULT_MEASURES = ("map", "ndcg", "P_10", "recall_100")
 
@@ -236,11 +245,10 @@ def _nul_padded(docs, width):
 
     pyarrow pads by code points, which are bytes only for ASCII ids.
     """
-    import pyarrow.compute as pc
-
-    if not pc.all(pc.string_is_ascii(docs)).as_py():
+    if not arrow_call("all", arrow_call("string_is_ascii", docs)).as_py():
         return None
-    return pc.utf8_rpad(docs, width=width, padding="\x00")
+    return arrow_call("utf8_rpad", docs,
+                      options=arrow_options("PadOptions", width=width, padding="\x00"))
 
 
 def _first_duplicate_arrow(query, docs):
@@ -251,7 +259,7 @@ def _first_duplicate_arrow(query, docs):
     """
     words = _fixed_width_words(docs)
     if words is None:
-        codes = np.asarray(docs.dictionary_encode().indices, dtype=np.int64)
+        codes = np.asarray(arrow_call("dictionary_encode", docs).indices, dtype=np.int64)
         return _first_duplicate(query * (int(codes.max(initial=0)) + 1) + codes)
     mixed = hash_words(words, seed=query)
     ordered = np.sort(mixed)  # (numpy's hashing unique is slower here)
@@ -287,7 +295,6 @@ def _run_docs_in_qrels(run, qrels, dtype=np.int64):
         return run.qrels_doc
     if run.doc_array is not None:
         import pyarrow as pa
-        import pyarrow.compute as pc
 
         value_set = qrels.doc_label_array  # pa.array() would import pandas
         if value_set is None:
@@ -295,7 +302,8 @@ def _run_docs_in_qrels(run, qrels, dtype=np.int64):
                 value_set = pa.array(qrels.doc_labels.tolist(), type=pa.string())
             except (UnicodeEncodeError, pa.ArrowException):  # ids that are not UTF-8
                 return _indexer(qrels.doc_labels, run.doc_strings())
-        index = pc.index_in(run.doc_array, value_set=value_set)
+        index = arrow_call("index_in", run.doc_array,
+                           options=arrow_options("SetLookupOptions", value_set=value_set))
         width = index.type.bit_width  # buffer views: np.asarray would import pandas
         return _numeric(index, np.dtype(f"int{width}"), fill=-1).astype(dtype, copy=False)
     return _indexer(qrels.doc_labels, run.doc_labels)[run.doc].astype(dtype, copy=False)
@@ -328,7 +336,6 @@ def _byte_order(strings):
     encoded = [s.encode("utf-8", "surrogateescape") for s in strings]
     try:
         import pyarrow as pa
-        import pyarrow.compute as pc
     except ImportError:
         return np.array(sorted(range(len(encoded)), key=encoded.__getitem__), dtype=np.int64)
     lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
@@ -337,7 +344,7 @@ def _byte_order(strings):
     # built from buffers: pa.array would import pandas; binary sorts as memcmp
     array = pa.Array.from_buffers(pa.large_binary(), len(encoded), [
         None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))])
-    return _numeric(pc.sort_indices(array), np.uint64).astype(np.int64)
+    return _numeric(arrow_call("sort_indices", array), np.uint64).astype(np.int64)
 
 
 def _sorted_label_rank(labels):

@@ -71,7 +71,36 @@ class _Table:
         # indices built from buffers: pa.array would import pandas
         rows = np.ascontiguousarray(rows, dtype=np.int64)
         index = pa.Array.from_buffers(pa.int64(), rows.shape[0], [None, pa.py_buffer(rows)])
-        return self.doc_array.take(index)
+        return arrow_call("take", self.doc_array, index)
+
+
+def arrow_call(name, *args, options=None):
+    """pyarrow's compute function ``name`` on ``args``, without importing pyarrow.compute.
+
+    That module builds a Python wrapper and a docstring for each of its
+    ~300 functions when imported (about 30 ms of the command's start, and
+    array methods such as ``take`` or ``dictionary_encode`` import it);
+    ``call_function`` runs the same kernels. The options classes come from
+    :func:`arrow_options`.
+    """
+    try:
+        from pyarrow._compute import call_function
+    except ImportError:  # a pyarrow that moved it: the public module has it
+        from pyarrow.compute import call_function
+    return call_function(name, list(args), options)
+
+
+def arrow_options(name, **kwargs):
+    """An options object of pyarrow's compute functions (``"SetLookupOptions"``, ...)."""
+    try:
+        import pyarrow._compute as compute
+
+        cls = getattr(compute, name)
+    except (ImportError, AttributeError):
+        import pyarrow.compute as compute
+
+        cls = getattr(compute, name)
+    return cls(**kwargs)
 
 
 def _is_gzip(path):
@@ -357,7 +386,7 @@ def _read_pyarrow(data, path, kind, delimiter=" ", compat=None):
     query, query_labels = _dictionary_codes(table.column("query_id"))
     del table
     if kind == "qrels":  # few lines: codes are cheap and handy
-        encoded = docs.dictionary_encode()
+        encoded = arrow_call("dictionary_encode", docs)
         doc, doc_labels = _dictionary_codes(pa.chunked_array([encoded]))
         return _Table(query, query_labels, doc, doc_labels, value, source=path,
                       doc_label_array=encoded.dictionary)

@@ -20,7 +20,7 @@ import os
 import numpy as np
 
 from . import _read
-from ._read import FORMATS, _first_line, _numeric, _plain_delimiter, _Table
+from ._read import FORMATS, _first_line, _numeric, _plain_delimiter, _Table, arrow_call
 
 BLOCK_BYTES = 1 << 22
 
@@ -101,7 +101,7 @@ class _Pieces:
                 if ids is None:
                     carry = None
                     continue
-                encoded = ids.dictionary_encode()
+                encoded = arrow_call("dictionary_encode", ids)
                 codes = _numeric(encoded.indices, np.int32).astype(np.int64)
                 change = np.flatnonzero(codes[1:] != codes[:-1]) + 1
                 # the last query may go on in the next block: keep its lines

@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -130,14 +131,44 @@ def test_evaluating_one_run_does_not_import_scikit_learn(files):
     assert _imported_by_the_command(root, options, ("sklearn", "scipy")) == "[]"
 
 
-def test_with_pyarrow_the_command_does_not_import_pandas(files):
-    # pandas' import alone is about 0.4 s of the command; pyarrow's reader,
-    # join and tie-breaking by document id get by without it
+@pytest.mark.parametrize("stream", [False, True])
+def test_with_pyarrow_the_command_imports_neither_pandas_nor_pyarrow_compute(files, stream):
+    # pandas' import alone is about 0.4 s of the command, pyarrow.compute's
+    # 30 ms; pyarrow's reader, join and tie-breaking by document id get by
+    # without them
     needs("pyarrow")
     root, _, _ = files
     options = ["-m", "map", "-m", "bpref", "-m", "ndcg_cut_10", "--compat", "trec_eval",
-               "--format", "trec"]
-    assert _imported_by_the_command(root, options, ("pandas",)) == "[]"
+               "--format", "trec", *(["--stream"] if stream else [])]
+    assert _imported_by_the_command(root, options, ("pandas", "pyarrow.compute")) == "[]"
+
+
+def test_the_command_keeps_its_bytecode_even_under_python_b(tmp_path):
+    # a copy of the sources, without bytecode, shadows the installed package
+    import shutil
+
+    import skrank
+
+    source = Path(skrank.__file__).parent
+    shutil.copytree(source, tmp_path / "skrank",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    done = subprocess.run([sys.executable, "-B", "-m", "skrank", "--help"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert list((tmp_path / "skrank" / "io" / "__pycache__").glob("_cli.*.pyc"))
+    assert list((tmp_path / "skrank" / "io" / "__pycache__").glob("_evaluate.*.pyc"))
+    # the package itself was imported before the command's entry point: -B held
+    assert not list((tmp_path / "skrank" / "__pycache__").glob("__init__.*.pyc"))
+
+
+def test_the_entry_point_restores_the_bytecode_setting(monkeypatch):
+    import skrank.io._cli as cli
+    from skrank.__main__ import main
+
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    monkeypatch.setattr(cli, "run", lambda: sys.dont_write_bytecode)
+    assert main() is True  # the command itself runs with the user's setting
+    assert sys.dont_write_bytecode is True
 
 
 def _pool_after(root, entry):
