@@ -12,6 +12,8 @@ public signature is left out of the table.
 
 import functools
 import inspect
+import re
+import textwrap
 from functools import partial
 from numbers import Real
 
@@ -214,26 +216,100 @@ PARAMETERS = {
 _MULTI_METRIC = ("evaluate", "evaluate_run", "get_scorer")
 
 
-#: the line of a metric's docstring where :func:`check_params` writes the
-#: shared documentation of the preset options it checks
-PRESET_OPTIONS_MARK = "    {compat, score_dtype, retrieved}\n"
+#: the documentation of the parameters that most metric functions share,
+#: one entry each (numpydoc, unindented). :func:`check_params` writes it into
+#: a docstring where a line names the parameters in braces, such as
+#: ``{y_true, y_score, query_id}``, at that line's indentation (which
+#: Python 3.13 strips from docstrings: the line is found by its braces)
+SHARED_DOCS = {
+    "y_true": """\
+y_true : array-like of shape (n_rows,) or (n_queries, n_items)
+    Relevance of each row: binary (0/1) or graded (non-negative). A row
+    is relevant when ``y_true > 0``.
+""",
+    "y_score": """\
+y_score : array-like of the same shape as ``y_true``
+    Score of each row; within a query, higher scores rank first.
+""",
+    "k": """\
+k : int, default=None
+    Cutoff: only the top ``k`` rows of each query count. None means the
+    whole list of each query.
+""",
+    "query_id": """\
+query_id : array-like of shape (n_rows,), default=None
+    Query of each row: ints, strings or any hashable ids, rows in any
+    order; a list, numpy array, or pandas or polars Series. None scores
+    all rows as ONE ranked list (1-D input, however many rows), or each
+    row as one ranking (2-D input, as in scikit-learn's ``ndcg_score``).
+""",
+    "sample_weight": """\
+sample_weight : array-like, default=None
+    One weight per row (1-D input) or per ranking (2-D input). A query
+    weighs the mean of its rows' weights in the mean over queries.
+""",
+    "aggregate": """\
+aggregate : {"mean", None}, default="mean"
+    ``"mean"``: the weighted mean over queries, a float. None: a
+    :class:`QueryValues` with one value per query.
+""",
+    "ties": """\
+ties : {"average", "input", "pessimistic", "optimistic"}, default="average"
+    ``"average"``: the exact expected value over all orders of rows with
+    equal scores. ``"input"``: rows with equal scores keep their input
+    order. ``"pessimistic"`` (``"optimistic"``): among equal scores the
+    lower (higher) ``y_true`` ranks first, CatBoost's rule.
+""",
+    "no_relevant": """\
+no_relevant : {"skip", "zero", "one", "error"}, default="skip"
+    What a query with no relevant row scores: left out of the mean, 0,
+    1, or a ``ValueError``.
+""",
+    "compat": """\
+compat : str, default=None
+    A peer's conventions: ``"lightgbm"``, ``"xgboost"``, ``"catboost"``,
+    ``"sklearn"``, ``"ranx"``, ``"torchmetrics"``, ``"trec_eval"`` or
+    ``"spark"`` (see :func:`describe_convention`). The preset's options
+    become this call's defaults; options given explicitly win. A
+    ``ValueError`` lists the peer's metrics when it lacks this one.
+""",
+    "score_dtype": """\
+score_dtype : {None, "float32"}, default=None
+    ``"float32"`` rounds the scores to float32 first, so scores equal in
+    float32 tie (as in XGBoost and torchmetrics).
+""",
+    "retrieved": """\
+retrieved : {"all", "positive"}, default="all"
+    ``"positive"``: a row scored <= 0 is not retrieved, so it is never a
+    hit but still counts among the relevant rows (torchmetrics' AP, MRR,
+    precision and recall).
+""",
+}
 
-#: that documentation: the same three options on every single-metric function
-PRESET_OPTIONS_DOC = """\
-    compat : str, default=None
-        A peer's conventions: ``"lightgbm"``, ``"xgboost"``, ``"catboost"``,
-        ``"sklearn"``, ``"ranx"``, ``"torchmetrics"``, ``"trec_eval"`` or
-        ``"spark"`` (see :func:`describe_convention`). The preset's options
-        become this call's defaults; options given explicitly win. A
-        ``ValueError`` lists the peer's metrics when it lacks this one.
-    score_dtype : {None, "float32"}, default=None
-        ``"float32"`` rounds the scores to float32 first, so scores equal in
-        float32 tie (as in XGBoost and torchmetrics).
-    retrieved : {"all", "positive"}, default="all"
-        ``"positive"``: a row scored <= 0 is not retrieved, so it is never a
-        hit but still counts among the relevant rows (torchmetrics' AP, MRR,
-        precision and recall).
-"""
+_SHARED_MARK = re.compile(r"^(?P<indent>[ ]*)\{(?P<names>\w+(?:, \w+)*)\}\n", re.MULTILINE)
+
+
+def write_shared_docs(func):
+    """Expand the ``{name, ...}`` lines of ``func``'s docstring from :data:`SHARED_DOCS`.
+
+    A name without shared documentation, or one that is not a parameter of
+    ``func``, is a TypeError when the module is imported.
+    """
+    if not func.__doc__ or "{" not in func.__doc__:
+        return
+    parameters = inspect.signature(func).parameters
+
+    def expand(match):
+        names = match["names"].split(", ")
+        unknown = [n for n in names if n not in SHARED_DOCS or n not in parameters]
+        if unknown:
+            raise TypeError(
+                f"{func.__name__}: its docstring asks for the shared documentation of "
+                f"{unknown}, which {'it does not take or ' if parameters else ''}has none"
+            )
+        return "".join(textwrap.indent(SHARED_DOCS[n], match["indent"]) for n in names)
+
+    func.__doc__ = _SHARED_MARK.sub(expand, func.__doc__)
 
 
 def check_params(func):
@@ -241,15 +317,12 @@ def check_params(func):
 
     The checked values replace the given ones; options left at their
     defaults are not checked (the defaults are valid). The wrapper keeps
-    ``func``'s name, docstring and signature (``__wrapped__``). A docstring
-    line :data:`PRESET_OPTIONS_MARK` becomes :data:`PRESET_OPTIONS_DOC`
-    (for a function that declares those options).
+    ``func``'s name, docstring and signature (``__wrapped__``). The
+    docstring's ``{name, ...}`` lines become the shared documentation of
+    those parameters (:func:`write_shared_docs`).
     """
     rules = PARAMETERS[func.__name__]
-    if func.__doc__ and PRESET_OPTIONS_MARK in func.__doc__:
-        if not {"compat", "score_dtype", "retrieved"} <= rules.keys():
-            raise TypeError(f"{func.__name__}: documents preset options it does not take")
-        func.__doc__ = func.__doc__.replace(PRESET_OPTIONS_MARK, PRESET_OPTIONS_DOC)
+    write_shared_docs(func)
     parameters = inspect.signature(func).parameters
     loose = [
         name for name in rules

@@ -88,8 +88,7 @@ def gauc_score(
     ----------
     y_true : array-like of shape (n_rows,) or (n_queries, n_items)
         Binary labels (0/1 or bool): 1 marks a positive (relevant) row.
-    y_score : array-like of the same shape as ``y_true``
-        Score of each row; within a query, higher scores rank first.
+    {y_score}
     query_id : array-like of shape (n_rows,)
         Query (or user) of each row: ints, strings or any hashable ids,
         rows in any order. Required for 1-D input; 2-D input is one query
@@ -98,11 +97,7 @@ def gauc_score(
         One weight per row (1-D input) or per ranking (2-D input). Rows are
         weighted inside each query's AUC, as in
         ``sklearn.metrics.roc_auc_score(sample_weight=...)``.
-    ties : {"average", "input", "pessimistic", "optimistic"}, default="average"
-        ``"average"``: the exact expected value over all orders of rows with
-        equal scores. ``"input"``: rows with equal scores keep their input
-        order. ``"pessimistic"`` (``"optimistic"``): among equal scores the
-        lower (higher) ``y_true`` ranks first, CatBoost's rule.
+    {ties}
     weighting : {"samples", "uniform"}, default="samples"
         A query's weight in the mean: its number of rows (its sum of row
         weights with ``sample_weight``), or 1 for every query.
@@ -110,10 +105,7 @@ def gauc_score(
         A query whose rows are all positive or all negative: left out of the
         mean (its AUC is undefined), or scored 0 and counted (CatBoost's
         ``QueryAUC``).
-    aggregate : {"mean", None}, default="mean"
-        ``"mean"``: the weighted mean over queries, a float. None: a
-        :class:`QueryValues` with one value per query.
-    {compat, score_dtype, retrieved}
+    {aggregate, compat, score_dtype, retrieved}
 
     Returns
     -------

@@ -115,14 +115,7 @@ def err_score(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_rows,) or (n_queries, n_items)
-        Relevance of each row: binary (0/1) or graded (non-negative). A row
-        is relevant when ``y_true > 0``.
-    y_score : array-like of the same shape as ``y_true``
-        Score of each row; within a query, higher scores rank first.
-    k : int, default=None
-        Cutoff: only the top ``k`` rows of each query count. None means the
-        whole list of each query.
+    {y_true, y_score, k}
     max_grade : float, default=None
         How grades become the probability that a row stops the user. None:
         grades within [0, 1] are the probabilities themselves (0/1 labels:
@@ -130,26 +123,8 @@ def err_score(
         when some grade exceeds 1, ``(2**g - 1) / 2**g_max`` with ``g_max``
         the largest grade. A number: ``(2**g - 1) / 2**max_grade``
         (Chapelle et al., 2009).
-    query_id : array-like of shape (n_rows,), default=None
-        Query of each row: ints, strings or any hashable ids, rows in any
-        order; a list, numpy array, or pandas or polars Series. None scores
-        all rows as ONE ranked list (1-D input, however many rows), or each
-        row as one ranking (2-D input, as in scikit-learn's ``ndcg_score``).
-    sample_weight : array-like, default=None
-        One weight per row (1-D input) or per ranking (2-D input). A query
-        weighs the mean of its rows' weights in the mean over queries.
-    ties : {"average", "input", "pessimistic", "optimistic"}, default="average"
-        ``"average"``: the exact expected value over all orders of rows with
-        equal scores. ``"input"``: rows with equal scores keep their input
-        order. ``"pessimistic"`` (``"optimistic"``): among equal scores the
-        lower (higher) ``y_true`` ranks first, CatBoost's rule.
-    no_relevant : {"skip", "zero", "one", "error"}, default="skip"
-        What a query with no relevant row scores: left out of the mean, 0,
-        1, or a ``ValueError``.
-    aggregate : {"mean", None}, default="mean"
-        ``"mean"``: the weighted mean over queries, a float. None: a
-        :class:`QueryValues` with one value per query.
-    {compat, score_dtype, retrieved}
+    {query_id, sample_weight, ties, no_relevant, aggregate, compat, score_dtype}
+    {retrieved}
 
     Returns
     -------
@@ -217,14 +192,7 @@ def pfound_score(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_rows,) or (n_queries, n_items)
-        Relevance of each row: binary (0/1) or graded (non-negative). A row
-        is relevant when ``y_true > 0``.
-    y_score : array-like of the same shape as ``y_true``
-        Score of each row; within a query, higher scores rank first.
-    k : int, default=None
-        Cutoff: only the top ``k`` rows of each query count. None means the
-        whole list of each query.
+    {y_true, y_score, k}
     decay : float, default=0.85
         The probability that the user reads on past a row that did not
         stop them (CatBoost's ``decay``).
@@ -235,26 +203,8 @@ def pfound_score(
         when some grade exceeds 1, ``(2**g - 1) / 2**g_max`` with ``g_max``
         the largest grade. A number: ``(2**g - 1) / 2**max_grade``
         (Chapelle et al., 2009).
-    query_id : array-like of shape (n_rows,), default=None
-        Query of each row: ints, strings or any hashable ids, rows in any
-        order; a list, numpy array, or pandas or polars Series. None scores
-        all rows as ONE ranked list (1-D input, however many rows), or each
-        row as one ranking (2-D input, as in scikit-learn's ``ndcg_score``).
-    sample_weight : array-like, default=None
-        One weight per row (1-D input) or per ranking (2-D input). A query
-        weighs the mean of its rows' weights in the mean over queries.
-    ties : {"average", "input", "pessimistic", "optimistic"}, default="average"
-        ``"average"``: the exact expected value over all orders of rows with
-        equal scores. ``"input"``: rows with equal scores keep their input
-        order. ``"pessimistic"`` (``"optimistic"``): among equal scores the
-        lower (higher) ``y_true`` ranks first, CatBoost's rule.
-    no_relevant : {"skip", "zero", "one", "error"}, default="skip"
-        What a query with no relevant row scores: left out of the mean, 0,
-        1, or a ``ValueError``.
-    aggregate : {"mean", None}, default="mean"
-        ``"mean"``: the weighted mean over queries, a float. None: a
-        :class:`QueryValues` with one value per query.
-    {compat, score_dtype, retrieved}
+    {query_id, sample_weight, ties, no_relevant, aggregate, compat, score_dtype}
+    {retrieved}
 
     Returns
     -------

@@ -198,34 +198,12 @@ def precision_recall_at_k_curve(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_rows,) or (n_queries, n_items)
-        Relevance of each row: binary (0/1) or graded (non-negative). A row
-        is relevant when ``y_true > 0``.
-    y_score : array-like of the same shape as ``y_true``
-        Score of each row; within a query, higher scores rank first.
+    {y_true, y_score}
     max_k : int, default=None
         Largest cutoff of the curve; None means the length of the longest
         query.
-    query_id : array-like of shape (n_rows,), default=None
-        Query of each row: ints, strings or any hashable ids, rows in any
-        order; a list, numpy array, or pandas or polars Series. None scores
-        all rows as ONE ranked list (1-D input, however many rows), or each
-        row as one ranking (2-D input, as in scikit-learn's ``ndcg_score``).
-    sample_weight : array-like, default=None
-        One weight per row (1-D input) or per ranking (2-D input). A query
-        weighs the mean of its rows' weights in the mean over queries.
-    ties : {"average", "input", "pessimistic", "optimistic"}, default="average"
-        ``"average"``: the exact expected value over all orders of rows with
-        equal scores. ``"input"``: rows with equal scores keep their input
-        order. ``"pessimistic"`` (``"optimistic"``): among equal scores the
-        lower (higher) ``y_true`` ranks first, CatBoost's rule.
-    no_relevant : {"skip", "zero", "one", "error"}, default="skip"
-        What a query with no relevant row scores: left out of the mean, 0,
-        1, or a ``ValueError``.
-    aggregate : {"mean", None}, default="mean"
-        ``"mean"``: the weighted mean over queries, a float. None: a
-        :class:`QueryValues` with one value per query.
-    {compat, score_dtype, retrieved}
+    {query_id, sample_weight, ties, no_relevant, aggregate, compat, score_dtype}
+    {retrieved}
 
     Returns
     -------
@@ -302,32 +280,15 @@ def interpolated_precision_recall_curve(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_rows,) or (n_queries, n_items)
-        Relevance of each row: binary (0/1) or graded (non-negative). A row
-        is relevant when ``y_true > 0``.
-    y_score : array-like of the same shape as ``y_true``
-        Score of each row; within a query, higher scores rank first.
+    {y_true, y_score}
     recall_levels : array-like of shape (n_levels,), default=None
         Recall levels in [0, 1]; None means the 11 levels 0, 0.1, ..., 1.
-    query_id : array-like of shape (n_rows,), default=None
-        Query of each row: ints, strings or any hashable ids, rows in any
-        order; a list, numpy array, or pandas or polars Series. None scores
-        all rows as ONE ranked list (1-D input, however many rows), or each
-        row as one ranking (2-D input, as in scikit-learn's ``ndcg_score``).
-    sample_weight : array-like, default=None
-        One weight per row (1-D input) or per ranking (2-D input). A query
-        weighs the mean of its rows' weights in the mean over queries.
+    {query_id, sample_weight}
     ties : {"average", "input", "pessimistic", "optimistic"}, default="average"
         ``"average"``: a tie block is one point of the curve (its rows can
         only be cut together). ``"input"``: rows with equal scores keep
         their input order.
-    no_relevant : {"skip", "zero", "one", "error"}, default="skip"
-        What a query with no relevant row scores: left out of the mean, 0,
-        1, or a ``ValueError``.
-    aggregate : {"mean", None}, default="mean"
-        ``"mean"``: the weighted mean over queries, a float. None: a
-        :class:`QueryValues` with one value per query.
-    {compat, score_dtype, retrieved}
+    {no_relevant, aggregate, compat, score_dtype, retrieved}
 
     Returns
     -------
@@ -395,31 +356,8 @@ def pr_auc_score(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_rows,) or (n_queries, n_items)
-        Relevance of each row: binary (0/1) or graded (non-negative). A row
-        is relevant when ``y_true > 0``.
-    y_score : array-like of the same shape as ``y_true``
-        Score of each row; within a query, higher scores rank first.
-    query_id : array-like of shape (n_rows,), default=None
-        Query of each row: ints, strings or any hashable ids, rows in any
-        order; a list, numpy array, or pandas or polars Series. None scores
-        all rows as ONE ranked list (1-D input, however many rows), or each
-        row as one ranking (2-D input, as in scikit-learn's ``ndcg_score``).
-    sample_weight : array-like, default=None
-        One weight per row (1-D input) or per ranking (2-D input). A query
-        weighs the mean of its rows' weights in the mean over queries.
-    ties : {"average", "input", "pessimistic", "optimistic"}, default="average"
-        ``"average"``: the exact expected value over all orders of rows with
-        equal scores. ``"input"``: rows with equal scores keep their input
-        order. ``"pessimistic"`` (``"optimistic"``): among equal scores the
-        lower (higher) ``y_true`` ranks first, CatBoost's rule.
-    no_relevant : {"skip", "zero", "one", "error"}, default="skip"
-        What a query with no relevant row scores: left out of the mean, 0,
-        1, or a ``ValueError``.
-    aggregate : {"mean", None}, default="mean"
-        ``"mean"``: the weighted mean over queries, a float. None: a
-        :class:`QueryValues` with one value per query.
-    {compat, score_dtype, retrieved}
+    {y_true, y_score, query_id, sample_weight, ties, no_relevant, aggregate, compat}
+    {score_dtype, retrieved}
 
     Returns
     -------

@@ -54,39 +54,21 @@ def evaluate(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_rows,) or (n_queries, n_items)
-        Relevance of each row: binary (0/1) or graded (non-negative). A row
-        is relevant when ``y_true > 0``.
-    y_score : array-like of the same shape as ``y_true``
-        Score of each row; within a query, higher scores rank first.
-    query_id : array-like of shape (n_rows,), default=None
-        Query of each row: ints, strings or any hashable ids, rows in any
-        order; a list, numpy array, or pandas or polars Series. None scores
-        all rows as ONE ranked list (1-D input, however many rows), or each
-        row as one ranking (2-D input, as in scikit-learn's ``ndcg_score``).
+    {y_true, y_score, query_id}
     metrics : str or list of str, default=("ndcg@10", "map", "mrr", \
 "precision@10", "recall@10")
         Metric names, as for :func:`get_scorer`: ``"ndcg@10"``, ``"map"``,
         ``"mrr"``, ``"precision@5"``, ``"recall@20"``, ``"f1@5"``,
         ``"fap"``, ``"r_precision"``, ``"hit_rate@10"``, ``"gauc"``, ...
         ``"set_f1"`` counts the rows of positive ``y_score`` as returned.
-    sample_weight : array-like, default=None
-        One weight per row (1-D input) or per ranking (2-D input). A query
-        weighs the mean of its rows' weights in the mean over queries.
-    ties : {"average", "input", "pessimistic", "optimistic"}, default="average"
-        ``"average"``: the exact expected value over all orders of rows with
-        equal scores. ``"input"``: rows with equal scores keep their input
-        order. ``"pessimistic"`` (``"optimistic"``): among equal scores the
-        lower (higher) ``y_true`` ranks first, CatBoost's rule.
+    {sample_weight, ties}
     no_relevant : {"skip", "zero", "one", "error"}, default="skip"
         What a query with no relevant row scores: left out of the mean, 0,
         1, or a ``ValueError``. :func:`evaluate_run` and the ``skrank``
         command default to ``"zero"`` (trec_eval's rule), so on rows where
         some query has no relevant row their means differ from this
         function's by default; pass the same value to both to compare.
-    aggregate : {"mean", None}, default="mean"
-        ``"mean"``: the weighted mean over queries, a float. None: a
-        :class:`QueryValues` with one value per query.
+    {aggregate}
     compat : str, default=None
         A peer's conventions: ``"lightgbm"``, ``"xgboost"``, ``"catboost"``,
         ``"sklearn"``, ``"ranx"``, ``"torchmetrics"``, ``"trec_eval"`` or
@@ -95,13 +77,7 @@ def evaluate(
         may then also use the peer's own names (``"ndcg@10-"`` for
         XGBoost, ``"NDCG:top=5"`` for CatBoost), and a metric the peer
         lacks is a ``ValueError`` listing what it has.
-    score_dtype : {None, "float32"}, default=None
-        ``"float32"`` rounds the scores to float32 first, so scores equal in
-        float32 tie (as in XGBoost and torchmetrics).
-    retrieved : {"all", "positive"}, default="all"
-        ``"positive"``: a row scored <= 0 is not retrieved, so it is never a
-        hit but still counts among the relevant rows (torchmetrics' AP, MRR,
-        precision and recall).
+    {score_dtype, retrieved}
     **options : dict
         Options of the metric functions, such as ``gain="linear"``
         (:func:`ndcg_score`, :func:`dcg_score`), ``normalize="min"``

@@ -155,35 +155,13 @@ def bpref_score(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_rows,) or (n_queries, n_items)
-        Relevance of each row: binary (0/1) or graded (non-negative). A row
-        is relevant when ``y_true > 0``.
-    y_score : array-like of the same shape as ``y_true``
-        Score of each row; within a query, higher scores rank first.
+    {y_true, y_score}
     unjudged : array-like of bool of the same shape as ``y_true``, default=None
         True marks a row nobody judged (a document outside the judged pool,
         absent from the qrels); its ``y_true`` is ignored. None means every
         row is judged.
-    query_id : array-like of shape (n_rows,), default=None
-        Query of each row: ints, strings or any hashable ids, rows in any
-        order; a list, numpy array, or pandas or polars Series. None scores
-        all rows as ONE ranked list (1-D input, however many rows), or each
-        row as one ranking (2-D input, as in scikit-learn's ``ndcg_score``).
-    sample_weight : array-like, default=None
-        One weight per row (1-D input) or per ranking (2-D input). A query
-        weighs the mean of its rows' weights in the mean over queries.
-    ties : {"average", "input", "pessimistic", "optimistic"}, default="average"
-        ``"average"``: the exact expected value over all orders of rows with
-        equal scores. ``"input"``: rows with equal scores keep their input
-        order. ``"pessimistic"`` (``"optimistic"``): among equal scores the
-        lower (higher) ``y_true`` ranks first, CatBoost's rule.
-    no_relevant : {"skip", "zero", "one", "error"}, default="skip"
-        What a query with no relevant row scores: left out of the mean, 0,
-        1, or a ``ValueError``.
-    aggregate : {"mean", None}, default="mean"
-        ``"mean"``: the weighted mean over queries, a float. None: a
-        :class:`QueryValues` with one value per query.
-    {compat, score_dtype, retrieved}
+    {query_id, sample_weight, ties, no_relevant, aggregate, compat, score_dtype}
+    {retrieved}
 
     Returns
     -------
@@ -274,17 +252,11 @@ def rbp_score(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_rows,) or (n_queries, n_items)
-        Relevance of each row: binary (0/1) or graded (non-negative). A row
-        is relevant when ``y_true > 0``.
-    y_score : array-like of the same shape as ``y_true``
-        Score of each row; within a query, higher scores rank first.
+    {y_true, y_score}
     p : float, default=0.8
         Persistence: the probability that the user goes on from one rank to
         the next, in (0, 1). The expected depth viewed is 1 / (1 - p).
-    k : int, default=None
-        Cutoff: only the top ``k`` rows of each query count. None means the
-        whole list of each query.
+    {k}
     gain : {"binary", "linear"}, default="binary"
         What a row contributes: 1 when relevant (Moffat & Zobel's binary
         RBP), or ``y_true`` itself (graded RBP, as ranx's ``rbp``; use grades
@@ -297,26 +269,8 @@ def rbp_score(
         Also return the residual: the most the score could still rise if
         every unjudged row, and every row past the evaluated depth, were
         relevant.
-    query_id : array-like of shape (n_rows,), default=None
-        Query of each row: ints, strings or any hashable ids, rows in any
-        order; a list, numpy array, or pandas or polars Series. None scores
-        all rows as ONE ranked list (1-D input, however many rows), or each
-        row as one ranking (2-D input, as in scikit-learn's ``ndcg_score``).
-    sample_weight : array-like, default=None
-        One weight per row (1-D input) or per ranking (2-D input). A query
-        weighs the mean of its rows' weights in the mean over queries.
-    ties : {"average", "input", "pessimistic", "optimistic"}, default="average"
-        ``"average"``: the exact expected value over all orders of rows with
-        equal scores. ``"input"``: rows with equal scores keep their input
-        order. ``"pessimistic"`` (``"optimistic"``): among equal scores the
-        lower (higher) ``y_true`` ranks first, CatBoost's rule.
-    no_relevant : {"skip", "zero", "one", "error"}, default="skip"
-        What a query with no relevant row scores: left out of the mean, 0,
-        1, or a ``ValueError``.
-    aggregate : {"mean", None}, default="mean"
-        ``"mean"``: the weighted mean over queries, a float. None: a
-        :class:`QueryValues` with one value per query.
-    {compat, score_dtype, retrieved}
+    {query_id, sample_weight, ties, no_relevant, aggregate, compat, score_dtype}
+    {retrieved}
 
     Returns
     -------

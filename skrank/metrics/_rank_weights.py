@@ -32,16 +32,7 @@ def rank_decay_weights(y_score, *, decay=0.8, query_id=None, ties="average"):
         Weight ratio of consecutive ranks, in (0, 1]: the top row weighs 1,
         the second ``decay``, the third ``decay ** 2``. 1 gives every row
         weight 1.
-    query_id : array-like of shape (n_rows,), default=None
-        Query of each row: ints, strings or any hashable ids, rows in any
-        order; a list, numpy array, or pandas or polars Series. None scores
-        all rows as ONE ranked list (1-D input, however many rows), or each
-        row as one ranking (2-D input, as in scikit-learn's ``ndcg_score``).
-    ties : {"average", "input", "pessimistic", "optimistic"}, default="average"
-        ``"average"``: the exact expected value over all orders of rows with
-        equal scores. ``"input"``: rows with equal scores keep their input
-        order. ``"pessimistic"`` (``"optimistic"``): among equal scores the
-        lower (higher) ``y_true`` ranks first, CatBoost's rule.
+    {query_id, ties}
 
     Returns
     -------
@@ -139,38 +130,13 @@ def weighted_average_precision_score(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_rows,) or (n_queries, n_items)
-        Relevance of each row: binary (0/1) or graded (non-negative). A row
-        is relevant when ``y_true > 0``.
-    y_score : array-like of the same shape as ``y_true``
-        Score of each row; within a query, higher scores rank first.
+    {y_true, y_score}
     rank_weights : array-like of the same shape as ``y_true``
         Non-negative weight of each row inside its query, such as
         ``rank_decay_weights(y_score, decay=0.8, query_id=query_id)``. Only
         the weights of relevant rows are used.
-    k : int, default=None
-        Cutoff: only the top ``k`` rows of each query count. None means the
-        whole list of each query.
-    query_id : array-like of shape (n_rows,), default=None
-        Query of each row: ints, strings or any hashable ids, rows in any
-        order; a list, numpy array, or pandas or polars Series. None scores
-        all rows as ONE ranked list (1-D input, however many rows), or each
-        row as one ranking (2-D input, as in scikit-learn's ``ndcg_score``).
-    sample_weight : array-like, default=None
-        One weight per row (1-D input) or per ranking (2-D input). A query
-        weighs the mean of its rows' weights in the mean over queries.
-    ties : {"average", "input", "pessimistic", "optimistic"}, default="average"
-        ``"average"``: the exact expected value over all orders of rows with
-        equal scores. ``"input"``: rows with equal scores keep their input
-        order. ``"pessimistic"`` (``"optimistic"``): among equal scores the
-        lower (higher) ``y_true`` ranks first, CatBoost's rule.
-    no_relevant : {"skip", "zero", "one", "error"}, default="skip"
-        What a query with no relevant row scores: left out of the mean, 0,
-        1, or a ``ValueError``.
-    aggregate : {"mean", None}, default="mean"
-        ``"mean"``: the weighted mean over queries, a float. None: a
-        :class:`QueryValues` with one value per query.
-    {compat, score_dtype, retrieved}
+    {k, query_id, sample_weight, ties, no_relevant, aggregate, compat, score_dtype}
+    {retrieved}
 
     Returns
     -------

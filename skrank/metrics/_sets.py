@@ -40,34 +40,13 @@ def set_fbeta_score(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_rows,) or (n_queries, n_items)
-        Relevance of each row: binary (0/1) or graded (non-negative). A row
-        is relevant when ``y_true > 0``.
+    {y_true}
     y_pred : array-like of the same shape as ``y_true``
         1 for a row the system returns for its query, 0 otherwise (the
         ``predict`` output of a :class:`FAPCutoffClassifier`).
     beta : float, default=1.0
         Weight of recall relative to precision (``beta=1``: F1).
-    query_id : array-like of shape (n_rows,), default=None
-        Query of each row: ints, strings or any hashable ids, rows in any
-        order; a list, numpy array, or pandas or polars Series. None scores
-        all rows as ONE ranked list (1-D input, however many rows), or each
-        row as one ranking (2-D input, as in scikit-learn's ``ndcg_score``).
-    sample_weight : array-like, default=None
-        One weight per row (1-D input) or per ranking (2-D input). A query
-        weighs the mean of its rows' weights in the mean over queries.
-    no_relevant : {"skip", "zero", "one", "error"}, default="skip"
-        What a query with no relevant row scores: left out of the mean, 0,
-        1, or a ``ValueError``.
-    aggregate : {"mean", None}, default="mean"
-        ``"mean"``: the weighted mean over queries, a float. None: a
-        :class:`QueryValues` with one value per query.
-    compat : str, default=None
-        A peer's conventions: ``"lightgbm"``, ``"xgboost"``, ``"catboost"``,
-        ``"sklearn"``, ``"ranx"``, ``"torchmetrics"``, ``"trec_eval"`` or
-        ``"spark"`` (see :func:`describe_convention`). The preset's options
-        become this call's defaults; options given explicitly win. A
-        ``ValueError`` lists the peer's metrics when it lacks this one.
+    {query_id, sample_weight, no_relevant, aggregate, compat}
 
     Returns
     -------

@@ -374,11 +374,7 @@ def compare(
         their query-id index (every frame must hold the same queries; the
         metrics, ``ties`` and ``no_relevant`` are those the frames were
         computed with, and only their per-query values reach the client).
-    query_id : array-like of shape (n_rows,), default=None
-        Query of each row: ints, strings or any hashable ids, rows in any
-        order; a list, numpy array, or pandas or polars Series. None scores
-        all rows as ONE ranked list (1-D input, however many rows), or each
-        row as one ranking (2-D input, as in scikit-learn's ``ndcg_score``).
+    {query_id}
     metrics : str or list of str, default=("ndcg@10", "map")
         Metric names, as for :func:`evaluate`.
     baseline : str, default=None
@@ -394,9 +390,7 @@ def compare(
         ``"average"``: the exact expected value over all orders of rows with
         equal scores. ``"input"``: rows with equal scores keep their input
         order.
-    no_relevant : {"skip", "zero", "one", "error"}, default="skip"
-        What a query with no relevant row scores: left out of the mean, 0,
-        1, or a ``ValueError``.
+    {no_relevant}
     random_state : int, RandomState instance or None, default=None
         Seeds the bootstrap and the randomisation test; an int makes the
         result reproducible.

@@ -741,11 +741,7 @@ def evaluate_by(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_rows,) or (n_queries, n_items)
-        Relevance of each row: binary (0/1) or graded (non-negative). A row
-        is relevant when ``y_true > 0``.
-    y_score : array-like of the same shape as ``y_true``
-        Score of each row; within a query, higher scores rank first.
+    {y_true, y_score}
     by : array-like of shape (n_rows,), list or dict of array-likes, or DataFrame
         The segment of each row (of each ranking for 2-D input): one
         array-like, or several (a list of them, a dict ``{name: values}``,
@@ -753,11 +749,7 @@ def evaluate_by(
         The names label the columns of ``to_frame()`` (a Series' name, else
         ``"segment"``, or ``"segment_0"``, ... for a list). A segment is a
         property of a query: every row of a query must be in the same one.
-    query_id : array-like of shape (n_rows,), default=None
-        Query of each row: ints, strings or any hashable ids, rows in any
-        order; a list, numpy array, or pandas or polars Series. None scores
-        all rows as ONE ranked list (1-D input, however many rows), or each
-        row as one ranking (2-D input, as in scikit-learn's ``ndcg_score``).
+    {query_id}
     metrics : str or list of str, default=None
         Metric names, as for :func:`evaluate`; None takes :func:`evaluate`'s
         default metrics.
@@ -770,9 +762,7 @@ def evaluate_by(
         ``scipy.stats.bootstrap``.
     random_state : int, RandomState instance or None, default=None
         Seeds the resamples; an int makes the result reproducible.
-    sample_weight : array-like, default=None
-        One weight per row (1-D input) or per ranking (2-D input). A query
-        weighs the mean of its rows' weights in the mean over queries.
+    {sample_weight}
     min_queries : int, default=2
         A segment needs this many queries with a value of a metric for an
         interval; below it the interval is nan and the note says why.

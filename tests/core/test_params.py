@@ -110,3 +110,65 @@ def test_checked_values_replace_the_given_ones():
     # k far beyond int64 means the whole list, as any large k
     assert skrank.ndcg_score(Y, S, query_id=Q, k=2**70) == skrank.ndcg_score(
         Y, S, query_id=Q)
+
+
+# ------------------------------------------------ shared parameter docs --
+
+@pytest.mark.parametrize("name, func", list(_public_functions().items()))
+def test_no_docstring_keeps_a_shared_documentation_line(name, func):
+    # every "{query_id, ...}" line became the parameters' documentation
+    import re
+
+    assert not re.search(r"^\s*\{\w+(, \w+)*\}$", func.__doc__, re.MULTILINE)
+
+
+def test_every_shared_parameter_is_documented_where_a_function_takes_it():
+    from skrank._core._params import SHARED_DOCS
+
+    func = skrank.precision_at_k_score
+    for parameter in inspect.signature(func).parameters:
+        if parameter in SHARED_DOCS:
+            assert SHARED_DOCS[parameter].replace("\n", "\n    ").rstrip(" ") in func.__doc__
+
+
+def _documented(doc):
+    """A function taking query_id and sample_weight, with docstring ``doc``."""
+    from skrank._core._params import write_shared_docs
+
+    def func(y_true, y_score, *, query_id=None, sample_weight=None):
+        pass
+
+    func.__doc__ = doc
+    write_shared_docs(func)
+    return func.__doc__
+
+
+def test_shared_docs_follow_the_line_indentation_python_313_strips_it_too():
+    # Python 3.13 removes the docstring's common indentation at compile time
+    import textwrap
+
+    from skrank._core._params import SHARED_DOCS
+
+    indented = "Title.\n\n    Parameters\n    ----------\n    {query_id}\n    x : int\n"
+    expected = ("Title.\n\n    Parameters\n    ----------\n"
+                + textwrap.indent(SHARED_DOCS["query_id"], "    ") + "    x : int\n")
+    assert _documented(indented) == expected
+    stripped = "Title.\n\nParameters\n----------\n{query_id, sample_weight}\nx : int\n"
+    assert _documented(stripped) == (
+        "Title.\n\nParameters\n----------\n" + SHARED_DOCS["query_id"]
+        + SHARED_DOCS["sample_weight"] + "x : int\n")
+
+
+@pytest.mark.parametrize("line, message", [
+    ("{k}", "'k'"),  # shared, but not a parameter of this function
+    ("{query_idd}", "'query_idd'"),  # no shared documentation
+])
+def test_a_shared_documentation_line_that_cannot_be_written_is_refused(line, message):
+    with pytest.raises(TypeError, match=message):
+        _documented(f"Title.\n\n    Parameters\n    ----------\n    {line}\n")
+
+
+def test_other_braces_are_left_alone():
+    doc = ('Title.\n\n    ties : {"average", "input"}\n    >>> {"map": 1.0}\n'
+           "    {'a': 1}\n")
+    assert _documented(doc) == doc
