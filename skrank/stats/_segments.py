@@ -100,7 +100,13 @@ def _check_missing(name, values):
 
 
 def _codes(array):
-    """(codes, sorted labels) of one segment column."""
+    """(codes, sorted labels) of one segment column; every label is some value's."""
+    if array.dtype.kind in "iu" and array.shape[0]:
+        low, high = int(array.min()), int(array.max())
+        if high - low <= 4 * array.shape[0] + 1024:  # few distinct values: no sort
+            present = np.bincount(array - low, minlength=high - low + 1) > 0
+            labels = (np.flatnonzero(present) + low).astype(array.dtype)
+            return (np.cumsum(present) - 1)[array - low], labels
     try:
         labels, codes = np.unique(array, return_inverse=True)
     except TypeError:  # values of unorderable types: order by type, then text
@@ -139,13 +145,17 @@ def segments_of_queries(columns, row_query, n_queries, query_ids):
         code, label = _codes(per_query)
         codes.append(code)
         labels.append(label)
-    dims = [max(len(lab), 1) for lab in labels]
-    combined = np.ravel_multi_index(codes, dims) if len(codes) > 1 else codes[0]
-    present, segment = np.unique(combined, return_inverse=True)
-    parts = np.unravel_index(present, dims) if len(codes) > 1 else (present,)
+    if len(codes) == 1:  # one column: its codes are the segments already
+        segment = codes[0]
+        parts = (np.arange(len(labels[0])),)
+    else:  # the intersections that occur
+        dims = [max(len(lab), 1) for lab in labels]
+        present, segment = np.unique(np.ravel_multi_index(codes, dims),
+                                     return_inverse=True)
+        parts = np.unravel_index(present, dims)
     keys = [
         tuple(_plain(labels[j][parts[j][s]]) for j in range(len(codes)))
-        for s in range(present.shape[0])
+        for s in range(parts[0].shape[0])
     ]
     return segment.reshape(-1).astype(np.int64), keys
 

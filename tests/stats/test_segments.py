@@ -457,3 +457,36 @@ def test_by_as_a_dict_or_a_polars_series_names_the_columns():
                               by=series, metrics=["mrr"], confidence_level=None)
     assert from_polars.by == ("device",)
     assert from_polars.segments == [("desktop",), ("mobile",), ("tablet",)]
+
+
+@pytest.mark.parametrize("values", [
+    np.array([7, -3, 7, 2, 2, -3, 11]),  # few distinct integers: counted
+    np.array([5, 5, 5], dtype=np.uint8),
+    np.array([2**62, -(2**62), 0, 2**62]),  # a wide range: sorted
+    np.array([3, 2**64 - 1, 3], dtype=np.uint64),
+    np.array([0.5, -1.0, 0.5]),
+    np.array(["b", "a", "b", "c"]),
+])
+def test_segment_codes_are_the_sorted_distinct_values(values):
+    from skrank.stats._segments import _codes
+
+    codes, labels = _codes(values)
+    expected_labels, expected_codes = np.unique(values, return_inverse=True)
+    assert labels.dtype == expected_labels.dtype
+    np.testing.assert_array_equal(labels, expected_labels)
+    np.testing.assert_array_equal(codes, expected_codes.reshape(-1))
+    np.testing.assert_array_equal(labels[codes], values)
+
+
+def test_integer_and_text_segments_give_the_same_result():
+    # the counting path for small integers against the sorting path for text
+    rng = np.random.default_rng(3)
+    q = np.repeat(np.arange(60), 4)
+    y = rng.integers(0, 2, q.shape[0])
+    s = rng.random(q.shape[0])
+    segment = (q * 7) % 5 - 2
+    as_int = evaluate_by(y, s, by=segment, query_id=q, random_state=0)
+    as_text = evaluate_by(y, s, by=segment.astype(str), query_id=q, random_state=0)
+    assert [k[0] for k in as_int.segments] == [-2, -1, 0, 1, 2]
+    np.testing.assert_array_equal(as_int.value, as_text.value[[1, 0, 2, 3, 4]])
+    np.testing.assert_array_equal(as_int.n_queries, as_text.n_queries[[1, 0, 2, 3, 4]])
