@@ -204,9 +204,13 @@ class _Panel:
             size = min(self.chunk, end - done)
             picks = _uniform_draws(rng, self.n, self.threshold, self.bits, size,
                                    workspace)
-            bins = np.add(picks, self.offset[:size], out=picks).reshape(-1)
+            bins = np.add(picks, self.offset[:size], out=picks)
+            # counted from platform integers: ufunc.at takes its fast path
+            # for them only (about 0.3 ns a draw less than from uint32)
+            index = workspace.get("index", bins.shape, np.intp)
+            np.copyto(index, bins, casting="unsafe")  # every cell index fits
             cells = workspace.get("cells", (size * self.padded,), np.float64)
-            _count(cells, bins)
+            _count(cells, index.reshape(-1))
             # (block, resample, column), then summed over each stratum's blocks
             sums = np.matmul(cells.reshape(size, -1, self.width).transpose(1, 0, 2),
                              blocks[self.b0:self.b1])
