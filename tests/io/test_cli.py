@@ -192,3 +192,12 @@ def test_the_command_uses_the_system_allocator_and_main_leaves_it_alone(files):
     root, _, _ = files
     assert _pool_after(root, "run()") == "system"
     assert _pool_after(root, "main(sys.argv[1:])") == pa.default_memory_pool().backend_name
+
+
+def test_the_console_script_enters_through_the_bytecode_keeping_entry_point():
+    from importlib.metadata import entry_points
+
+    import skrank.__main__
+
+    (script,) = entry_points(group="console_scripts", name="skrank")
+    assert script.load() is skrank.__main__.main
