@@ -1,11 +1,14 @@
 """The TREC readers: formats, gzip, errors naming file and line, the fallbacks."""
 
 import gzip
+import sys
 
 import pytest
 
 from skrank import read_qrels, read_run
 from skrank.io import _read
+
+from .._needs import needs
 
 
 def test_read_run_whitespace_and_gzip(tmp_path):
@@ -91,3 +94,28 @@ def test_without_pandas_the_error_names_the_install_that_works(tmp_path, monkeyp
     with pytest.raises(ImportError,
                        match=r"read_qrels\(\) needs pandas.*`pip install pandas`"):
         read_qrels(str(path))
+
+
+@pytest.mark.parametrize("private_module", [True, False])
+def test_arrow_kernels_with_or_without_pyarrows_private_compute_module(
+        private_module, monkeypatch):
+    # the command calls pyarrow's kernels without importing pyarrow.compute;
+    # a pyarrow whose private module lacks them falls back to the public one
+    import types
+
+    pa = needs("pyarrow")
+    from skrank.io._read import arrow_call, arrow_options
+
+    if not private_module:
+        import pyarrow.compute  # noqa: F401 - loaded before its private part is hidden
+
+        monkeypatch.setitem(sys.modules, "pyarrow._compute",
+                            types.ModuleType("pyarrow._compute"))
+    docs = pa.array(["b", "a", "zz", "a"])
+    index = arrow_call("index_in", docs, options=arrow_options(
+        "SetLookupOptions", value_set=pa.array(["a", "zz"])))
+    assert index.to_pylist() == [None, 0, 1, 0]
+    padded = arrow_call("utf8_rpad", docs, options=arrow_options(
+        "PadOptions", width=3, padding="\x00"))
+    assert padded.to_pylist() == ["b\x00\x00", "a\x00\x00", "zz\x00", "a\x00\x00"]
+    assert arrow_call("take", docs, pa.array([2, 0])).to_pylist() == ["zz", "b"]
