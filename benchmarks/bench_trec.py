@@ -8,8 +8,8 @@ the ratios come from one run. trec_eval's binary is used when one is given
 fastest time and its peak resident memory (``/usr/bin/time``'s maximum RSS,
 or the child's ``ru_maxrss``) are reported; ``skrank evaluate``, with and
 without ``--stream``, and trec_eval also run on the same lines grouped by
-query (as most run files are). Results are appended to
-benchmarks/RESULTS.md.
+query, and sorted by query and rank (as systems write run files). Results
+are appended to benchmarks/RESULTS.md.
 
     python benchmarks/bench_trec.py [--lines 2000000] [--queries 2000] [--rounds 5]
 """
@@ -136,6 +136,18 @@ def main():
         lines.sort(key=lambda line: line.split(" ", 1)[0])  # stable: by query only
         target.writelines(lines)
         del lines
+    # as systems write runs: by query, then by rank (score descending), with
+    # the rank field filled in
+    ranked = root / "run_ranked.txt"
+    with open(grouped) as source, open(ranked, "w") as target:
+        fields = [line.split() for line in source]
+        fields.sort(key=lambda f: (f[0], -float(f[4])))
+        rank, previous = 0, None
+        for f in fields:
+            rank = rank + 1 if f[0] == previous else 1
+            previous = f[0]
+            target.write(f"{f[0]} {f[1]} {f[2]} {rank} {f[4]} {f[5]}\n")
+        del fields
     measures = sum((["-m", m] for m in MEASURES), [])
     skrank = [sys.executable, "-m", "skrank", "evaluate", str(qrels), str(run),
               *measures, "--compat", "trec_eval", "--format", "trec"]
@@ -150,6 +162,10 @@ def main():
     if binary:
         commands["trec_eval (C binary, grouped run)"] = [
             binary, *sum((["-m", m] for m in BINARY_MEASURES), []), str(qrels), str(grouped)]
+    commands["skrank evaluate (ranked run)"] = [*skrank[:5], str(ranked), *skrank[6:]]
+    if binary:
+        commands["trec_eval (C binary, ranked run)"] = [
+            binary, *sum((["-m", m] for m in BINARY_MEASURES), []), str(qrels), str(ranked)]
     reader = "trec_eval's run reader alone (C, lower bound for the binary)"
     commands[reader] = [sys.executable, "-c", TREC_READER, str(qrels), str(run)]
     for name, script in (("pytrec_eval", PYTREC), ("ranx", RANX)):
@@ -199,6 +215,21 @@ def main():
         peak = peaks.get(name)
         lines.append(f"| {name} | {median:.2f} | {seconds:.2f} | {median / base:.2f} | "
                      + ("—" if peak is None else f"{peak:.0f}") + " |")
+    if binary:  # the issue's two ratios, per layout of the run file
+        lines += ["", "| run file | trec_eval / skrank, median time | skrank / trec_eval, "
+                  "peak memory |", "|---|---|---|"]
+        for layout, mine, theirs in (
+            ("shuffled", "skrank evaluate", "trec_eval (C binary)"),
+            ("grouped by query", "skrank evaluate (grouped run)",
+             "trec_eval (C binary, grouped run)"),
+            ("by query and rank", "skrank evaluate (ranked run)",
+             "trec_eval (C binary, ranked run)"),
+        ):
+            if mine in times and theirs in times:
+                ratio = float(np.median(times[theirs]) / np.median(times[mine]))
+                memory = (peaks[mine] / peaks[theirs] if peaks.get(mine) and peaks.get(theirs)
+                          else float("nan"))
+                lines.append(f"| {layout} | {ratio:.2f}x | {memory:.2f}x |")
     if not binary:
         lines.append("")
         lines.append("No trec_eval binary was given (TREC_EVAL=...); pytrec_eval runs "
