@@ -256,7 +256,9 @@ def evaluate(
         ``df.repartition("qid")``); True is the caller's promise (a query
         split over partitions would be scored as several queries).
         Metric options as for :func:`skrank.evaluate`: ``gain``,
-        ``normalize``, ``beta``, ``p``.
+        ``normalize``, ``beta``, ``p``. ``compat``, ``score_dtype`` and
+        ``retrieved`` are :func:`skrank.evaluate`'s only (a ``ValueError``
+        here): give a preset's options themselves.
 
     Returns
     -------
@@ -321,6 +323,14 @@ def evaluate(
         raise ValueError(
             f"`df` must be a pyspark.sql.DataFrame, got {_describe(df)}; for "
             "in-memory data use skrank.evaluate."
+        )
+    in_memory_only = sorted(options.keys() & {"compat", "score_dtype", "retrieved"})
+    if in_memory_only:
+        raise ValueError(
+            f"skrank.spark.evaluate does not take {', '.join(in_memory_only)}: a peer's "
+            "preset and its score conversions run in skrank.evaluate only. Pass "
+            "the preset's options themselves (ties=, no_relevant=, gain=, ...), "
+            "as skrank.describe_convention(name) lists them."
         )
     ties = options.pop("ties", "average")
     no_relevant = options.pop("no_relevant", "skip")

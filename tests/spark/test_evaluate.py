@@ -208,6 +208,10 @@ def test_argument_errors(spark):
         skrank.spark.evaluate(df, per_query="yes")
     with pytest.raises(ValueError, match="No requested metric takes"):
         skrank.spark.evaluate(df, metrics=["map"], gain="linear")
+    with pytest.raises(ValueError, match="does not take compat: a peer's preset"):
+        skrank.spark.evaluate(df, metrics=["ndcg@10"], compat="lightgbm")
+    with pytest.raises(ValueError, match="does not take retrieved, score_dtype"):
+        skrank.spark.evaluate(df, score_dtype="float32", retrieved="positive")
 
 
 def test_missing_pyspark_names_the_extra(monkeypatch):
