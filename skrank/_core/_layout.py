@@ -379,6 +379,25 @@ def _tie_breaker(relevance, ties):
     return None
 
 
+def sort_runs(order, same, key):
+    """Re-sort, in place, each run of equal neighbours in ``order`` by a second key.
+
+    ``same`` holds the positions ``i`` (ascending) where position ``i + 1``
+    belongs to the run of position ``i``; ``key(positions)`` gives those
+    positions' second key, ascending. The sort is stable: positions of
+    equal keys keep their places, and positions outside any run never move.
+    """
+    if same.shape[0] == 0:
+        return
+    equal_previous = np.zeros(order.shape[0], dtype=bool)
+    equal_previous[same + 1] = True
+    in_run = equal_previous.copy()
+    in_run[same] = True
+    positions = np.flatnonzero(in_run)
+    run = np.cumsum(~equal_previous[positions])
+    order[positions] = order[positions[np.lexsort((key(positions), run))]]
+
+
 def _canonical_tie_order(order, relevance, row_weight, block_start):
     """Rows of each tie block in an order of their values alone.
 
@@ -426,14 +445,7 @@ def _canonical_tie_order(order, relevance, row_weight, block_start):
             # rows of one block with equal weights: by relevance
             b, w = block[local], weight[local]
             same = np.flatnonzero((b[1:] == b[:-1]) & (w[1:] == w[:-1]))
-            if same.shape[0]:
-                in_run = np.zeros(local.shape[0], dtype=bool)
-                in_run[same] = in_run[same + 1] = True
-                where = np.flatnonzero(in_run)
-                new_run = np.ones(where.shape[0], dtype=bool)
-                new_run[1:] = ~np.isin(where[1:] - 1, same) | (where[1:] != where[:-1] + 1)
-                run = np.cumsum(new_run)
-                local[where] = local[where[np.lexsort((-value[local[where]], run))]]
+            sort_runs(local, same, lambda where: -value[local[where]])
     if local is None:  # ids or values that don't pack: three stable sorts
         keys = (-value, block) if weight is None else (-value, -weight, block)
         local = np.lexsort(keys)

@@ -7,7 +7,7 @@ import numpy as np
 
 from .._core._aggregate import QueryValues
 from .._core._factorize import hash_words
-from .._core._layout import RankedQueries, _packed_order, rank_queries
+from .._core._layout import RankedQueries, _packed_order, rank_queries, sort_runs
 from .._core._params import check_params
 from ._measures import parse_trec_measure
 from ._read import (
@@ -373,17 +373,8 @@ def _trec_order(query, score, doc_strings):
     q = query[order]
     s = score[order]
     tied = np.flatnonzero((q[1:] == q[:-1]) & (s[1:] == s[:-1]))
-    if tied.shape[0]:
-        in_tie = np.zeros(order.shape[0], dtype=bool)
-        in_tie[tied] = True
-        in_tie[tied + 1] = True
-        rows = np.flatnonzero(in_tie)
-        start = np.ones(rows.shape[0], dtype=bool)
-        start[1:] = ~np.isin(rows[1:] - 1, tied) | (rows[1:] != rows[:-1] + 1)
-        run_id = np.cumsum(start)
-        doc_rank = _sorted_label_rank(doc_strings(order[rows]))
-        fixed = rows[np.lexsort((-doc_rank, run_id))]
-        order[rows] = order[fixed]
+    # each run of tied rows by document id, descending
+    sort_runs(order, tied, lambda rows: -_sorted_label_rank(doc_strings(order[rows])))
     return order, q, s
 
 

@@ -74,33 +74,31 @@ class _Table:
         return arrow_call("take", self.doc_array, index)
 
 
-def arrow_call(name, *args, options=None):
-    """pyarrow's compute function ``name`` on ``args``, without importing pyarrow.compute.
+def _compute_name(name):
+    """``name`` (``call_function``, an options class) from pyarrow's compute layer.
 
-    That module builds a Python wrapper and a docstring for each of its
-    ~300 functions when imported (about 30 ms of the command's start, and
-    array methods such as ``take`` or ``dictionary_encode`` import it);
-    ``call_function`` runs the same kernels. The options classes come from
-    :func:`arrow_options`.
+    Taken from the compiled ``pyarrow._compute``, not ``pyarrow.compute``:
+    that module builds a Python wrapper and a docstring for each of its ~300
+    functions when imported (about 30 ms of the command's start, and array
+    methods such as ``take`` or ``dictionary_encode`` import it). A pyarrow
+    that moved the name gets it from the public module.
     """
+    from importlib import import_module
+
     try:
-        from pyarrow._compute import call_function
-    except ImportError:  # a pyarrow that moved it: the public module has it
-        from pyarrow.compute import call_function
-    return call_function(name, list(args), options)
+        return getattr(import_module("pyarrow._compute"), name)
+    except (ImportError, AttributeError):
+        return getattr(import_module("pyarrow.compute"), name)
+
+
+def arrow_call(name, *args, options=None):
+    """pyarrow's compute function ``name`` on ``args`` (see :func:`_compute_name`)."""
+    return _compute_name("call_function")(name, list(args), options)
 
 
 def arrow_options(name, **kwargs):
     """An options object of pyarrow's compute functions (``"SetLookupOptions"``, ...)."""
-    try:
-        import pyarrow._compute as compute
-
-        cls = getattr(compute, name)
-    except (ImportError, AttributeError):
-        import pyarrow.compute as compute
-
-        cls = getattr(compute, name)
-    return cls(**kwargs)
+    return _compute_name(name)(**kwargs)
 
 
 def _is_gzip(path):

@@ -28,6 +28,7 @@ from .._core._aggregate import (
 )
 from .._core._layout import TIES
 from .._core._optional import import_optional
+from .._core._presets import SCORE_OPTIONS
 from .._core._validation import check_bool, check_option, _describe
 from ..metrics._evaluate import _options_by_metric, metric_names, split_options
 from ..metrics._plan import EMPTY_PARTIAL, ROW, PartitionPlan
@@ -324,7 +325,7 @@ def evaluate(
             f"`df` must be a pyspark.sql.DataFrame, got {_describe(df)}; for "
             "in-memory data use skrank.evaluate."
         )
-    in_memory_only = sorted(options.keys() & {"compat", "score_dtype", "retrieved"})
+    in_memory_only = sorted(options.keys() & {"compat", *SCORE_OPTIONS})
     if in_memory_only:
         raise ValueError(
             f"skrank.spark.evaluate does not take {', '.join(in_memory_only)}: a peer's "
