@@ -8,7 +8,7 @@ drawn queries, per resample and stratum.
 
 There is no Python loop over resamples or strata. Consecutive strata are
 grouped into panels of about ``_PANEL_QUERIES`` queries; for a panel, the
-draws of a chunk of resamples become counts with one ``np.add.at``, and
+draws of a chunk of resamples become counts with one ``np.bincount``, and
 the counts become sums with one batched matrix product. A chunk holds as
 many resamples as keep its counts in the processor's cache, so a panel's
 per-query columns are read once per chunk of many resamples rather than
@@ -18,6 +18,7 @@ threads where the machine has the cores (numpy releases the GIL in all of
 this work); the draws never depend on the number of threads.
 """
 
+import math
 import os
 from concurrent.futures import ThreadPoolExecutor
 
@@ -58,14 +59,25 @@ class _Workspace:
 
     def __init__(self):
         self._bytes = {}
+        self._views = {}
 
     def get(self, name, shape, dtype):
-        """An uninitialised array of ``shape`` and ``dtype`` over buffer ``name``."""
-        size = int(np.prod(shape)) * np.dtype(dtype).itemsize
-        buffer = self._bytes.get(name)
-        if buffer is None or buffer.shape[0] < size:
-            buffer = self._bytes[name] = np.empty(size, dtype=np.uint8)
-        return buffer[:size].view(dtype).reshape(shape)
+        """An uninitialised array of ``shape`` and ``dtype`` over buffer ``name``.
+
+        The views are kept: a chunk asks for the same shapes as the chunk
+        before it, and a dictionary lookup costs less than making a view.
+        """
+        key = (name, shape, dtype)
+        view = self._views.get(key)
+        if view is None:
+            size = math.prod(shape) * np.dtype(dtype).itemsize
+            buffer = self._bytes.get(name)
+            if buffer is None or buffer.shape[0] < size:
+                buffer = self._bytes[name] = np.empty(size, dtype=np.uint8)
+                # the views over the buffer this one replaces are dropped
+                self._views = {k: v for k, v in self._views.items() if k[0] != name}
+            view = self._views[key] = buffer[:size].view(dtype).reshape(shape)
+        return view
 
 
 def _uniform_draws(rng, n, threshold, bits, rows, workspace):
@@ -205,8 +217,8 @@ class _Panel:
             picks = _uniform_draws(rng, self.n, self.threshold, self.bits, size,
                                    workspace)
             bins = np.add(picks, self.offset[:size], out=picks)
-            # counted from platform integers: ufunc.at takes its fast path
-            # for them only (about 0.3 ns a draw less than from uint32)
+            # counted from platform integers, which bincount would otherwise
+            # make in a copy of its own
             index = workspace.get("index", bins.shape, np.intp)
             np.copyto(index, bins, casting="unsafe")  # every cell index fits
             cells = workspace.get("cells", (size * self.padded,), np.float64)
@@ -219,12 +231,10 @@ class _Panel:
             ).transpose(1, 0, 2)
 
 
-if np.lib.NumpyVersion(np.__version__) >= "1.25.0":
-    def _count(cells, bins):
-        """``cells[i]``: how many ``bins`` equal ``i``, as floats, in place."""
-        cells.fill(0.0)
-        np.add.at(cells, bins, 1.0)
-else:  # before numpy 1.25, ufunc.at is many times slower than bincount
-    def _count(cells, bins):
-        """``cells[i]``: how many ``bins`` equal ``i``, as floats, in place."""
-        cells[...] = np.bincount(bins, minlength=cells.shape[0])
+def _count(cells, bins):
+    """``cells[i]``: how many ``bins`` equal ``i``, as floats, in place.
+
+    ``np.bincount`` counts without the GIL, so the other streams' threads
+    go on meanwhile; ``np.add.at`` (as fast on one thread) holds it.
+    """
+    cells[...] = np.bincount(bins, minlength=cells.shape[0])

@@ -261,6 +261,23 @@ def test_resampling_draws_each_stratum_uniformly_and_apart(bits):
     assert sums[:, 1, 2].var() == pytest.approx(4 * np.var([2, 3, 4, 5]), rel=0.1)
 
 
+def test_workspace_reuses_its_views_and_drops_them_when_a_buffer_grows():
+    workspace = _Workspace()
+    small = workspace.get("a", (2, 3), np.float64)
+    assert small.shape == (2, 3) and small.dtype == np.float64
+    assert workspace.get("a", (2, 3), np.float64) is small
+    # another shape over the same buffer, and another buffer apart from it
+    assert np.shares_memory(workspace.get("a", (6,), np.uint8), small)
+    other = workspace.get("b", (2, 3), np.float64)
+    assert not np.shares_memory(other, small)
+    # a larger request replaces buffer "a": no view over the old one remains
+    large = workspace.get("a", (10, 10), np.float64)
+    again = workspace.get("a", (2, 3), np.float64)
+    assert again is not small and np.shares_memory(again, large)
+    assert not np.shares_memory(again, small)
+    assert workspace.get("b", (2, 3), np.float64) is other
+
+
 def test_resampling_does_not_depend_on_threads_and_large_strata_draw_32_bits(monkeypatch):
     # strata of 70000 (> 2**16: 32-bit draws) and of 5 and 3 queries
     rng = np.random.default_rng(3)
