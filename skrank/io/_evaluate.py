@@ -265,11 +265,20 @@ def _first_duplicate_arrow(query, docs):
     ordered = np.sort(mixed)  # (numpy's hashing unique is slower here)
     if not (ordered[1:] == ordered[:-1]).any():
         return -1
+    del ordered
     order = np.argsort(mixed, kind="stable")
     same = np.flatnonzero(mixed[order][1:] == mixed[order][:-1])
-    a, b = order[same], order[same + 1]
-    equal = (query[a] == query[b]) & (words[a] == words[b]).all(axis=1)
-    return int(np.maximum(a, b)[equal].min()) if equal.any() else -1
+    # the rows of a repeated hash (few), by (hash, query, id): equal rows
+    # become neighbours even where other ids share their hash
+    in_run = np.zeros(order.shape[0], dtype=bool)
+    in_run[same] = in_run[same + 1] = True
+    group = order[in_run]
+    keys = [words[group, j] for j in range(words.shape[1] - 1, -1, -1)]
+    group = group[np.lexsort(keys + [query[group], mixed[group]])]
+    a, b = group[:-1], group[1:]
+    equal = ((mixed[a] == mixed[b]) & (query[a] == query[b])
+             & (words[a] == words[b]).all(axis=1))
+    return int(b[equal].min()) if equal.any() else -1
 
 
 def _check_duplicates(table, kind):

@@ -238,6 +238,39 @@ def test_duplicates_found_among_ids_of_mixed_lengths_and_scripts(tmp_path):
         evaluate_run(str(qrels), str(run), ["map"])
 
 
+@pytest.mark.parametrize("weak_hash", [False, True])
+def test_first_duplicate_equals_a_brute_force_search(monkeypatch, weak_hash):
+    pa = needs("pyarrow")
+    from skrank.io import _evaluate
+
+    rng = np.random.default_rng(3)
+    n = 20000
+    query = rng.integers(0, 50, n)
+    ids = [f"d{v}" for v in rng.integers(0, 10**9, n)]
+    if weak_hash:  # few distinct hashes: slots and hashes collide all the time
+        monkeypatch.setattr(_evaluate, "hash_words", lambda words, seed: (
+            (seed.astype(np.uint64) % np.uint64(7)) << np.uint64(61)))
+    docs = pa.array(ids, type=pa.string())
+    assert _evaluate._first_duplicate_arrow(query, docs) == -1
+    for first, later in [(17, 19000), (5, 6), (12000, 12001)]:
+        repeated = list(ids)
+        repeated[later] = repeated[first]
+        q = query.copy()
+        q[later] = q[first]
+        seen, expected = set(), -1
+        for row, key in enumerate(zip(q.tolist(), repeated)):
+            if key in seen:
+                expected = row
+                break
+            seen.add(key)
+        assert expected == later
+        got = _evaluate._first_duplicate_arrow(q, pa.array(repeated, type=pa.string()))
+        assert got == expected
+        # the same id in another query is no duplicate
+        q[later] = q[first] + 1
+        assert _evaluate._first_duplicate_arrow(q, pa.array(repeated, type=pa.string())) == -1
+
+
 def test_no_negative_zero_in_per_query_values(tmp_path):
     # hit rate is 1 - (a probability of no hit): a query without a hit in
     # the top k came out as -0.0 and printed "-0.0000" where trec_eval
