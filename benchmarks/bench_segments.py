@@ -12,7 +12,8 @@ Both run in one process, taking turns, ``--repeats`` times; the minimum of
 each is reported with the ratio (goal: at most 3x evaluate), of wall-clock
 and of CPU time (the steadier of the two on a shared machine). evaluate_by's
 time is also split: its one evaluate(aggregate=None) call, the segment
-bookkeeping, and the resampling (skrank.stats._resample).
+bookkeeping, and the resampling left after evaluate (``Resampler.sums``: the
+draws not counted ahead on another core while evaluate ran, and the sums).
 """
 
 import argparse
@@ -49,17 +50,15 @@ def main():
                                                    args.segments)
 
     resample_time = []
-    original = _resample.stratified_resample_sums
+    original = _resample.Resampler.sums
 
-    def timed(*a, **k):
+    def timed(self, columns):
         start = time.perf_counter()
-        out = original(*a, **k)
+        out = original(self, columns)
         resample_time.append(time.perf_counter() - start)
         return out
 
-    _resample.stratified_resample_sums = timed
-    import skrank.stats._segments as segments_module
-    segments_module.stratified_resample_sums = timed
+    _resample.Resampler.sums = timed
 
     calls = {
         "evaluate": lambda: skrank.evaluate(y_true, y_score, query_id=query_id),

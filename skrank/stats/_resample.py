@@ -16,6 +16,13 @@ once per resample. The resamples are split into ``_STREAMS`` fixed
 streams, each with its own generator seeded from the caller's, which run on
 threads where the machine has the cores (numpy releases the GIL in all of
 this work); the draws never depend on the number of threads.
+
+The draws need only the strata's sizes, not the columns: a
+:class:`Resampler` can count the first chunks of draws in the background
+(:meth:`Resampler.count_ahead`, which :func:`skrank.evaluate_by` runs while
+:func:`skrank.evaluate` computes the per-query values), and
+:meth:`Resampler.sums` counts the rest from where it stopped, giving the
+same sums bit for bit.
 """
 
 import math
@@ -130,54 +137,133 @@ def stratified_resample_sums(columns, sizes, n_resamples, rng):
         ``sums[b, s]``: the column sums over the ``sizes[s]`` queries of
         stratum ``s`` drawn with replacement in resample ``b``.
     """
-    columns = np.asarray(columns, dtype=np.float64)
-    sizes = np.asarray(sizes, dtype=np.int64)
-    n_queries, n_columns = columns.shape
-    n_strata = sizes.shape[0]
-    # strata padded to whole blocks of `width` queries, so that the sums are
-    # one batched product (block, resample, width) @ (block, width, column)
-    width = int(min(1024, max(16, n_queries // (4 * n_strata))))
-    n_blocks = -(-sizes // width)
-    total_blocks = int(n_blocks.sum())
-    block_end = np.cumsum(n_blocks)
-    first_block = block_end - n_blocks
-    start = np.cumsum(sizes) - sizes
-    position = np.repeat(first_block * width - start, sizes) + np.arange(n_queries)
-    blocks = np.zeros((total_blocks * width, n_columns))
-    blocks[position] = columns
-    blocks = blocks.reshape(total_blocks, width, n_columns)
+    return Resampler(sizes, n_resamples, rng).sums(columns)
 
-    # panels: the strata that start in the same window of _PANEL_QUERIES
-    # padded queries
-    panel = (first_block * width) // _PANEL_QUERIES
-    panel_start = np.flatnonzero(np.diff(panel, prepend=-1))
-    panels = [
-        _Panel(s0, s1, sizes, first_block, block_end, start, width, n_resamples)
-        for s0, s1 in zip(panel_start.tolist(),
-                          np.append(panel_start[1:], n_strata).tolist())
-    ]
-    # fixed streams of resamples, each with its own generator seeded from
-    # `rng`: the draws do not depend on how many threads run them
-    seeds = rng.integers(2**63, size=_STREAMS, dtype=np.int64)
-    bounds = np.linspace(0, n_resamples, _STREAMS + 1).astype(np.int64).tolist()
-    out = np.empty((n_resamples, n_strata, n_columns))
 
-    def run(stream):
-        stream_rng = np.random.default_rng(seeds[stream])
-        workspace = _Workspace()
-        for panel in panels:
-            panel.sums(stream_rng, bounds[stream], bounds[stream + 1], blocks, out,
-                       workspace)
+class Resampler:
+    """:func:`stratified_resample_sums` in two steps: the draws need only the strata.
 
-    n_threads = min(_STREAMS, _available_cores())
-    if n_threads > 1 and n_resamples * n_queries >= _THREADED_DRAWS:
-        with ThreadPoolExecutor(n_threads) as pool:
-            # list(): raise a thread's exception here
-            list(pool.map(run, range(_STREAMS)))
-    else:
+    Made from ``sizes``, ``n_resamples`` and ``rng`` (whose state it reads
+    here, once), it can count the first draws in the background with
+    :meth:`count_ahead` while the caller computes the per-query columns;
+    :meth:`sums` then counts the rest and returns what
+    :func:`stratified_resample_sums` returns, bit for bit, however many
+    draws were counted ahead.
+    """
+
+    def __init__(self, sizes, n_resamples, rng):
+        sizes = np.asarray(sizes, dtype=np.int64)
+        self.sizes, self.n_resamples = sizes, n_resamples
+        self.n_queries = n_queries = int(sizes.sum())
+        n_strata = sizes.shape[0]
+        # strata padded to whole blocks of `width` queries, so that the sums
+        # are one batched product (block, resample, width) @ (block, width, column)
+        width = int(min(1024, max(16, n_queries // (4 * max(n_strata, 1)))))
+        n_blocks = -(-sizes // width)
+        self.total_blocks = int(n_blocks.sum())
+        block_end = np.cumsum(n_blocks)
+        first_block = block_end - n_blocks
+        start = np.cumsum(sizes) - sizes
+        self.width = width
+        self.position = (np.repeat(first_block * width - start, sizes)
+                         + np.arange(n_queries))
+        # panels: the strata that start in the same window of _PANEL_QUERIES
+        # padded queries
+        panel = (first_block * width) // _PANEL_QUERIES
+        panel_start = np.flatnonzero(np.diff(panel, prepend=-1))
+        self.panels = [
+            _Panel(s0, s1, sizes, first_block, block_end, start, width, n_resamples)
+            for s0, s1 in zip(panel_start.tolist(),
+                              np.append(panel_start[1:], n_strata).tolist())
+        ]
+        # fixed streams of resamples, each with its own generator seeded from
+        # `rng`: the draws do not depend on how many threads run them
+        seeds = rng.integers(2**63, size=_STREAMS, dtype=np.int64)
+        self.bounds = np.linspace(0, n_resamples, _STREAMS + 1).astype(np.int64).tolist()
+        self._rngs = [np.random.default_rng(seed) for seed in seeds]
+        self._workspaces = [_Workspace() for _ in range(_STREAMS)]
+        # counts of whole chunks drawn ahead: {(stream, panel, first resample): counts}
+        self._ahead = {}
+        self._counting = None
+
+    def threaded(self):
+        """Whether the streams run on threads (several cores, enough draws)."""
+        return self.threaded_for(self.n_resamples, self.n_queries)
+
+    @staticmethod
+    def threaded_for(n_resamples, n_queries):
+        """Whether ``n_resamples`` of ``n_queries`` queries would run on threads."""
+        return (min(_STREAMS, _available_cores()) > 1
+                and n_resamples * n_queries >= _THREADED_DRAWS)
+
+    def _chunks(self, stream):
+        begin, end = self.bounds[stream], self.bounds[stream + 1]
+        for p, panel in enumerate(self.panels):
+            for done in range(begin, end, panel.chunk):
+                yield p, panel, done, min(panel.chunk, end - done)
+
+    def count_ahead(self, stop, max_bytes):
+        """Count the streams' chunks in order until ``stop`` is set or ``max_bytes`` are kept.
+
+        The counts are kept in the narrowest integer type that holds them.
+        Each stream's generator stops after its last chunk counted here, so
+        :meth:`sums` draws the next chunks from where this left off.
+        """
+        kept = 0
         for stream in range(_STREAMS):
-            run(stream)
-    return out
+            rng, workspace = self._rngs[stream], self._workspaces[stream]
+            for p, panel, done, size in self._chunks(stream):
+                if stop.is_set() or kept + size * panel.padded > max_bytes:
+                    return
+                state = rng.bit_generator.state
+                try:
+                    counts = panel.counts(rng, size, workspace)
+                    dtype = np.uint8 if counts.max(initial=0) <= 255 else np.uint32
+                    self._ahead[stream, p, done] = counts.astype(dtype)
+                except BaseException:  # (memory): sums() draws this chunk again
+                    rng.bit_generator.state = state
+                    return
+                kept += self._ahead[stream, p, done].nbytes
+
+    def counted_by(self, stop, thread):
+        """``thread`` runs :meth:`count_ahead` with ``stop``: :meth:`sums` stops it first."""
+        self._counting = stop, thread
+
+    def stop_counting(self):
+        """Stop the thread of :meth:`counted_by` (if any), after its current chunk."""
+        if self._counting is not None:
+            stop, thread = self._counting
+            stop.set()
+            thread.join()
+            self._counting = None
+
+    def sums(self, columns):
+        """The sums of ``columns`` (n_queries, n_columns) over every resample and stratum."""
+        self.stop_counting()
+        columns = np.asarray(columns, dtype=np.float64)
+        n_columns = columns.shape[1]
+        blocks = np.zeros((self.total_blocks * self.width, n_columns))
+        blocks[self.position] = columns
+        blocks = blocks.reshape(self.total_blocks, self.width, n_columns)
+        out = np.empty((self.n_resamples, self.sizes.shape[0], n_columns))
+
+        def run(stream):
+            rng, workspace = self._rngs[stream], self._workspaces[stream]
+            for p, panel, done, size in self._chunks(stream):
+                counted = self._ahead.pop((stream, p, done), None)
+                cells = workspace.get("cells", (size * panel.padded,), np.float64)
+                cells[...] = (panel.counts(rng, size, workspace) if counted is None
+                              else counted)
+                panel.sums(cells, size, done, blocks, out)
+
+        if self.threaded():
+            with ThreadPoolExecutor(min(_STREAMS, _available_cores())) as pool:
+                # list(): raise a thread's exception here
+                list(pool.map(run, range(_STREAMS)))
+        else:
+            for stream in range(_STREAMS):
+                run(stream)
+        return out
 
 
 def _available_cores():
@@ -210,31 +296,25 @@ class _Panel:
         )[:, None]).astype(wide)
         self.first = first_block[s0:s1] - self.b0
 
-    def sums(self, rng, begin, end, blocks, out, workspace):
-        """Write ``out[begin:end, strata]``, drawing from ``rng``."""
-        for done in range(begin, end, self.chunk):
-            size = min(self.chunk, end - done)
-            picks = _uniform_draws(rng, self.n, self.threshold, self.bits, size,
-                                   workspace)
-            bins = np.add(picks, self.offset[:size], out=picks)
-            # counted from platform integers, which bincount would otherwise
-            # make in a copy of its own
-            index = workspace.get("index", bins.shape, np.intp)
-            np.copyto(index, bins, casting="unsafe")  # every cell index fits
-            cells = workspace.get("cells", (size * self.padded,), np.float64)
-            _count(cells, index.reshape(-1))
-            # (block, resample, column), then summed over each stratum's blocks
-            sums = np.matmul(cells.reshape(size, -1, self.width).transpose(1, 0, 2),
-                             blocks[self.b0:self.b1])
-            out[done:done + size, self.strata] = np.add.reduceat(
-                sums, self.first, axis=0
-            ).transpose(1, 0, 2)
+    def counts(self, rng, size, workspace):
+        """How often each (resample, padded query) cell of a chunk of ``size`` resamples is drawn.
 
+        Integer counts (``np.bincount``'s, which counts without the GIL, so
+        that the other streams' threads go on meanwhile), drawn from ``rng``.
+        """
+        picks = _uniform_draws(rng, self.n, self.threshold, self.bits, size, workspace)
+        bins = np.add(picks, self.offset[:size], out=picks)
+        # counted from platform integers, which bincount would otherwise
+        # make in a copy of its own
+        index = workspace.get("index", bins.shape, np.intp)
+        np.copyto(index, bins, casting="unsafe")  # every cell index fits
+        return np.bincount(index.reshape(-1), minlength=size * self.padded)
 
-def _count(cells, bins):
-    """``cells[i]``: how many ``bins`` equal ``i``, as floats, in place.
-
-    ``np.bincount`` counts without the GIL, so the other streams' threads
-    go on meanwhile; ``np.add.at`` (as fast on one thread) holds it.
-    """
-    cells[...] = np.bincount(bins, minlength=cells.shape[0])
+    def sums(self, cells, size, done, blocks, out):
+        """Write ``out[done:done + size, strata]`` from a chunk's counts ``cells`` (floats)."""
+        # (block, resample, column), then summed over each stratum's blocks
+        sums = np.matmul(cells.reshape(size, -1, self.width).transpose(1, 0, 2),
+                         blocks[self.b0:self.b1])
+        out[done:done + size, self.strata] = np.add.reduceat(
+            sums, self.first, axis=0
+        ).transpose(1, 0, 2)

@@ -4,11 +4,15 @@ The per-query values come from one :func:`evaluate` call (one sort). A
 segment is a property of a query, so the queries are ordered by segment and
 each segment's mean is the finishing step of :func:`evaluate` over its
 queries. The intervals resample queries, not rows, within each segment
-(a stratified cluster bootstrap), with :func:`stratified_resample_sums`:
-whole-array arithmetic, no loop over resamples or segments.
+(a stratified cluster bootstrap), with a :class:`Resampler` (as
+:func:`stratified_resample_sums`): whole-array arithmetic, no loop over
+resamples or segments. The draws need only the segments' sizes, so with a
+second core a thread finds those and counts the first draws while
+:func:`evaluate` runs.
 """
 
 import math
+import threading
 import warnings
 
 import numpy as np
@@ -23,7 +27,7 @@ from .._core._params import BOOTSTRAP_METHODS, PARAMETERS, check_params
 from .._core._warnings import warn
 from ..metrics._evaluate import evaluate, metric_names
 from ._compare import ComparisonTable, _format_cell, _format_table
-from ._resample import stratified_resample_sums
+from ._resample import Resampler
 
 METHODS = BOOTSTRAP_METHODS
 
@@ -127,17 +131,27 @@ def segments_of_queries(columns, row_query, n_queries, query_ids):
     must share their values (else a ValueError naming the first such
     query). Only one row per query is factorised.
     """
-    n_rows = row_query.shape[0]
-    first_row = np.empty(n_queries, dtype=np.int64)
-    first_row[row_query[::-1]] = np.arange(n_rows)[::-1]
+    first_row = _first_rows(row_query, n_queries)
     representative = first_row[row_query]
-    varies = np.zeros(n_rows, dtype=bool)
+    varies = np.zeros(row_query.shape[0], dtype=bool)
     for _, values in columns:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # elementwise comparison of objects
             varies |= np.asarray(values[representative] != values, dtype=bool)
     if varies.any():
         _raise_varies(row_query, varies, query_ids, columns)
+    return _segments_of(columns, first_row)
+
+
+def _first_rows(row_query, n_queries):
+    """Each query's first row."""
+    first_row = np.empty(n_queries, dtype=np.int64)
+    first_row[row_query[::-1]] = np.arange(row_query.shape[0])[::-1]
+    return first_row
+
+
+def _segments_of(columns, first_row):
+    """Each query's segment code and the segment keys, from each query's first row."""
     codes, labels = [], []
     for name, values in columns:
         per_query = values[first_row]
@@ -294,13 +308,15 @@ def _segment_means(values, weights, starts):
 
 
 def summarise_segments(per_query, query_segment, query_rows, keys, names, *,
-                       level, n_resamples, method, rng, min_queries):
+                       level, n_resamples, method, rng, min_queries, resampler=None):
     """The :class:`SegmentEvaluation` of per-query values (both engines end here).
 
     ``per_query`` is ``{metric: (values, weights)}`` with the queries in
     ascending order of id; ``query_segment`` and ``query_rows`` give each
     query's segment and row count. The resamples depend only on these
-    arrays, their order and ``rng``.
+    arrays, their order and ``rng``. ``resampler``: a :class:`Resampler` made
+    from ``rng`` for these segments' sizes, which may have counted draws
+    ahead (the same resamples).
     """
     metrics = list(per_query)
     n_segments = len(keys)
@@ -339,8 +355,12 @@ def summarise_segments(per_query, query_segment, query_rows, keys, names, *,
     overall_high = overall_low.copy()
     boot = boot_overall = None
     if level is not None and sizes.shape[0]:
+        if resampler is None:
+            resampler = Resampler(sizes, n_resamples, rng)
+        elif not np.array_equal(resampler.sizes, sizes):  # pragma: no cover - a bug
+            raise RuntimeError("the resampler was made for other segments")
         boot, boot_overall, a_seg, a_all = _bootstrap(
-            sorted_values, metrics, segment, sizes, n_resamples, rng,
+            sorted_values, metrics, segment, sizes, resampler,
             with_acceleration=method == "BCa",
         )
         low, high = (
@@ -379,8 +399,7 @@ def summarise_segments(per_query, query_segment, query_rows, keys, names, *,
     )
 
 
-def _bootstrap(sorted_values, metrics, segment, sizes, n_resamples, rng,
-               with_acceleration):
+def _bootstrap(sorted_values, metrics, segment, sizes, resampler, with_acceleration):
     """Resampled means per segment and overall (and BCa's a-hat) for each metric."""
     n_segments = sizes.shape[0]
     columns, index = [], {}
@@ -402,7 +421,7 @@ def _bootstrap(sorted_values, metrics, segment, sizes, n_resamples, rng,
             index[key] = len(columns)
             columns.append(b)
         denominators.append(index[key])
-    sums = stratified_resample_sums(np.column_stack(columns), sizes, n_resamples, rng)
+    sums = resampler.sums(np.column_stack(columns))
     num = sums[:, :, numerators]
     den = sums[:, :, denominators]
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -833,25 +852,134 @@ def evaluate_by(
     )
     metrics = metric_names(metrics)
     rng = make_rng(random_state)
-    results = evaluate(
-        y_true, y_score, query_id=query_id, metrics=metrics,
-        sample_weight=sample_weight, aggregate=None, **options,
-    )
-    query_ids = results[metrics[0]].query_id
-    n_queries = query_ids.shape[0]
-    row_query = _query_index(y_true, query_id, query_ids)
-    n_rows = row_query.shape[0]
-    columns = _by_columns(by, n_rows)
-    query_segment, keys = segments_of_queries(columns, row_query, n_queries, query_ids)
+    # the draws need only the segments' sizes: with a second core, another
+    # thread finds them and counts the first draws while evaluate runs
+    ahead = _CountingAhead(y_true, query_id, by, n_resamples, rng) \
+        if level is not None and _resample_threaded(n_resamples, y_true) else None
+    try:
+        results = evaluate(
+            y_true, y_score, query_id=query_id, metrics=metrics,
+            sample_weight=sample_weight, aggregate=None, **options,
+        )
+        query_ids = results[metrics[0]].query_id
+        n_queries = query_ids.shape[0]
+        row_query = _query_index(y_true, query_id, query_ids)
+        columns = _by_columns(by, row_query.shape[0])
+        query_segment, keys = segments_of_queries(columns, row_query, n_queries,
+                                                  query_ids)
+    except BaseException:
+        if ahead is not None:
+            ahead.cancel()
+        raise
+    resampler = None if ahead is None else ahead.resampler(
+        np.bincount(query_segment, minlength=len(keys)))
     query_rows = np.bincount(row_query, minlength=n_queries)
     if np.ndim(y_true) == 2 and query_id is None:
         query_rows = query_rows * np.shape(y_true)[1]
     per_query = {m: (results[m].value, results[m].weight) for m in metrics}
-    return summarise_segments(
-        per_query, query_segment, query_rows, keys, [name for name, _ in columns],
-        level=level, n_resamples=n_resamples, method=method, rng=rng,
-        min_queries=min_queries,
-    )
+    try:
+        return summarise_segments(
+            per_query, query_segment, query_rows, keys, [name for name, _ in columns],
+            level=level, n_resamples=n_resamples, method=method, rng=rng,
+            min_queries=min_queries, resampler=resampler,
+        )
+    finally:  # the resampling stops the counting; an error before it must too
+        if resampler is not None:
+            resampler.stop_counting()
+
+
+#: at most this many bytes of draws are counted ahead, while evaluate runs
+_AHEAD_BYTES = 64 << 20
+
+
+def _resample_threaded(n_resamples, y_true):
+    """Whether the resampling would run on threads (then it can start early).
+
+    The rows stand in for the queries, which are not known yet.
+    """
+    n_rows = np.shape(y_true)[0] if np.ndim(y_true) else 0
+    return Resampler.threaded_for(n_resamples, n_rows)
+
+
+def _segment_sizes(y_true, query_id, by):
+    """Queries per segment (segments in sorted order), found without evaluate.
+
+    None where the input is one :func:`evaluate` or :func:`segments_of_queries`
+    refuses: they report it, as they always have.
+    """
+    try:
+        n_rows = np.shape(y_true)[0]
+        if query_id is None:  # one query, or one per row of a 2-D input
+            row_query = (np.arange(n_rows) if np.ndim(y_true) == 2
+                         else np.zeros(n_rows, dtype=np.int64))
+        else:
+            keys, labels = _factorize(query_id, n_rows)
+            if labels is not None:  # codes of sorted labels, some maybe unused
+                present = np.bincount(keys, minlength=len(labels)) > 0
+                row_query = (np.cumsum(present) - 1)[keys]
+            else:
+                try:
+                    import pandas as pd
+                except ImportError:  # pragma: no cover - pandas is a test dependency
+                    row_query = np.unique(keys, return_inverse=True)[1].reshape(-1)
+                else:
+                    row_query = pd.factorize(keys)[0]
+        n_queries = int(row_query.max()) + 1 if n_rows else 0
+        # no check that `by` is constant within each query: the caller's
+        # segments_of_queries does it (and warnings are not touched here,
+        # beside another thread)
+        columns = _by_columns(by, n_rows)
+        segment, keys = _segments_of(columns, _first_rows(row_query, n_queries))
+    except (ValueError, TypeError, IndexError):
+        return None
+    return np.bincount(segment, minlength=len(keys))
+
+
+class _CountingAhead:
+    """A thread that finds the segments' sizes and counts draws while evaluate runs.
+
+    The draws depend only on the sizes, ``n_resamples`` and ``rng``: once
+    the caller has its own sizes, :meth:`resampler` hands over the
+    :class:`Resampler` (counting stops when its resampling starts) if the
+    sizes agree, else puts ``rng`` back as it was and returns None.
+    """
+
+    def __init__(self, y_true, query_id, by, n_resamples, rng):
+        self._rng, self._state = rng, rng.bit_generator.state
+        self._stop, self._made = threading.Event(), None
+        self._thread = threading.Thread(target=self._work, daemon=True, args=(
+            y_true, query_id, by, n_resamples))
+        self._ready = threading.Event()
+        self._thread.start()
+
+    def _work(self, y_true, query_id, by, n_resamples):
+        try:
+            sizes = _segment_sizes(y_true, query_id, by)
+            if sizes is None or self._stop.is_set():
+                return
+            self._made = made = Resampler(sizes, n_resamples, self._rng)
+        except Exception:  # nothing counted ahead; the caller finds what is wrong
+            return
+        finally:
+            self._ready.set()
+        if made.threaded():  # else its streams run one after the other anyway
+            made.count_ahead(self._stop, _AHEAD_BYTES)
+
+    def cancel(self):
+        """Stop counting, and put ``rng`` back as it was."""
+        self._stop.set()
+        self._thread.join()
+        self._rng.bit_generator.state = self._state
+
+    def resampler(self, sizes):
+        """The resampler made for ``sizes``, its counting stopped by its ``sums``; else None."""
+        self._ready.wait()
+        made = self._made
+        if made is None or not np.array_equal(made.sizes, sizes):
+            self.cancel()
+            return None
+        made.counted_by(self._stop, self._thread)
+        return made
 
 
 # ------------------------------------------------------- compare by= --
