@@ -26,7 +26,8 @@ def only_top_k(metrics):
 def _accumulate(frame, plan):
     """One partition's accumulator (its rows in frame order)."""
     accumulator = RankingAccumulator(
-        plan.metrics, ties=plan.ties, no_relevant=plan.no_relevant
+        plan.metrics, ties=plan.ties, no_relevant=plan.no_relevant,
+        **plan.metric_options,
     )
     if frame is not None and frame.shape[0]:
         ids = frame.index if plan.query_on_index else frame[plan.query_id]

@@ -30,6 +30,7 @@ from .._core._optional import import_optional
 from .._core._validation import check_bool, check_option, _describe
 from ..metrics._evaluate import DEFAULT_METRICS, metric_names
 from ..metrics._plan import ROW as _ROW, PartitionPlan as _Plan  # shared with spark
+from ..metrics._plan import kernel_options
 from ..metrics._registry import parse_metric_name
 from .._core._quiet import quiet_dask
 from ._accumulate import merged_accumulator, only_top_k
@@ -117,6 +118,7 @@ def evaluate(
     aggregate="mean",
     partitioned_by_query="auto",
     top_k_merge=False,
+    **options,
 ):
     """Compute ranking metrics over a Dask DataFrame, query by query.
 
@@ -175,6 +177,11 @@ def evaluate(
         the accumulators in a tree (8 at a time). It pays when queries are
         long compared with k; with short queries nearly every row reaches
         the last merge, in one process, and the shuffle is the better plan.
+    **options : dict
+        Metric options as for :func:`skrank.evaluate`: ``gain``,
+        ``normalize``, ``beta``, ``p``, ... ``compat``, ``score_dtype`` and
+        ``retrieved`` are refused (a peer's preset runs in
+        :func:`skrank.evaluate` only): give the preset's options themselves.
 
     Returns
     -------
@@ -231,6 +238,7 @@ def evaluate(
     check_aggregate_options(no_relevant, aggregate)
     check_option("partitioned_by_query", partitioned_by_query, ("auto", True, False))
     top_k_merge = check_bool("top_k_merge", top_k_merge)
+    plan_options = kernel_options("skrank.dask.evaluate", metrics, options)
     _check_column(df, "y_true", y_true)
     _check_column(df, "y_score", y_score)
     if sample_weight is not None:
@@ -247,11 +255,11 @@ def evaluate(
     if top_k_merge and not partitioned:
         return _evaluate_by_merging(frame, metrics, y_true, y_score, query_id,
                                     sample_weight, ties, no_relevant, on_index,
-                                    aggregate)
+                                    aggregate, options)
     frame, on_index, restore_order = _whole_queries(frame, query_id, on_index,
                                                     partitioned, ties)
     plan = _Plan(metrics, y_true, y_score, query_id, sample_weight, ties,
-                 no_relevant, on_index, restore_order)
+                 no_relevant, on_index, restore_order, plan_options)
 
     if aggregate is None:
         meta = _query_meta(frame._meta, plan)
@@ -430,7 +438,7 @@ def _converted_ids_message(query_id, first, second, apart):
 
 
 def _evaluate_by_merging(frame, metrics, y_true, y_score, query_id, sample_weight,
-                         ties, no_relevant, on_index, aggregate):
+                         ties, no_relevant, on_index, aggregate, options):
     """``top_k_merge=True``: per-partition accumulators merged in a tree."""
     if aggregate != "mean":
         raise ValueError(
@@ -444,7 +452,7 @@ def _evaluate_by_merging(frame, metrics, y_true, y_score, query_id, sample_weigh
             "leave it False for the others."
         )
     plan = _Plan(metrics, y_true, y_score, query_id, sample_weight, ties,
-                 no_relevant, on_index, False)
+                 no_relevant, on_index, False, metric_options=options)
     accumulator = merged_accumulator(frame, plan)
     if accumulator.n_rows_ == 0:
         raise ValueError("`df` has no rows: there is nothing to evaluate.")

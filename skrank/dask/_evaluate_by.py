@@ -16,6 +16,7 @@ from .._core._factorize import _factorize
 from .._core._layout import TIES
 from .._core._validation import check_option, _describe
 from ..metrics._evaluate import DEFAULT_METRICS, metric_names
+from ..metrics._plan import kernel_options
 from ..metrics._registry import parse_metric_name
 from ..stats._segments import (
     check_segment_options,
@@ -81,6 +82,7 @@ def evaluate_by(
     ties="average",
     no_relevant="skip",
     partitioned_by_query="auto",
+    **options,
 ):
     """Metrics by segment of a Dask DataFrame, with intervals over queries.
 
@@ -126,6 +128,9 @@ def evaluate_by(
         1, or a ``ValueError``.
     partitioned_by_query : {"auto", True, False}, default="auto"
         As for :func:`skrank.dask.evaluate`.
+    **options : dict
+        Metric options (``gain``, ``normalize``, ``beta``, ...), as for
+        :func:`skrank.dask.evaluate`.
 
     Returns
     -------
@@ -163,6 +168,7 @@ def evaluate_by(
     check_option("ties", ties, TIES)
     check_aggregate_options(no_relevant, "mean")
     check_option("partitioned_by_query", partitioned_by_query, ("auto", True, False))
+    plan_options = kernel_options("skrank.dask.evaluate_by", metrics, options)
     by = [by] if isinstance(by, str) else list(by) if isinstance(by, (list, tuple)) else by
     if not isinstance(by, list) or not by:
         raise ValueError(
@@ -188,7 +194,7 @@ def evaluate_by(
     frame, on_index, restore_order = _whole_queries(frame, query_id, on_index,
                                                     partitioned, ties)
     plan = _Plan(metrics, y_true, y_score, query_id, sample_weight, ties,
-                 no_relevant, on_index, restore_order)
+                 no_relevant, on_index, restore_order, plan_options)
     query_meta = _query_meta(frame._meta, plan)
     meta = query_meta.copy()
     meta[_N_ROWS] = np.array([], dtype=np.int64)

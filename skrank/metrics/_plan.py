@@ -14,7 +14,8 @@ import numpy as np
 
 from .._core._aggregate import PartialMean, apply_no_relevant, partial_mean
 from .._core._layout import rank_queries
-from ._evaluate import metric_query_values
+from .._core._presets import SCORE_OPTIONS
+from ._evaluate import _options_by_metric, metric_query_values, split_options
 from ._registry import parse_metric_name
 
 #: column of each row's input position, kept through a shuffle for ties="input"
@@ -22,6 +23,38 @@ ROW = "__skrank_row__"
 
 #: the partial mean of a partition without rows
 EMPTY_PARTIAL = PartialMean(0.0, 0.0, 0.0, 0)
+
+
+def kernel_options(caller, metrics, options):
+    """Metric name -> the kernel options it takes, for a plan; other options refused.
+
+    ``options`` are the metric options a distributed ``evaluate`` was given
+    (``gain=``, ``normalize=``, ``beta=``, ...), ``ties`` and
+    ``no_relevant`` already taken out. A peer's preset (``compat``) and the
+    score conversions are :func:`skrank.evaluate`'s only, and an option that
+    a metric takes only outside the shared layout is refused too: each
+    refusal names ``caller`` and says what to do instead.
+    """
+    in_memory_only = sorted(options.keys() & {"compat", *SCORE_OPTIONS})
+    if in_memory_only:
+        raise ValueError(
+            f"{caller} does not take {', '.join(in_memory_only)}: a peer's "
+            "preset and its score conversions run in skrank.evaluate only. Pass "
+            "the preset's options themselves (ties=, no_relevant=, gain=, ...), "
+            "as skrank.describe_convention(name) lists them."
+        )
+    parsed = [parse_metric_name(name) for name in metrics]
+    taken = _options_by_metric(metrics, parsed, options)
+    kernel = {}
+    for name, (spec, _) in zip(metrics, parsed):
+        kernel[name], function_options = split_options(spec, taken[name])
+        if function_options:
+            raise ValueError(
+                f"{caller} computes {name!r} on the shared layout, which does not "
+                f"take {', '.join(sorted(function_options))}; the options it takes "
+                f"are {', '.join(spec.kernel_options) or 'none'}."
+            )
+    return kernel
 
 
 class PartitionPlan:
@@ -42,11 +75,16 @@ class PartitionPlan:
         Whether rows are first put back in input order by the :data:`ROW`
         column (``ties="input"`` after a shuffle).
     options : dict, default=None
-        Metric name -> the kernel options it takes (``gain``, ...).
+        Metric name -> the kernel options it takes (``gain``, ...), as
+        :func:`kernel_options` returns them.
+    metric_options : dict, default=None
+        The options as the caller gave them (``{"gain": "linear"}``), for a
+        :class:`skrank.RankingAccumulator` made from the plan.
     """
 
     def __init__(self, metrics, y_true, y_score, query_id, sample_weight, ties,
-                 no_relevant, query_on_index, restore_order, options=None):
+                 no_relevant, query_on_index, restore_order, options=None,
+                 metric_options=None):
         self.metrics = metrics
         self.parsed = [parse_metric_name(name) for name in metrics]
         self.binary = ", ".join(  # names the metrics in a worker's refusal
@@ -61,6 +99,7 @@ class PartitionPlan:
         self.query_on_index = query_on_index
         self.restore_order = restore_order
         self.options = {} if options is None else options
+        self.metric_options = {} if metric_options is None else metric_options
 
     def rank(self, frame):
         """The partition's RankedQueries, or None for an empty partition."""

@@ -28,10 +28,9 @@ from .._core._aggregate import (
 )
 from .._core._layout import TIES
 from .._core._optional import import_optional
-from .._core._presets import SCORE_OPTIONS
 from .._core._validation import check_bool, check_option, _describe
-from ..metrics._evaluate import _options_by_metric, metric_names, split_options
-from ..metrics._plan import EMPTY_PARTIAL, ROW, PartitionPlan
+from ..metrics._evaluate import metric_names
+from ..metrics._plan import EMPTY_PARTIAL, ROW, PartitionPlan, kernel_options
 from ..metrics._registry import parse_metric_name
 
 _PARTITION = "__skrank_partition__"
@@ -325,24 +324,17 @@ def evaluate(
             f"`df` must be a pyspark.sql.DataFrame, got {_describe(df)}; for "
             "in-memory data use skrank.evaluate."
         )
-    in_memory_only = sorted(options.keys() & {"compat", *SCORE_OPTIONS})
-    if in_memory_only:
-        raise ValueError(
-            f"skrank.spark.evaluate does not take {', '.join(in_memory_only)}: a peer's "
-            "preset and its score conversions run in skrank.evaluate only. Pass "
-            "the preset's options themselves (ties=, no_relevant=, gain=, ...), "
-            "as skrank.describe_convention(name) lists them."
-        )
     ties = options.pop("ties", "average")
     no_relevant = options.pop("no_relevant", "skip")
     partitioned_by_query = options.pop("partitioned_by_query", "auto")
     metrics = metric_names(metrics)
-    parsed = [parse_metric_name(name) for name in metrics]
+    for name in metrics:
+        parse_metric_name(name)
     check_option("ties", ties, TIES)
     check_aggregate_options(no_relevant, "mean")
     check_option("partitioned_by_query", partitioned_by_query, ("auto", True, False))
     per_query = check_bool("per_query", per_query)
-    kernel_options = _kernel_options(metrics, parsed, options)
+    plan_options = kernel_options("skrank.spark.evaluate", metrics, options)
     _check_column(df, "y_true", y_true)
     _check_column(df, "y_score", y_score)
     _check_column(df, "query_id", query_id)
@@ -369,7 +361,7 @@ def evaluate(
         else:
             frame = frame.repartition(n_partitions, key)
     plan = PartitionPlan(metrics, y_true, y_score, query_id, sample_weight, ties,
-                         no_relevant, False, restore_order, kernel_options)
+                         no_relevant, False, restore_order, plan_options)
 
     if per_query:
         return _per_query_frame(frame, plan, df.schema[query_id], sql)
@@ -389,22 +381,6 @@ def evaluate(
         )
         results[name] = finish_mean(merged)
     return results
-
-
-def _kernel_options(metrics, parsed, options):
-    """Metric name -> validated kernel options; other options are refused."""
-    taken = _options_by_metric(metrics, parsed, options)
-    kernel = {}
-    for name, (spec, _) in zip(metrics, parsed):
-        kernel_options, function_options = split_options(spec, taken[name])
-        if function_options:
-            raise ValueError(
-                f"skrank.spark.evaluate computes {name!r} on the shared layout, "
-                f"which does not take {', '.join(sorted(function_options))}; the "
-                f"options it takes are {', '.join(spec.kernel_options) or 'none'}."
-            )
-        kernel[name] = kernel_options
-    return kernel
 
 
 def _per_query_frame(frame, plan, id_field, sql):

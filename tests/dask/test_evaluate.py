@@ -95,6 +95,46 @@ def test_graded_labels_and_id_types(ids):
     assert_close(skrank.dask.evaluate(df, names), in_memory(rows, names))
 
 
+@pytest.mark.parametrize("aggregate", ["mean", None])
+def test_metric_options_as_in_memory(aggregate):
+    rows = click_log(2, graded=True)
+    names = ["ndcg@5", "dcg", "precision@3", "map"]
+    options = dict(gain="linear", normalize="min")
+    df = dd.from_pandas(rows, npartitions=4, sort=False)
+    got = skrank.dask.evaluate(df, names, aggregate=aggregate, **options)
+    if aggregate is None:
+        got = got.compute()
+        expected = per_query_frame(rows, names, **options)
+        got = got.set_axis(got.index.astype(str)).loc[expected.index.astype(str)]
+        np.testing.assert_allclose(got[names], expected[names], rtol=0, atol=1e-12)
+    else:
+        expected = in_memory(rows, names, **options)
+        assert_close(got, expected)
+        # the options change the numbers: the test can tell them apart
+        assert got["ndcg@5"] != in_memory(rows, ["ndcg@5"])["ndcg@5"]
+
+
+def test_metric_options_with_top_k_merge():
+    rows = click_log(3, graded=True)
+    names = ["ndcg@5", "precision@3"]
+    df = dd.from_pandas(rows, npartitions=4, sort=False)
+    got = skrank.dask.evaluate(df, names, top_k_merge=True, gain="linear",
+                               normalize="min")
+    assert_close(got, in_memory(rows, names, gain="linear", normalize="min"))
+
+
+@pytest.mark.parametrize("options, match", [
+    ({"compat": "lightgbm"}, "skrank.dask.evaluate does not take compat: a peer's preset"),
+    ({"score_dtype": "float32"}, "does not take score_dtype"),
+    ({"gain": "linear"}, "No requested metric takes the option 'gain'"),
+    ({"colour": 1}, "No requested metric takes the option 'colour'"),
+])
+def test_refused_options_say_what_to_do(options, match):
+    df = dd.from_pandas(click_log(4), npartitions=2)
+    with pytest.raises(ValueError, match=match):
+        skrank.dask.evaluate(df, ["map"], **options)
+
+
 def test_categorical_ids_with_unknown_categories():
     rows = click_log(13, ids="cat")
     df = dd.from_pandas(rows, npartitions=3, sort=False)

@@ -86,6 +86,21 @@ def test_int_ids_on_the_index_and_differences(client):
                                   b[["value", "ci_low", "ci_high"]])
 
 
+def test_metric_options_as_in_memory(client):
+    rows = segmented_log(33, n_rows=1500, n_queries=120, graded=True)
+    rows["label"] = click_log(33, n_rows=1500, n_queries=120, graded=True)["label"]
+    names = ["ndcg@5", "dcg@3", "precision@4"]
+    df = dd.from_pandas(rows, npartitions=4, sort=False)
+    got = skrank.dask.evaluate_by(df, names, by="device", random_state=2,
+                                  gain="linear", normalize="min")
+    expected = skrank.evaluate_by(
+        rows["label"], rows["score"], by=rows["device"], query_id=rows["qid"],
+        metrics=names, random_state=2, gain="linear", normalize="min")
+    assert_same(got, expected)
+    with pytest.raises(ValueError, match="skrank.dask.evaluate_by does not take compat"):
+        skrank.dask.evaluate_by(df, names, by="device", compat="lightgbm")
+
+
 def test_by_varying_within_a_query_and_bad_arguments(client):
     rows = segmented_log(32, n_rows=600, n_queries=50)
     first = rows["qid"].sort_values().iloc[0]
