@@ -890,15 +890,18 @@ def evaluate_by(
 
 #: at most this many bytes of draws are counted ahead, while evaluate runs
 _AHEAD_BYTES = 64 << 20
+#: and only for inputs of at most this many rows: finding the sizes on the
+#: side takes 8 bytes a row besides what evaluate takes (128 MiB here)
+_AHEAD_ROWS = 1 << 24
 
 
 def _resample_threaded(n_resamples, y_true):
-    """Whether the resampling would run on threads (then it can start early).
+    """Whether the resampling would run on threads and can start early.
 
     The rows stand in for the queries, which are not known yet.
     """
     n_rows = np.shape(y_true)[0] if np.ndim(y_true) else 0
-    return Resampler.threaded_for(n_resamples, n_rows)
+    return n_rows <= _AHEAD_ROWS and Resampler.threaded_for(n_resamples, n_rows)
 
 
 def _segment_sizes(y_true, query_id, by):

@@ -322,7 +322,8 @@ def test_draws_counted_ahead_give_the_same_sums(max_bytes):
     assert not resampler._ahead
 
 
-@pytest.mark.parametrize("path", ["ahead", "no sizes", "other sizes", "one core"])
+@pytest.mark.parametrize("path", ["ahead", "no sizes", "other sizes", "one core",
+                                  "many rows"])
 def test_evaluate_by_counting_ahead_changes_no_number(monkeypatch, path):
     import threading
 
@@ -350,6 +351,8 @@ def test_evaluate_by_counting_ahead_changes_no_number(monkeypatch, path):
         monkeypatch.setattr(_segments, "_segment_sizes", lambda *a: None)
     elif path == "other sizes":  # the thread's sizes disagree: rng as it was
         monkeypatch.setattr(_segments, "_segment_sizes", lambda *a: np.array([3, 4]))
+    elif path == "many rows":  # more rows than it is worth the memory for
+        monkeypatch.setattr(_segments, "_AHEAD_ROWS", len(log) - 1)
     got = evaluate_by(log["click"], log["score"], **kwargs)
     for name in ["value", "ci_low", "ci_high", "_boot", "_boot_overall", "n_queries",
                  "n_rows"]:
