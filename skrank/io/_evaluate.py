@@ -370,20 +370,20 @@ def _by_query_then_score(query, score):
     return np.lexsort((-score, query)) if packed is None else packed[0]
 
 
-def _trec_order(query, score, doc_strings):
+def _trec_order(query, score, doc_rank):
     """Rows by (query, score descending, document id descending): trec_eval's order.
 
     One argsort of packed keys; only the runs of tied scores look at the
-    document ids (``doc_strings(rows)`` gives those rows' ids). Returns the
-    order and ``query`` and ``score`` in it (reordering inside a tie leaves
-    both unchanged).
+    document ids (``doc_rank(rows)`` ranks those rows' ids, as strcmp orders
+    them). Returns the order and ``query`` and ``score`` in it (reordering
+    inside a tie leaves both unchanged).
     """
     order = _by_query_then_score(query, score)
     q = query[order]
     s = score[order]
     tied = np.flatnonzero((q[1:] == q[:-1]) & (s[1:] == s[:-1]))
     # each run of tied rows by document id, descending
-    sort_runs(order, tied, lambda rows: -_sorted_label_rank(doc_strings(order[rows])))
+    sort_runs(order, tied, lambda rows: -doc_rank(order[rows]))
     return order, q, s
 
 
@@ -504,7 +504,7 @@ def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
 
     if compat == "trec_eval":
         order, run_qkey, score = _trec_order(
-            run_qkey, score, lambda i, rows=rows: run.doc_strings(rows[i]))
+            run_qkey, score, lambda i, rows=rows: run.doc_byte_rank(rows[i]))
         rows = rows[order]
         if max_docs is not None:
             run_qkey, score, rows = _truncate(run_qkey, score, rows, max_docs,
