@@ -185,6 +185,7 @@ class Resampler:
         # counts of whole chunks drawn ahead: {(stream, panel, first resample): counts}
         self._ahead = {}
         self._counting = None
+        self._summed = False
 
     def threaded(self):
         """Whether the streams run on threads (several cores, enough draws)."""
@@ -219,11 +220,15 @@ class Resampler:
                 try:
                     counts = panel.counts(rng, size, workspace)
                     dtype = np.uint8 if counts.max(initial=0) <= 255 else np.uint32
-                    self._ahead[stream, p, done] = counts.astype(dtype)
+                    counts = counts.astype(dtype)
                 except BaseException:  # (memory): sums() draws this chunk again
                     rng.bit_generator.state = state
                     return
-                kept += self._ahead[stream, p, done].nbytes
+                if kept + counts.nbytes > max_bytes:  # wider counts than hoped
+                    rng.bit_generator.state = state
+                    return
+                self._ahead[stream, p, done] = counts
+                kept += counts.nbytes
 
     def counted_by(self, stop, thread):
         """``thread`` runs :meth:`count_ahead` with ``stop``: :meth:`sums` stops it first."""
@@ -238,7 +243,13 @@ class Resampler:
             self._counting = None
 
     def sums(self, columns):
-        """The sums of ``columns`` (n_queries, n_columns) over every resample and stratum."""
+        """The sums of ``columns`` (n_queries, n_columns) over every resample and stratum.
+
+        Once: the draws are used up.
+        """
+        if self._summed:
+            raise RuntimeError("a Resampler's draws are used up by its first sums()")
+        self._summed = True
         self.stop_counting()
         columns = np.asarray(columns, dtype=np.float64)
         n_columns = columns.shape[1]

@@ -295,6 +295,8 @@ def test_draws_counted_ahead_give_the_same_sums(max_bytes):
     assert sum(a.nbytes for a in resampler._ahead.values()) <= max_bytes
     np.testing.assert_array_equal(resampler.sums(columns), expected)
     assert not resampler._ahead  # every chunk counted ahead was used
+    with pytest.raises(RuntimeError, match="used up"):
+        resampler.sums(columns)
     # a failure while counting ahead (say, memory) leaves that chunk to sums()
     resampler = _resample.Resampler(sizes, 57, np.random.default_rng(2))
     calls = []
@@ -313,6 +315,22 @@ def test_draws_counted_ahead_give_the_same_sums(max_bytes):
     finally:
         _resample._Panel.counts = counts
     assert len(resampler._ahead) == 2
+    np.testing.assert_array_equal(resampler.sums(columns), expected)
+    # counts too wide for what is left of the budget are put back
+    resampler = _resample.Resampler(sizes, 57, np.random.default_rng(2))
+
+    def wide(self, *args):
+        out = counts(self, *args)
+        out[0] = 256  # (a count no uint8 holds)
+        return out
+
+    _resample._Panel.counts = wide
+    try:
+        first = next(resampler._chunks(0))
+        resampler.count_ahead(threading.Event(), first[3] * first[1].padded)
+    finally:
+        _resample._Panel.counts = counts
+    assert not resampler._ahead
     np.testing.assert_array_equal(resampler.sums(columns), expected)
     # a stop set before the start counts nothing
     stopped = threading.Event()
