@@ -341,7 +341,7 @@ def test_draws_counted_ahead_give_the_same_sums(max_bytes):
 
 
 @pytest.mark.parametrize("path", ["ahead", "no sizes", "other sizes", "one core",
-                                  "many rows"])
+                                  "many rows", "few draws"])
 def test_evaluate_by_counting_ahead_changes_no_number(monkeypatch, path):
     import threading
 
@@ -359,6 +359,7 @@ def test_evaluate_by_counting_ahead_changes_no_number(monkeypatch, path):
     monkeypatch.setattr(_resample, "_available_cores",
                         lambda: 1 if path == "one core" else 2)
     monkeypatch.setattr(_resample, "_THREADED_DRAWS", 0)
+    monkeypatch.setattr(_segments, "_AHEAD_DRAWS", 0)
     counted = []
     count_ahead, sums = _resample.Resampler.count_ahead, _resample.Resampler.sums
     monkeypatch.setattr(_resample.Resampler, "count_ahead", lambda self, stop, m: (
@@ -371,6 +372,8 @@ def test_evaluate_by_counting_ahead_changes_no_number(monkeypatch, path):
         monkeypatch.setattr(_segments, "_segment_sizes", lambda *a: np.array([3, 4]))
     elif path == "many rows":  # more rows than it is worth the memory for
         monkeypatch.setattr(_segments, "_AHEAD_ROWS", len(log) - 1)
+    elif path == "few draws":  # too little work to gain from a thread
+        monkeypatch.setattr(_segments, "_AHEAD_DRAWS", 200 * len(log) + 1)
     got = evaluate_by(log["click"], log["score"], **kwargs)
     for name in ["value", "ci_low", "ci_high", "_boot", "_boot_overall", "n_queries",
                  "n_rows"]:
