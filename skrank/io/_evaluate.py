@@ -350,18 +350,41 @@ def _byte_order(strings):
     lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
     offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
-    # built from buffers: pa.array would import pandas; binary sorts as memcmp
-    array = pa.Array.from_buffers(pa.large_binary(), len(encoded), [
-        None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))])
+    # built from buffers: pa.array would import pandas
+    return _binary_order(pa.Array.from_buffers(pa.large_binary(), len(encoded), [
+        None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]))
+
+
+def _binary_order(array):
+    """Indices that sort a pyarrow binary array as memcmp (and strcmp) sorts bytes."""
     return _numeric(arrow_call("sort_indices", array), np.uint64).astype(np.int64)
+
+
+def _rank(order):
+    """Each position's rank, from the indices that sort them."""
+    rank = np.empty(order.shape[0], dtype=np.int64)
+    rank[order] = np.arange(order.shape[0])
+    return rank
 
 
 def _sorted_label_rank(labels):
     """Rank of each label in sorted (byte-wise, as strcmp) order."""
-    order = _byte_order(labels)
-    rank = np.empty(order.shape[0], dtype=np.int64)
-    rank[order] = np.arange(order.shape[0])
-    return rank
+    return _rank(_byte_order(labels))
+
+
+def _doc_byte_rank(table, rows):
+    """Each of ``rows``' document ids' rank among them, in strcmp's (byte) order.
+
+    A run read by pyarrow has its ids in one string array: their UTF-8 bytes
+    are sorted as binary, with no Python string made per id.
+    """
+    if table.doc_array is None:
+        return _sorted_label_rank(table.doc_strings(rows))
+    import pyarrow as pa
+
+    taken = table.take_docs(rows)
+    return _rank(_binary_order(taken.view(
+        pa.large_binary() if pa.types.is_large_string(taken.type) else pa.binary())))
 
 
 def _by_query_then_score(query, score):
@@ -504,7 +527,7 @@ def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
 
     if compat == "trec_eval":
         order, run_qkey, score = _trec_order(
-            run_qkey, score, lambda i, rows=rows: run.doc_byte_rank(rows[i]))
+            run_qkey, score, lambda i, rows=rows: _doc_byte_rank(run, rows[i]))
         rows = rows[order]
         if max_docs is not None:
             run_qkey, score, rows = _truncate(run_qkey, score, rows, max_docs,

@@ -64,24 +64,6 @@ class _Table:
         codes = self.doc if rows is None else self.doc[rows]
         return self.doc_labels[codes]
 
-    def doc_byte_rank(self, rows):
-        """Each of ``rows``' document ids' rank among them, in strcmp's (byte) order."""
-        if self.doc_array is None:
-            from ._evaluate import _sorted_label_rank
-
-            return _sorted_label_rank(self.doc_strings(rows))
-        import pyarrow as pa
-
-        # the ids' UTF-8 bytes, sorted as binary (memcmp): no Python strings
-        taken = self.take_docs(rows)
-        taken = taken.view(pa.large_binary() if pa.types.is_large_string(taken.type)
-                           else pa.binary())
-        order = np.frombuffer(arrow_call("sort_indices", taken).buffers()[1],
-                              dtype=np.uint64, count=len(rows))
-        rank = np.empty(len(rows), dtype=np.int64)
-        rank[order.astype(np.int64)] = np.arange(len(rows))
-        return rank
-
     def take_docs(self, rows):
         """The pyarrow string array of the document ids of ``rows``."""
         import pyarrow as pa
