@@ -213,9 +213,17 @@ def _query_index(y_true, query_id, evaluated_ids):
         except ImportError:  # pragma: no cover - pandas is a test dependency
             return np.searchsorted(evaluated_ids, keys)
         return pd.Index(evaluated_ids).get_indexer(keys)
-    present = np.bincount(keys, minlength=len(labels)) > 0
-    position = np.cumsum(present) - 1
-    return position[keys]
+    return _present_codes(keys, len(labels))
+
+
+def _present_codes(keys, n_labels):
+    """Codes into sorted labels, renumbered over the labels that occur (in order).
+
+    A pandas categorical's unused categories are no query: evaluate's
+    queries are the labels present, in the same order.
+    """
+    present = np.bincount(keys, minlength=n_labels) > 0
+    return (np.cumsum(present) - 1)[keys]
 
 
 # ----------------------------------------------------------- intervals --
@@ -922,8 +930,7 @@ def _segment_sizes(y_true, query_id, by):
         else:
             keys, labels = _factorize(query_id, n_rows)
             if labels is not None:  # codes of sorted labels, some maybe unused
-                present = np.bincount(keys, minlength=len(labels)) > 0
-                row_query = (np.cumsum(present) - 1)[keys]
+                row_query = _present_codes(keys, len(labels))
             else:
                 try:
                     import pandas as pd
