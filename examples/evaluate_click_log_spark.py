@@ -4,10 +4,12 @@ Evaluate a click log on Spark
 
 Click and search logs often live in Spark tables: Parquet files with the
 rows of one user (the query) spread over many files. :func:`skrank.spark.evaluate`
-scores such a log with Spark's own engine: one repartition by query id,
-skrank's in-memory kernels on each partition (Spark hands them Arrow
-batches), and the partial sums merged on the driver, so no row is collected
-on the driver and the result equals :func:`skrank.evaluate` on the same rows.
+scores such a log with Spark's own engine: one shuffle by query id,
+skrank's in-memory kernels on each partition, and the partial sums merged
+on the driver, so no row is collected on the driver and the result equals
+:func:`skrank.evaluate` on the same rows. On a plain scan of Parquet files
+like this one, Spark's Python workers read the files themselves and
+Spark's shuffle moves the rows as Arrow messages, by a hash of the query id.
 
 This script writes a small click log (about 20,000 rows) as Parquet files
 to a temporary folder, scores two models on a local Spark session, and

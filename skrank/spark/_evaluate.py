@@ -13,6 +13,9 @@ The plan has three steps, all but the last run by Spark's executors:
 3. **The partial means** (one small row per partition and metric) reach the
    driver, are merged in partition order and finished by the very step that
    finishes the in-memory mean. No row of ``df`` is collected.
+
+A plain scan of local Parquet files skips Spark's reader and its hand-over
+of rows: the Python workers read the files (:mod:`skrank.spark._files`).
 """
 
 import pickle
@@ -32,6 +35,7 @@ from .._core._validation import check_bool, check_option, _describe
 from ..metrics._evaluate import metric_names
 from ..metrics._plan import EMPTY_PARTIAL, ROW, PartitionPlan, kernel_options
 from ..metrics._registry import parse_metric_name
+from ._files import READ_FAILED, bucket_frame, parquet_files, read_buckets, read_tasks
 
 _PARTITION = "__skrank_partition__"
 _METRIC = "__skrank_metric__"
@@ -73,12 +77,7 @@ def _partials(batches, plan):
     import pyarrow as pa
 
     frame = _partition_frame(batches)
-    n_rows = 0 if frame is None else frame.shape[0]
-    if frame is None:
-        partials = [EMPTY_PARTIAL for _ in plan.metrics]
-    else:
-        partials = plan.partials(frame)
-    partition = _partition_id()
+    partition, n_rows, partials = _scored(frame, plan)
     columns = {
         _PARTITION: pa.array([partition] * len(partials), pa.int64()),
         _METRIC: pa.array(range(len(partials)), pa.int32()),
@@ -92,6 +91,18 @@ def _partials(batches, plan):
         _N_ROWS: pa.array([n_rows] * len(partials), pa.int64()),
     }
     yield pa.RecordBatch.from_pydict(columns)
+
+
+def _scored(frame, plan):
+    """``(partition, n_rows, partials)`` of a partition's frame (None: no rows)."""
+    if frame is None:
+        return _partition_id(), 0, [EMPTY_PARTIAL for _ in plan.metrics]
+    return _partition_id(), frame.shape[0], plan.partials(frame)
+
+
+def _scored_buckets(pairs, plan):
+    """mapPartitions after the shuffle of buckets: this partition's partial means."""
+    yield _scored(bucket_frame(pairs), plan)
 
 
 def _plain(ids):
@@ -196,7 +207,9 @@ def _run(function):
     try:
         return function()
     except Exception as exc:
-        error = _worker_error(exc) if type(exc).__name__ == "PythonException" else None
+        # a DataFrame job's worker error, or an RDD job's (inside the JVM's)
+        from_worker = type(exc).__name__ in ("PythonException", "Py4JJavaError")
+        error = _worker_error(exc) if from_worker else None
         if error is None:
             raise
         raise error from None
@@ -255,6 +268,11 @@ def evaluate(
         plan shows a hash partitioning on ``query_id`` alone (as after
         ``df.repartition("qid")``); True is the caller's promise (a query
         split over partitions would be scored as several queries).
+        ``read_files`` ({"auto", False}, default "auto"): when ``df`` is a
+        plain scan of local Parquet files and the means are asked for,
+        the executors' Python workers read the files with pyarrow instead of
+        receiving Spark's rows one by one (see Notes); False always uses
+        Spark's reader.
         Metric options as for :func:`skrank.evaluate`: ``gain``,
         ``normalize``, ``beta``, ``p``. ``compat``, ``score_dtype`` and
         ``retrieved`` are :func:`skrank.evaluate`'s only (a ``ValueError``
@@ -296,6 +314,15 @@ def evaluate(
     them yourself, repartition ``df`` by the query id and pass
     ``partitioned_by_query=True``.
 
+    When ``df`` is nothing but a scan of Parquet files on the local file
+    system (``spark.read.parquet(path)``, its columns selected, integer or
+    string query ids, no partition directories), the Python workers read
+    the needed columns themselves (a task per 128 MiB of files or so),
+    bucket the rows by a hash of the query id, and Spark's shuffle moves
+    each bucket as one Arrow message: no row is handed over from the JVM,
+    which is most of the time of the other path. A file the workers cannot
+    read as Spark does sends the call back to Spark's reader.
+
     Examples
     --------
     >>> from pyspark.sql import SparkSession
@@ -327,12 +354,14 @@ def evaluate(
     ties = options.pop("ties", "average")
     no_relevant = options.pop("no_relevant", "skip")
     partitioned_by_query = options.pop("partitioned_by_query", "auto")
+    read_files = options.pop("read_files", "auto")
     metrics = metric_names(metrics)
     for name in metrics:
         parse_metric_name(name)
     check_option("ties", ties, TIES)
     check_aggregate_options(no_relevant, "mean")
     check_option("partitioned_by_query", partitioned_by_query, ("auto", True, False))
+    check_option("read_files", read_files, ("auto", False))
     per_query = check_bool("per_query", per_query)
     plan_options = kernel_options("skrank.spark.evaluate", metrics, options)
     _check_column(df, "y_true", y_true)
@@ -350,9 +379,10 @@ def evaluate(
     else:
         partitioned = partitioned_by_query
     restore_order = ties == "input" and not partitioned
-    frame = df.select(*[functions.col(f"`{name}`") for name in columns])
+    frame = selected = df.select(*[functions.col(f"`{name}`") for name in columns])
     if restore_order:
         frame = frame.withColumn(ROW, functions.monotonically_increasing_id())
+    n_partitions = None
     if not partitioned:
         key = functions.col(f"`{query_id}`")
         n_partitions = _n_partitions(frame)
@@ -366,21 +396,65 @@ def evaluate(
     if per_query:
         return _per_query_frame(frame, plan, df.schema[query_id], sql)
 
-    partials = frame.mapInArrow(lambda batches: _partials(batches, plan),
-                                _PARTIAL_SCHEMA)
-    rows = _run(partials.collect)
-    rows.sort(key=lambda row: (row[_PARTITION], row[_METRIC]))
-    if not sum(row[_N_ROWS] for row in rows if row[_METRIC] == 0):
+    scored = None
+    if read_files == "auto" and not partitioned and not restore_order:
+        paths = parquet_files(selected, query_id)
+        if paths is not None:
+            scored = _scored_from_files(selected, paths, plan, n_partitions)
+    if scored is None:
+        partials = frame.mapInArrow(lambda batches: _partials(batches, plan),
+                                    _PARTIAL_SCHEMA)
+        scored = _collected_partials(_run(partials.collect))
+    scored.sort(key=lambda partition: partition[0])
+    if not sum(n_rows for _, n_rows, _ in scored):
         raise ValueError("`df` has no rows: there is nothing to evaluate.")
-    results = {}
-    for i, name in enumerate(metrics):
-        merged = merge_partial_means(
-            PartialMean(row["scale"], row["weighted_sum"], row["weight_sum"],
-                        row["n_values"], row["n_undefined"], pickle.loads(row[_IDS]))
-            for row in rows if row[_METRIC] == i
-        )
-        results[name] = finish_mean(merged)
-    return results
+    return {
+        name: finish_mean(merge_partial_means(partials[i] for _, _, partials in scored))
+        for i, name in enumerate(metrics)
+    }
+
+
+def _collected_partials(rows):
+    """``(partition, n_rows, partials)`` from the rows :func:`_partials` made."""
+    by_partition = {}
+    for row in sorted(rows, key=lambda row: (row[_PARTITION], row[_METRIC])):
+        _, n_rows, partials = by_partition.setdefault(
+            row[_PARTITION], (row[_PARTITION], row[_N_ROWS], []))
+        partials.append(PartialMean(
+            row["scale"], row["weighted_sum"], row["weight_sum"], row["n_values"],
+            row["n_undefined"], pickle.loads(row[_IDS])))
+    return list(by_partition.values())
+
+
+def _scored_from_files(frame, paths, plan, n_partitions):
+    """The partitions' partial means, the executors reading the Parquet files.
+
+    See :mod:`skrank.spark._files`. None when a file could not be read as
+    Spark reads it: the caller then goes through Spark's reader.
+    """
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    context = frame.sparkSession.sparkContext
+    n_buckets = n_partitions or context.defaultParallelism
+    schema = to_arrow_schema(frame.schema)
+    query_id = plan.query_id
+    tasks, n_slices = read_tasks(paths, context.defaultParallelism)
+    scored = (
+        context.parallelize(tasks, n_slices)
+        .mapPartitions(lambda tasks: read_buckets(tasks, schema, query_id, n_buckets))
+        .partitionBy(n_buckets, lambda bucket: bucket)
+        .mapPartitions(lambda pairs: _scored_buckets(pairs, plan))
+    )
+
+    def collect():
+        try:
+            return scored.collect()
+        except Exception as exc:
+            if READ_FAILED in str(exc):
+                return None
+            raise
+
+    return _run(collect)
 
 
 def _per_query_frame(frame, plan, id_field, sql):
