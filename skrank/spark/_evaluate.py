@@ -35,7 +35,7 @@ from .._core._validation import check_bool, check_option, _describe
 from ..metrics._evaluate import metric_names
 from ..metrics._plan import EMPTY_PARTIAL, ROW, PartitionPlan, kernel_options
 from ..metrics._registry import parse_metric_name
-from ._files import READ_FAILED, bucket_frame, parquet_files, read_buckets, read_tasks
+from ._files import READ_FAILED, bucket_batches, parquet_files, read_buckets, read_tasks
 
 _PARTITION = "__skrank_partition__"
 _METRIC = "__skrank_metric__"
@@ -102,7 +102,7 @@ def _scored(frame, plan):
 
 def _scored_buckets(pairs, plan):
     """mapPartitions after the shuffle of buckets: this partition's partial means."""
-    yield _scored(bucket_frame(pairs), plan)
+    yield _scored(_partition_frame(bucket_batches(pairs)), plan)
 
 
 def _plain(ids):

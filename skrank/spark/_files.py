@@ -184,12 +184,9 @@ def _read_part(path, part, n_parts, schema):
         raise RuntimeError(f"{READ_FAILED}{path}: {exc}") from None
 
 
-def bucket_frame(pairs):
-    """One pandas frame of the rows of ``(bucket, IPC bytes)`` pairs, or None if none."""
+def bucket_batches(pairs):
+    """The Arrow record batches of ``(bucket, IPC bytes)`` pairs, one message after another."""
     import pyarrow as pa
 
-    tables = [pa.ipc.open_stream(blob).read_all() for _, blob in pairs]
-    if not tables:
-        return None
-    table = pa.concat_tables(tables)
-    return table.to_pandas() if table.num_rows else None
+    for _, blob in pairs:
+        yield from pa.ipc.open_stream(blob)
