@@ -127,6 +127,35 @@ def test_the_packed_sort_resorts_truncation_collisions():
     np.testing.assert_array_equal(sorted_keys, keys[expected])
 
 
+@pytest.mark.parametrize("n_keys", [1, 40])
+@pytest.mark.parametrize("layout", ["shuffled", "ranked"])
+def test_the_packed_sort_with_row_indices_resorts_collisions(n_keys, layout):
+    # few rows and narrow keys: the row index rides in the packed values
+    # (the plain-sort path), so even one query's scores lose their last
+    # bits, and twins that differ only there must still come out in order
+    from skrank._core import _layout
+
+    rng = np.random.default_rng(n_keys)
+    n = 3000
+    score = rng.normal(size=n).round(3)  # exact ties as well
+    keys = rng.integers(0, n_keys, size=n)
+    twins = rng.choice(n, size=40, replace=False)
+    score[twins[:20]] = np.nextafter(score[twins[20:]], 9.0)
+    keys[twins[:20]] = keys[twins[20:]]
+    if layout == "ranked":  # already in (key, score descending) order
+        first = _reference_order(score, keys)
+        score, keys = score[first], keys[first]
+    key_bits = int(keys.max() - keys.min()).bit_length()
+    assert 64 - key_bits - (n - 1).bit_length() >= _layout._MIN_SCORE_BITS
+    result = _layout._packed_order(score, keys)
+    assert result is not None
+    order, sorted_keys = result
+    assert np.array_equal(np.sort(order), np.arange(n))  # a permutation
+    expected = _reference_order(score, keys)
+    np.testing.assert_array_equal(score[order], score[expected])
+    np.testing.assert_array_equal(sorted_keys, keys[expected])
+
+
 def test_with_relevance_shares_the_structure_not_the_relevance():
     from skrank._core._layout import rank_queries
 
