@@ -19,6 +19,7 @@ from ._read import (
     _Table,
     arrow_call,
     arrow_options,
+    index_array,
 )
 
 DEFAULT_MEASURES = ("map", "ndcg", "P_10", "recall_100")
@@ -210,80 +211,112 @@ def _first_duplicate(keys):
     return -1 if same.shape[0] == 0 else int(order[same[0] + 1])
 
 
-def _fixed_width_words(docs):
-    """Each id of a pyarrow string array as big-endian uint64 words, NUL-padded.
+def _unaligned_words(data):
+    """A view of ``data`` (uint8) as the little-endian uint64 starting at each byte."""
+    return np.ndarray((data.shape[0] - 7,), dtype="<u8", buffer=data, strides=(1,))
 
-    Exact (ids hold no NUL), and comparing the word rows compares the ids as
-    strcmp does. None when an id is longer than 64 bytes (too wide a matrix).
+
+def _id_words(docs):
+    """Each id's bytes as little-endian uint64 words (zero past its end), and its length.
+
+    ``docs`` is a pyarrow string or binary array. The words are read from
+    its own buffers, 8 bytes at each id's start, and masked to the id's
+    length: no padded copy of the strings is made. Equal (words, length)
+    rows are equal ids, byte for byte. None when an id is longer than 64
+    bytes (too wide a matrix).
     """
-    offsets = np.frombuffer(docs.buffers()[1], dtype=np.int32)
-    offsets = offsets[docs.offset : docs.offset + len(docs) + 1].astype(np.int64)
-    data = np.frombuffer(docs.buffers()[2], dtype=np.uint8) if docs.buffers()[2] else \
-        np.zeros(1, dtype=np.uint8)
+    import pyarrow as pa
+
+    large = pa.types.is_large_string(docs.type) or pa.types.is_large_binary(docs.type)
+    buffers = docs.buffers()
+    offsets = np.frombuffer(buffers[1], dtype=np.int64 if large else np.int32)
+    offsets = offsets[docs.offset:docs.offset + len(docs) + 1].astype(np.int64)
+    start = offsets[:-1]
     lengths = np.diff(offsets)
-    longest = int(lengths.max()) if lengths.shape[0] else 0
-    if longest > 64 or data.shape[0] == 0:
+    longest = int(lengths.max(initial=0))
+    if longest > 64:
         return None
-    width = (longest + 7) // 8 * 8
-    if width == longest and (lengths == longest).all():  # ids of one length: a view
-        block = data[offsets[0] : offsets[-1]].reshape(lengths.shape[0], longest)
-        return np.ascontiguousarray(block).view(">u8")
-    padded = _nul_padded(docs, width)  # pyarrow pads in C: all ids one width
-    if padded is not None:
-        return _fixed_width_words(padded)
-    matrix = np.zeros((lengths.shape[0], width), dtype=np.uint8)
-    start, last = offsets[:-1], data.shape[0] - 1
-    for c in range(longest):
-        column = data[np.minimum(start + c, last)]
-        column[lengths <= c] = 0
-        matrix[:, c] = column
-    return matrix.view(">u8")
+    n_words = max((longest + 7) // 8, 1)
+    data = (np.frombuffer(buffers[2], dtype=np.uint8) if buffers[2] is not None
+            else np.zeros(0, dtype=np.uint8))
+    size = data.shape[0]
+    # the buffer's last bytes, followed by zeros: a word that would run past
+    # the end of the buffer is read from this copy
+    tail_start = max(size - 8 * n_words - 8, 0)
+    tail = np.zeros(size - tail_start + 8 * n_words + 8, dtype=np.uint8)
+    tail[:size - tail_start] = data[tail_start:]
+    tail = _unaligned_words(tail)
+    body = _unaligned_words(data) if size >= 8 else None
+    words = np.empty((start.shape[0], n_words), dtype=np.uint64)
+    every = np.uint64(0xFFFFFFFFFFFFFFFF)
+    for k in range(n_words):
+        at = start + 8 * k
+        word = (body[np.minimum(at, size - 8)] if body is not None
+                else np.zeros(at.shape[0], dtype=np.uint64))
+        late = np.flatnonzero(at > size - 8)
+        word[late] = tail[at[late] - tail_start]
+        kept_bits = (np.clip(lengths - 8 * k, 0, 8) * 8).astype(np.uint64)
+        word &= ~np.left_shift(every, kept_bits)  # a shift by 64 gives 0: all kept
+        words[:, k] = word
+    return words, lengths
 
 
-def _nul_padded(docs, width):
-    """ASCII ids right-padded with NUL bytes to ``width`` by pyarrow; None otherwise.
+def _repeated_rows(values):
+    """The rows (ascending) whose uint64 value occurs more than once.
 
-    pyarrow pads by code points, which are bytes only for ASCII ids.
+    Only the values' top 32 bits are sorted (a narrower sort, about half
+    the time); the few rows whose top bits repeat are then compared whole.
     """
-    if not arrow_call("all", arrow_call("string_is_ascii", docs)).as_py():
-        return None
-    return arrow_call("utf8_rpad", docs,
-                      options=arrow_options("PadOptions", width=width, padding="\x00"))
+    top = (values >> np.uint64(32)).astype(np.uint32)
+    ordered = np.sort(top)
+    repeated_top = ordered[1:][ordered[1:] == ordered[:-1]]
+    if repeated_top.shape[0] == 0:
+        return repeated_top.astype(np.intp)
+    del ordered
+    rows = np.flatnonzero(np.isin(top, repeated_top))
+    values = values[rows]
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    same = np.flatnonzero(ordered[1:] == ordered[:-1])
+    repeated = np.zeros(values.shape[0], dtype=bool)
+    repeated[order[same]] = repeated[order[same + 1]] = True
+    return rows[repeated]
 
 
-def _first_duplicate_arrow(query, docs):
-    """A row repeating an earlier (query, id) pair, from hashed fixed-width ids; -1 if none.
+def _first_duplicate_arrow(query, docs, rows=None):
+    """A row repeating an earlier (query, id) pair, from hashed id words; -1 if none.
 
-    A 64-bit hash of each row sorts once; rows of equal hash are compared
-    exactly, so a collision is never taken for a duplicate.
+    ``docs`` is a pyarrow string array; ``rows`` (optional) the row of each
+    line's id in it, for lines scattered through a larger run (they are
+    taken out first: pyarrow copies them faster than words can be gathered
+    from all over the larger buffers). A 64-bit hash of each line's query
+    and id words is computed; only lines of repeated hashes are then
+    compared exactly, so a collision is never taken for a duplicate.
     """
-    words = _fixed_width_words(docs)
-    if words is None:
+    if rows is not None:
+        docs = arrow_call("take", docs, index_array(rows))
+    found = _id_words(docs)
+    if found is None:  # an id over 64 bytes: exact codes from a hash table
         codes = np.asarray(arrow_call("dictionary_encode", docs).indices, dtype=np.int64)
         return _first_duplicate(query * (int(codes.max(initial=0)) + 1) + codes)
+    words, lengths = found
     mixed = hash_words(words, seed=query)
-    ordered = np.sort(mixed)  # (numpy's hashing unique is slower here)
-    if not (ordered[1:] == ordered[:-1]).any():
+    group = _repeated_rows(mixed)
+    if group.shape[0] == 0:
         return -1
-    del ordered
-    order = np.argsort(mixed, kind="stable")
-    same = np.flatnonzero(mixed[order][1:] == mixed[order][:-1])
-    # the rows of a repeated hash (few), by (hash, query, id): equal rows
-    # become neighbours even where other ids share their hash
-    in_run = np.zeros(order.shape[0], dtype=bool)
-    in_run[same] = in_run[same + 1] = True
-    group = order[in_run]
+    # those lines by (hash, query, length, words): equal lines become
+    # neighbours even where other ids share their hash
     keys = [words[group, j] for j in range(words.shape[1] - 1, -1, -1)]
-    group = group[np.lexsort(keys + [query[group], mixed[group]])]
+    group = group[np.lexsort(keys + [lengths[group], query[group], mixed[group]])]
     a, b = group[:-1], group[1:]
-    equal = ((mixed[a] == mixed[b]) & (query[a] == query[b])
+    equal = ((mixed[a] == mixed[b]) & (query[a] == query[b]) & (lengths[a] == lengths[b])
              & (words[a] == words[b]).all(axis=1))
     return int(b[equal].min()) if equal.any() else -1
 
 
 def _check_duplicates(table, kind):
     if table.doc_array is not None:
-        position = _first_duplicate_arrow(table.query, table.doc_array)
+        position = _first_duplicate_arrow(table.query, table.doc_array, table.doc_rows)
     else:
         n_docs = max(table.doc_labels.shape[0], 1)
         position = _first_duplicate(table.query * n_docs + table.doc)
@@ -311,7 +344,8 @@ def _run_docs_in_qrels(run, qrels, dtype=np.int64):
                 value_set = pa.array(qrels.doc_labels.tolist(), type=pa.string())
             except (UnicodeEncodeError, pa.ArrowException):  # ids that are not UTF-8
                 return _indexer(qrels.doc_labels, run.doc_strings())
-        index = arrow_call("index_in", run.doc_array,
+        docs = run.doc_array if run.doc_rows is None else run.take_docs(slice(None))
+        index = arrow_call("index_in", docs,
                            options=arrow_options("SetLookupOptions", value_set=value_set))
         width = index.type.bit_width  # buffer views: np.asarray would import pandas
         return _numeric(index, np.dtype(f"int{width}"), fill=-1).astype(dtype, copy=False)
@@ -608,21 +642,24 @@ def _take(table, rows):
     """The lines ``rows`` (ascending) of ``table``, as a table sharing its labels.
 
     Consecutive lines (a piece of a run grouped by query) are slices: views
-    that copy nothing.
+    that copy nothing. Scattered lines keep the whole run's document ids and
+    the row of each line's id in them.
     """
+    doc_array, doc_rows = table.doc_array, None
     if rows.shape[0] and int(rows[-1]) - int(rows[0]) + 1 == rows.shape[0]:
         rows = slice(int(rows[0]), int(rows[-1]) + 1)
-        doc_array = None if table.doc_array is None else table.doc_array.slice(
-            rows.start, rows.stop - rows.start)
         origin = np.arange(rows.start, rows.stop) if table.origin is None \
             else table.origin[rows]
+        if doc_array is not None and table.doc_rows is None:
+            doc_array = doc_array.slice(rows.start, rows.stop - rows.start)
     else:
-        doc_array = None if table.doc_array is None else table.take_docs(rows)
         origin = rows if table.origin is None else table.origin[rows]
+    if doc_array is not None and (table.doc_rows is not None or isinstance(rows, np.ndarray)):
+        doc_rows = rows if table.doc_rows is None else table.doc_rows[rows]
     return replace(
         table, query=table.query[rows], value=table.value[rows],
         doc=None if table.doc is None else table.doc[rows], doc_array=doc_array,
-        origin=origin,
+        doc_rows=doc_rows, origin=origin,
         qrels_doc=None if table.qrels_doc is None else table.qrels_doc[rows],
     )
 

@@ -48,6 +48,10 @@ class _Table:
     # a run's lines: each one's document index in the qrels' documents (-1
     # if unjudged), when it was looked up once for the whole run
     qrels_doc: np.ndarray | None = None
+    # for a piece of a run whose lines are scattered through it: each line's
+    # row in ``doc_array``, which is then the whole run's (no string is
+    # copied out for the piece)
+    doc_rows: np.ndarray | None = None
 
     def __len__(self):
         return self.query.shape[0]
@@ -55,8 +59,10 @@ class _Table:
     def doc_strings(self, rows=None):
         """The document ids (numpy object array) of ``rows`` (all by default)."""
         if self.doc_array is not None:
-            if rows is None:
+            if rows is None and self.doc_rows is None:
                 return np.asarray(self.doc_array.to_numpy(zero_copy_only=False), dtype=object)
+            if rows is None:
+                rows = np.arange(len(self))
             # read with to_pylist: to_numpy would import pandas (0.4 s)
             out = np.empty(len(rows), dtype=object)
             out[:] = self.take_docs(rows).to_pylist()
@@ -66,12 +72,17 @@ class _Table:
 
     def take_docs(self, rows):
         """The pyarrow string array of the document ids of ``rows``."""
-        import pyarrow as pa
+        if self.doc_rows is not None:
+            rows = self.doc_rows[rows]
+        return arrow_call("take", self.doc_array, index_array(rows))
 
-        # indices built from buffers: pa.array would import pandas
-        rows = np.ascontiguousarray(rows, dtype=np.int64)
-        index = pa.Array.from_buffers(pa.int64(), rows.shape[0], [None, pa.py_buffer(rows)])
-        return arrow_call("take", self.doc_array, index)
+
+def index_array(rows):
+    """A pyarrow int64 array of ``rows``, built from its buffer (pa.array would import pandas)."""
+    import pyarrow as pa
+
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    return pa.Array.from_buffers(pa.int64(), rows.shape[0], [None, pa.py_buffer(rows)])
 
 
 def _compute_name(name):

@@ -213,20 +213,54 @@ def test_duplicate_document_in_a_query_is_an_error(tmp_path):
 
 
 @pytest.mark.parametrize("ids", [
-    ["d1", "doc-22", "d1", "longer-id-333", "x"],            # ASCII: pyarrow pads
-    ["dé1", "doc-ü22", "d1", "ñ", "x" * 9],                  # not ASCII: byte loop
-    ["abcdefgh", "12345678"],                                # one width: a view
+    ["d1", "doc-22", "d1", "longer-id-333", "x"],
+    ["dé1", "doc-ü22", "d1", "ñ", "x" * 9],                  # not ASCII
+    ["abcdefgh", "12345678"],                                # one width
+    ["a", "", "bc"],                                         # a buffer under 8 bytes
+    ["y" * 64, "z", "", "w" * 17],                           # the widest allowed
 ])
-def test_fixed_width_words_are_the_nul_padded_bytes(ids):
+@pytest.mark.parametrize("kind", ["string", "large_string", "slice"])
+def test_id_words_are_the_zero_padded_bytes(ids, kind):
     pa = needs("pyarrow")
-    from skrank.io._evaluate import _fixed_width_words
+    from skrank.io._evaluate import _id_words
 
     raw = [i.encode() for i in ids]
-    width = (max(map(len, raw)) + 7) // 8 * 8
+    width = max((max(map(len, raw)) + 7) // 8 * 8, 8)
     expected = np.frombuffer(b"".join(r.ljust(width, b"\0") for r in raw),
-                             dtype=">u8").reshape(len(ids), width // 8)
-    words = _fixed_width_words(pa.array(ids, type=pa.string()))
+                             dtype="<u8").reshape(len(ids), width // 8)
+    if kind == "large_string":
+        docs = pa.array(ids, type=pa.large_string())
+    elif kind == "slice":  # an array with an offset into longer buffers
+        docs = pa.array(["before"] + ids + ["after-the-end"]).slice(1, len(ids))
+    else:
+        docs = pa.array(ids, type=pa.string())
+    words, lengths = _id_words(docs)
     np.testing.assert_array_equal(words, expected)
+    np.testing.assert_array_equal(lengths, [len(r) for r in raw])
+
+
+def test_id_words_refuse_ids_over_64_bytes():
+    pa = needs("pyarrow")
+    from skrank.io._evaluate import _id_words
+
+    assert _id_words(pa.array(["a", "b" * 65])) is None
+
+
+@pytest.mark.parametrize("rows", [None, [5, 0, 3, 1]])
+def test_first_duplicate_of_ids_over_64_bytes(rows):
+    # too wide for words: exact codes from pyarrow's hash table instead
+    pa = needs("pyarrow")
+    from skrank.io._evaluate import _first_duplicate_arrow
+
+    long = "L" * 80
+    ids = ["a", long, "b", long + "x", "c", long]
+    query = np.zeros(4, dtype=np.int64)
+    lines = [ids[i] for i in (rows or range(4))]
+    docs = pa.array(ids if rows else lines)
+    index = None if rows is None else np.array(rows)
+    expected = 3 if rows else -1  # rows 5 and 1 are the same long id
+    assert lines.count(long) == (2 if rows else 1)
+    assert _first_duplicate_arrow(query, docs, index) == expected
 
 
 def test_duplicates_found_among_ids_of_mixed_lengths_and_scripts(tmp_path):
@@ -265,6 +299,14 @@ def test_first_duplicate_equals_a_brute_force_search(monkeypatch, weak_hash):
             seen.add(key)
         assert expected == later
         got = _evaluate._first_duplicate_arrow(q, pa.array(repeated, type=pa.string()))
+        assert got == expected
+        # the same lines as rows scattered through a larger array
+        mix = rng.permutation(n + 100)
+        larger = np.empty(n + 100, dtype=object)
+        larger[:] = [f"other{i}" for i in range(n + 100)]
+        larger[mix[:n]] = repeated
+        got = _evaluate._first_duplicate_arrow(
+            q, pa.array(larger.tolist(), type=pa.string()), mix[:n])
         assert got == expected
         # the same id in another query is no duplicate
         q[later] = q[first] + 1
