@@ -119,3 +119,26 @@ def test_arrow_kernels_with_or_without_pyarrows_private_compute_module(
         "PadOptions", width=3, padding="\x00"))
     assert padded.to_pylist() == ["b\x00\x00", "a\x00\x00", "zz\x00", "a\x00\x00"]
     assert arrow_call("take", docs, pa.array([2, 0])).to_pylist() == ["zz", "b"]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("q1 Q0 d1 1 2.5 r\n" * 9, " "),
+    ("q1\tQ0\td1\t1\t2.5\tr\n" * 9, "\t"),
+    ("q1 Q0 d1 1 2.5 r\n" * 9 + "q1\tQ0\td2\t2\t1.5\tr\n", None),  # both, blocks apart
+    ("q1 Q0 d1 1 2.5 r\n" * 9 + "#q1 Q0 d2 2 1.5 r\n", None),  # a comment, late
+    ("q1 Q0 d1 1 2.5 r\n" * 9 + "q1 Q0 d2 2 1.5 r\r\n", None),
+    ("q1 Q0 d1 1 2.5 r\n" * 9 + "q1 Q0 d2 2 1.5\vr\n", None),
+    ("\ufeffq1 Q0 d1 1 2.5 r\n", None),  # a byte-order mark
+])
+def test_plain_delimiter_scans_every_block(tmp_path, monkeypatch, text, expected):
+    # blocks of 16 bytes: what decides is never in the first block
+    monkeypatch.setattr(_read, "_SCAN_BLOCK", 16)
+    path = tmp_path / "run"
+    path.write_bytes(text.encode())
+    assert _read._plain_delimiter(str(path)) == expected
+
+
+def test_plain_delimiter_leaves_gzip_to_the_other_readers(tmp_path):
+    path = tmp_path / "run"
+    path.write_bytes(gzip.compress(b"q1 Q0 d1 1 2.5 r\n"))
+    assert _read._plain_delimiter(str(path)) is None
