@@ -197,10 +197,13 @@ def _run_queries(qrels, run):
 
     A run-length array, so int32 where the number of queries allows it.
     """
+    return _label_queries(qrels, run)[run.query]
+
+
+def _label_queries(qrels, run):
+    """Each of the run's query labels' index among the qrels' queries (-1: absent)."""
     lookup = _indexer(qrels.query_labels, run.query_labels)
-    if qrels.query_labels.shape[0] < 2**31:
-        lookup = lookup.astype(np.int32)
-    return lookup[run.query]
+    return lookup.astype(np.int32) if qrels.query_labels.shape[0] < 2**31 else lookup
 
 
 def _first_duplicate(keys):
@@ -687,8 +690,11 @@ def _pieces(qrels, run, *, complete_qrels):
     run = replace(run, qrels_doc=_run_docs_in_qrels(run, qrels, doc_dtype))
     query_rank = order[0]
     n_queries = qrels.query_labels.shape[0]
-    # run lines per query, in query-rank order (run_query -1: dropped)
-    lines = np.bincount(run_query + 1, minlength=n_queries + 1)
+    # run lines per query, in query-rank order (index 0: dropped lines),
+    # counted per label of the run (a bincount of its own codes needs no cast)
+    lines = np.bincount(_label_queries(qrels, run) + 1, minlength=n_queries + 1,
+                        weights=np.bincount(run.query, minlength=run.query_labels.shape[0]))
+    lines = lines.astype(np.int64)
     by_rank = np.empty(n_queries, dtype=np.int64)
     by_rank[query_rank] = lines[1:]
     run_end = np.cumsum(by_rank)
@@ -706,7 +712,8 @@ def _pieces(qrels, run, *, complete_qrels):
     # each line's piece; a stable sort of small integers is a radix sort,
     # and keeps file order inside each piece
     run_piece = piece_of_query[run_query]
-    run_bounds = np.r_[0, np.cumsum(np.bincount(run_piece, minlength=n_pieces + 1))]
+    # the lines of each piece, then the dropped ones
+    run_bounds = np.r_[0, run_end[ends - 1], run_end[-1] + lines[0]]
     if (run_piece[1:] >= run_piece[:-1]).all():  # a grouped run: pieces are ranges
         run_order = None
     else:
