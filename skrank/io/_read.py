@@ -34,9 +34,11 @@ class _Table:
     value: np.ndarray  # (n,) float64
     source: str = "input"
     tag: str | None = None  # a run's name (its last column), when known
-    # the document ids as a pyarrow string array, one per line; then ``doc``
-    # and ``doc_labels`` are None: a run's millions of ids are never
-    # dictionary-encoded (hashing them costs more than all the rest)
+    # the document ids as a pyarrow string array (or chunked array, as the
+    # parser left them), one per line; then ``doc`` and ``doc_labels`` are
+    # None: a run's millions of ids are never dictionary-encoded (hashing
+    # them costs more than all the rest). :func:`one_array` joins chunks
+    # where one array is needed.
     doc_array: object = None
     # ``doc_labels`` as a pyarrow string array, when the reader had one
     doc_label_array: object = None
@@ -75,6 +77,11 @@ class _Table:
         if self.doc_rows is not None:
             rows = self.doc_rows[rows]
         return arrow_call("take", self.doc_array, index_array(rows))
+
+
+def one_array(strings):
+    """A pyarrow array, or a chunked array's chunks joined into one."""
+    return strings.combine_chunks() if hasattr(strings, "chunks") else strings
 
 
 def index_array(rows):
@@ -371,10 +378,18 @@ def _read_pyarrow(data, path, kind, delimiter=" ", compat=None):
         return None
     if _after_parse is not None:  # the parser's freed blocks, back before the copies below
         _after_parse()
-    # the ids made one array first, and their blocks let go at once: the
-    # numbers and codes below can then reuse that memory (a smaller peak)
-    docs = table.column("doc_id").combine_chunks()
-    table = table.drop_columns(["doc_id"])
+    query, query_labels = _dictionary_codes(table.column("query_id"))
+    # the ids of a run grouped by query stay in the parser's blocks (one
+    # chunk each): it is measured in ranges of lines, and joining the blocks
+    # would copy every id once more. Other runs' pieces take their ids from
+    # all over the run, which pyarrow does in half the time from one array;
+    # it is made here, before the numbers below, which reuse the blocks'
+    # memory (codes are in order of first appearance: grouped, they never
+    # go back)
+    docs = table.column("doc_id")
+    if kind == "qrels" or not (query[1:] >= query[:-1]).all():
+        docs = docs.combine_chunks()
+    table = table.drop_columns(["doc_id", "query_id"])
     if as_text:
         codes, tokens = _dictionary_codes(table.column(value_name))
         parsed = _parse_numbers(tokens, kind, compat)
@@ -392,7 +407,6 @@ def _read_pyarrow(data, path, kind, delimiter=" ", compat=None):
                 data = handle.read(1 << 16)
         first = _first_line(data)
         tag = first.split()[-1].decode("utf-8", "replace")
-    query, query_labels = _dictionary_codes(table.column("query_id"))
     del table
     if kind == "qrels":  # few lines: codes are cheap and handy
         encoded = arrow_call("dictionary_encode", docs)

@@ -69,6 +69,31 @@ def test_pieces_of_whole_queries_give_the_numbers_of_one_layout(tmp_path, monkey
 
 
 @pytest.mark.parametrize("grouped", [False, True])
+def test_a_grouped_run_is_cut_in_file_order_into_ranges(tmp_path, monkeypatch, grouped):
+    # its queries come in no sorted order: pieces in trec_eval's order of
+    # queries would gather lines from all over the file
+    qrels, run = _files(tmp_path, 5, grouped=grouped)
+    monkeypatch.setattr(_evaluate, "CHUNK_LINES", 7)
+    qrels_table = _evaluate._as_table(str(qrels), "qrels", "qrels", None)
+    run_table = _evaluate._as_table(str(run), "run", "run", None)
+    pieces, in_file_order = _evaluate._pieces(qrels_table, run_table, complete_qrels=True)
+    assert in_file_order == grouped
+    pieces = list(pieces)
+    assert len(pieces) > 5
+    if grouped:  # ranges of lines, in file order, and the lines of no query split
+        starts = [int(p[1].origin[0]) for p in pieces if len(p[1])]
+        assert starts == sorted(starts)
+        for _, piece_run, _, _ in pieces[:-1]:
+            assert np.array_equal(piece_run.origin, np.arange(piece_run.origin[0],
+                                                              piece_run.origin[-1] + 1))
+        assert len(pieces[-1][1]) == 0  # the qrels query without a line, scored at 0
+    owners = [set(p[1].query_labels[p[1].query].tolist()) for p in pieces]
+    for a in range(len(owners)):
+        for b in range(a + 1, len(owners)):
+            assert not owners[a] & owners[b]
+
+
+@pytest.mark.parametrize("grouped", [False, True])
 def test_a_duplicate_in_a_piece_names_its_line(tmp_path, monkeypatch, grouped):
     qrels, run = _files(tmp_path, 3, grouped=grouped)
     lines = run.read_text().splitlines()
