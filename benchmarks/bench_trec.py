@@ -8,8 +8,9 @@ the ratios come from one run. trec_eval's binary is used when one is given
 fastest time and its peak resident memory (``/usr/bin/time``'s maximum RSS,
 or the child's ``ru_maxrss``) are reported; ``skrank evaluate``, with and
 without ``--stream``, and trec_eval also run on the same lines grouped by
-query, and sorted by query and rank (as systems write run files). Results
-are appended to benchmarks/RESULTS.md.
+query, sorted by query and rank (as systems write run files), and sorted
+so with the queries in numeric order (Q2 before Q10, not trec_eval's order
+of ids). Results are appended to benchmarks/RESULTS.md.
 
     python benchmarks/bench_trec.py [--lines 2000000] [--queries 2000] [--rounds 5]
 """
@@ -148,6 +149,14 @@ def main():
             previous = f[0]
             target.write(f"{f[0]} {f[1]} {f[2]} {rank} {f[4]} {f[5]}\n")
         del fields
+    # the same, queries in numeric order (Q2 before Q10), as systems that
+    # number their topics write them: not trec_eval's order of query ids
+    numeric = root / "run_numeric.txt"
+    with open(ranked) as source, open(numeric, "w") as target:
+        lines = source.readlines()
+        lines.sort(key=lambda line: int(line.split(" ", 1)[0][1:]))  # stable: ranks stay
+        target.writelines(lines)
+        del lines
     measures = sum((["-m", m] for m in MEASURES), [])
     skrank = [sys.executable, "-m", "skrank", "evaluate", str(qrels), str(run),
               *measures, "--compat", "trec_eval", "--format", "trec"]
@@ -166,6 +175,10 @@ def main():
     if binary:
         commands["trec_eval (C binary, ranked run)"] = [
             binary, *sum((["-m", m] for m in BINARY_MEASURES), []), str(qrels), str(ranked)]
+    commands["skrank evaluate (numeric order)"] = [*skrank[:5], str(numeric), *skrank[6:]]
+    if binary:
+        commands["trec_eval (C binary, numeric order)"] = [
+            binary, *sum((["-m", m] for m in BINARY_MEASURES), []), str(qrels), str(numeric)]
     reader = "trec_eval's run reader alone (C, lower bound for the binary)"
     commands[reader] = [sys.executable, "-c", TREC_READER, str(qrels), str(run)]
     for name, script in (("pytrec_eval", PYTREC), ("ranx", RANX)):
@@ -224,6 +237,8 @@ def main():
              "trec_eval (C binary, grouped run)"),
             ("by query and rank", "skrank evaluate (ranked run)",
              "trec_eval (C binary, ranked run)"),
+            ("by query (numeric order) and rank", "skrank evaluate (numeric order)",
+             "trec_eval (C binary, numeric order)"),
         ):
             if mine in times and theirs in times:
                 ratio = float(np.median(times[theirs]) / np.median(times[mine]))

@@ -319,6 +319,50 @@ def _descending_bits(score):
 _MIN_SCORE_BITS = 36
 
 
+#: the fewest rows per run of one key, on average, for which each run is
+#: sorted on its own (:func:`_sort_by_run`): a Python step per run
+_MIN_RUN_ROWS = 64
+
+
+def _key_runs(keys):
+    """``(starts, by_key)`` when each key's rows are together (one run per key), else None.
+
+    ``starts`` are the runs' first rows, ``by_key`` the runs in ascending
+    key order. None as well for runs too short to sort one by one.
+    """
+    n_rows = keys.shape[0]
+    starts = np.flatnonzero(keys[1:] != keys[:-1]) + 1
+    if (starts.shape[0] + 1) * _MIN_RUN_ROWS > n_rows:
+        return None
+    starts = np.r_[0, starts]
+    run_keys = keys[starts]
+    by_key = np.argsort(run_keys, kind="stable")
+    ordered = run_keys[by_key]
+    if (ordered[1:] == ordered[:-1]).any():  # a key in two runs
+        return None
+    return starts, by_key
+
+
+def _sort_by_run(packed, starts, by_key):
+    """``packed`` sorted, from its runs (each of one key) sorted one by one, then put in key order.
+
+    A run's values share their high (key) bits: sorting the runs apart and
+    ordering the runs by key is one sort of all values. The small sorts
+    stay in the CPU's cache: about a third of the time of one large sort.
+    """
+    n_rows = packed.shape[0]
+    bounds = np.r_[starts, n_rows].tolist()
+    for begin, end in zip(bounds[:-1], bounds[1:]):
+        packed[begin:end].sort()
+    if (by_key[1:] > by_key[:-1]).all():  # the runs are in key order already
+        return packed
+    size = np.diff(bounds)[by_key]
+    # each position's row: the runs' ranges, concatenated in key order
+    source = np.repeat(starts[by_key] - (np.cumsum(size) - size), size)
+    source += np.arange(n_rows)
+    return packed[source]
+
+
 def _packed_order(score, keys, max_key_bits=40):
     """Rows by (key ascending, score descending) with one sort of packed uint64.
 
@@ -326,7 +370,9 @@ def _packed_order(score, keys, max_key_bits=40):
     score's order-preserving image the bits below. When the row index fits
     in the low bits as well (with at least ``_MIN_SCORE_BITS`` of the score
     left), the packed values themselves are sorted and carry their rows
-    along: a plain sort costs about two thirds of an argsort. Otherwise one
+    along: a plain sort costs about two thirds of an argsort; rows that
+    come in runs of one key each are sorted run by run
+    (:func:`_sort_by_run`). Otherwise one
     unstable argsort orders them. Rows of equal packed value but different
     scores (truncation collisions) are re-sorted exactly by a lexsort of
     just those runs. Rows of equal score keep no particular order, which
@@ -358,7 +404,11 @@ def _packed_order(score, keys, max_key_bits=40):
     if (packed[1:] >= packed[:-1]).all():  # already in order (a ranked run): no sort
         order = np.arange(n_rows)
     elif row_bits:
-        packed.sort()
+        runs = _key_runs(keys)
+        if runs is None:
+            packed.sort()
+        else:
+            packed = _sort_by_run(packed, *runs)
         order = (packed & np.uint64((1 << row_bits) - 1)).astype(np.intp)
     else:
         order = np.argsort(packed)

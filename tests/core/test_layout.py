@@ -156,6 +156,39 @@ def test_the_packed_sort_with_row_indices_resorts_collisions(n_keys, layout):
     np.testing.assert_array_equal(sorted_keys, keys[expected])
 
 
+@pytest.mark.parametrize("runs", ["shuffled_keys", "ascending_keys", "a_key_twice"])
+def test_the_packed_sort_run_by_run(monkeypatch, runs):
+    # each key's rows together (as a run file grouped by query): the runs
+    # are sorted one by one and put in key order, with the same result as
+    # one sort, twins that differ in the last bits of the score included
+    from skrank._core import _layout
+
+    rng = np.random.default_rng(11)
+    n_keys, n = 30, 6000
+    keys = np.sort(rng.integers(0, 1000, size=n_keys))[rng.integers(0, n_keys, size=n)]
+    keys.sort()
+    if runs == "shuffled_keys":  # the runs in no order of their keys
+        values = np.unique(keys)
+        relabel = dict(zip(values.tolist(), rng.permutation(values).tolist()))
+        keys = np.array([relabel[k] for k in keys.tolist()])
+    elif runs == "a_key_twice":  # the first key comes back at the end
+        keys[-100:] = keys[0]
+    score = rng.normal(size=n).round(2)  # ties
+    twins = rng.choice(n - 1, size=30, replace=False)
+    score[twins + 1] = np.nextafter(score[twins], 9.0)
+    keys[twins + 1] = keys[twins]
+    calls = []
+    real = _layout._sort_by_run
+    monkeypatch.setattr(_layout, "_sort_by_run",
+                        lambda *args: calls.append(1) or real(*args))
+    order, sorted_keys = _layout._packed_order(score, keys)
+    assert bool(calls) == (runs != "a_key_twice")
+    assert np.array_equal(np.sort(order), np.arange(n))
+    expected = _reference_order(score, keys)
+    np.testing.assert_array_equal(score[order], score[expected])
+    np.testing.assert_array_equal(sorted_keys, keys[expected])
+
+
 def test_with_relevance_shares_the_structure_not_the_relevance():
     from skrank._core._layout import rank_queries
 
