@@ -337,7 +337,11 @@ def _check_duplicates(table, kind):
 
 
 def _run_docs_in_qrels(run, qrels, dtype=np.int64):
-    """For each run line, its document's index in the qrels' documents (-1 if unjudged)."""
+    """For each run line, its document's index in the qrels' documents (-1 if unjudged).
+
+    Unjudged: no line of ``qrels`` (which may be a piece of larger qrels,
+    sharing their document labels) judges it.
+    """
     if run.qrels_doc is not None:
         return run.qrels_doc
     if run.doc_array is not None:
@@ -350,10 +354,22 @@ def _run_docs_in_qrels(run, qrels, dtype=np.int64):
             except (UnicodeEncodeError, pa.ArrowException):  # ids that are not UTF-8
                 return _indexer(qrels.doc_labels, run.doc_strings())
         docs = run.doc_array if run.doc_rows is None else run.take_docs(slice(None))
+        present = None
+        if 4 * len(qrels) < len(value_set):
+            # a piece of the qrels: its own ids make the table that is
+            # looked into (built at every call, it costs as many ids)
+            if len(qrels) == 0:
+                return np.full(len(docs), -1, dtype=dtype)
+            present = np.sort(qrels.doc)
+            present = present[np.r_[True, present[1:] != present[:-1]]]
+            value_set = arrow_call("take", value_set, index_array(present))
         index = arrow_call("index_in", docs,
                            options=arrow_options("SetLookupOptions", value_set=value_set))
         width = index.type.bit_width  # buffer views: np.asarray would import pandas
-        return _numeric(index, np.dtype(f"int{width}"), fill=-1).astype(dtype, copy=False)
+        found = _numeric(index, np.dtype(f"int{width}"), fill=-1).astype(dtype, copy=False)
+        if present is not None:
+            found = np.where(found >= 0, present[found], -1).astype(dtype, copy=False)
+        return found
     return _indexer(qrels.doc_labels, run.doc_labels)[run.doc].astype(dtype, copy=False)
 
 
@@ -688,15 +704,17 @@ def _pieces(qrels, run, *, complete_qrels):
     order = _query_order(qrels)
     if len(run) <= CHUNK_LINES:
         return iter([(qrels, run, order, run_query)]), False
-    # each line's document among the qrels' documents, looked up once for
-    # the whole run (one hash table of the qrels' ids, not one per piece);
-    # the pieces of the qrels keep their document labels
-    doc_dtype = np.int32 if qrels.doc_labels.shape[0] < 2**31 else np.int64
-    run = replace(run, qrels_doc=_run_docs_in_qrels(run, qrels, doc_dtype))
     # each query's lines together: no code comes back after another one
-    # (the readers number the ids in order of first appearance)
+    # (the readers number the ids in order of first appearance); each
+    # piece's documents are then looked up among its own qrels' documents,
+    # on the thread that joins the piece with its qrels
     if (run.query[1:] >= run.query[:-1]).all():
         return _file_pieces(qrels, run, order, run_query, complete_qrels), True
+    # else each line's document among the qrels' documents, looked up once
+    # for the whole run (one hash table of the qrels' ids, not one per
+    # piece): the pieces take their lines from all over the run
+    doc_dtype = np.int32 if qrels.doc_labels.shape[0] < 2**31 else np.int64
+    run = replace(run, qrels_doc=_run_docs_in_qrels(run, qrels, doc_dtype))
     return _rank_pieces(qrels, run, order, run_query, complete_qrels), False
 
 

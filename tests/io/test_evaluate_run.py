@@ -263,6 +263,29 @@ def test_first_duplicate_of_ids_over_64_bytes(rows):
     assert _first_duplicate_arrow(query, docs, index) == expected
 
 
+@pytest.mark.parametrize("lines", ["all", "few", "none"])
+def test_run_docs_in_qrels_of_a_piece_of_the_qrels(tmp_path, lines):
+    # a piece of the qrels looks the run's documents up among its own lines'
+    # documents only: others are unjudged there (-1), judged ones keep
+    # their index among all the qrels' documents
+    needs("pyarrow")
+    from skrank.io import _evaluate, _read
+
+    rng = np.random.default_rng(2)
+    qrels_path, run_path = tmp_path / "qrels", tmp_path / "run"
+    qrels_path.write_text("".join(f"q{rng.integers(9)} 0 d{d} 1\n" for d in range(400)))
+    run_path.write_text("".join(f"q1 Q0 d{d} 0 1.0 r\n" for d in rng.permutation(600)))
+    qrels = _read._load_file(str(qrels_path), "qrels")
+    run = _read._load_file(str(run_path), "run")
+    rows = {"all": np.arange(len(qrels)), "few": np.sort(rng.choice(len(qrels), 40, False)),
+            "none": np.zeros(0, dtype=np.int64)}[lines]
+    piece = _evaluate._take(qrels, rows)
+    judged = {qrels.doc_labels[c]: c for c in piece.doc.tolist()}
+    expected = [judged.get(d, -1) for d in run.doc_strings().tolist()]
+    got = _evaluate._run_docs_in_qrels(run, piece)
+    assert got.tolist() == expected
+
+
 def test_duplicates_found_among_ids_of_mixed_lengths_and_scripts(tmp_path):
     qrels = tmp_path / "qrels"
     qrels.write_text("1 0 dé1 1\n1 0 d2 0\n")
