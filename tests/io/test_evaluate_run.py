@@ -336,6 +336,33 @@ def test_first_duplicate_equals_a_brute_force_search(monkeypatch, weak_hash):
         assert _evaluate._first_duplicate_arrow(q, pa.array(repeated, type=pa.string())) == -1
 
 
+@pytest.mark.parametrize("weak_hash", [False, True])
+def test_first_duplicate_in_lines_grouped_by_query(monkeypatch, weak_hash):
+    # each query's lines together: the hashes are sorted query by query
+    pa = needs("pyarrow")
+    from skrank.io import _evaluate
+
+    rng = np.random.default_rng(4)
+    n = 20000
+    query = np.sort(rng.integers(0, 40, n))
+    ids = [f"d{v}" for v in rng.integers(0, 10**9, n)]
+    if weak_hash:
+        monkeypatch.setattr(_evaluate, "hash_words", lambda words, seed: (
+            (seed.astype(np.uint64) % np.uint64(7)) << np.uint64(61)))
+    calls = []
+    real = _evaluate._repeated_rows
+    monkeypatch.setattr(_evaluate, "_repeated_rows",
+                        lambda values, starts=None: calls.append(starts) or real(values, starts))
+    assert _evaluate._first_duplicate_arrow(query, pa.array(ids)) == -1
+    assert calls[-1] is not None  # the run-by-run sort
+    first = int(np.flatnonzero(query == 7)[3])
+    for later, same_query in ((first + 5, True), (int(np.flatnonzero(query == 8)[0]), False)):
+        repeated = list(ids)
+        repeated[later] = repeated[first]
+        expected = later if same_query else -1
+        assert _evaluate._first_duplicate_arrow(query, pa.array(repeated)) == expected
+
+
 def test_no_negative_zero_in_per_query_values(tmp_path):
     # hit rate is 1 - (a probability of no hit): a query without a hit in
     # the top k came out as -0.0 and printed "-0.0000" where trec_eval
