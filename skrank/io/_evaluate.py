@@ -572,17 +572,17 @@ def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
     computes them once for all the pieces of a run.
     """
     _check_duplicates(qrels, "qrels")
-    # the run's duplicate check and its join with the qrels (hashes, sorts and
-    # lookups that release the GIL) run on other threads, beside trec_eval's
-    # order of the run, which needs neither
-    run_check = _Background(_check_duplicates, run, "run")
+    # the run's join with the qrels (lookups and sorts that release the GIL)
+    # runs on another thread, beside trec_eval's order of the run, which
+    # does not need it; the run's duplicate check starts there once the
+    # join is done (the layout waits for the join, not for the check)
     if run_query is None:
         run_query = _run_queries(qrels, run)
     keep = run_query >= 0  # trec_eval drops run queries the qrels lack
     joining = _Background(_qrels_rows, run, qrels, run_query, keep)
     rows = np.flatnonzero(keep)
     if rows.shape[0] == 0 and not complete_qrels:
-        run_check.result()
+        _check_duplicates(run, "run")
         raise _no_shared_query(qrels, run)
     query_rank, labels_sorted = query_order or _query_order(qrels)
     run_qkey = query_rank[run_query[rows]]
@@ -605,6 +605,7 @@ def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
         back = np.argsort(rows, kind="stable")  # input order again: ties="input" keeps it
         run_qkey, score, rows = run_qkey[back], score[back], rows[back]
     all_qrels_row = joining.result()
+    run_check = _Background(_check_duplicates, run, "run")
     qrels_row = all_qrels_row[rows]
     # row-length arrays are let go as soon as they are used: a smaller peak
     del all_qrels_row, keep, run_query, joining
