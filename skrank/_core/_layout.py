@@ -343,20 +343,37 @@ def _key_runs(keys):
     return starts, by_key
 
 
+def sort_each_run(values, starts):
+    """Sort, in place, each run of ``values`` (runs begin at ``starts``, ascending, the first 0).
+
+    Small sorts stay in the CPU's cache: sorting the runs of a piece one by
+    one takes about a third of the time of one sort of all its values. A
+    Python step per run: for runs of tens of values or more.
+    """
+    bounds = np.r_[starts, values.shape[0]].tolist()
+    for begin, end in zip(bounds[:-1], bounds[1:]):
+        values[begin:end].sort()
+
+
+def distinct_sorted(values):
+    """The values of an ascending array, each once (``np.unique`` imports numpy.ma: 7 ms)."""
+    if values.shape[0] == 0:
+        return values
+    return values[np.r_[True, values[1:] != values[:-1]]]
+
+
 def _sort_by_run(packed, starts, by_key):
     """``packed`` sorted, from its runs (each of one key) sorted one by one, then put in key order.
 
-    A run's values share their high (key) bits: sorting the runs apart and
-    ordering the runs by key is one sort of all values. The small sorts
-    stay in the CPU's cache: about a third of the time of one large sort.
+    A run's values share their high (key) bits: sorting the runs apart
+    (:func:`sort_each_run`) and ordering the runs by key is one sort of all
+    values.
     """
     n_rows = packed.shape[0]
-    bounds = np.r_[starts, n_rows].tolist()
-    for begin, end in zip(bounds[:-1], bounds[1:]):
-        packed[begin:end].sort()
+    sort_each_run(packed, starts)
     if (by_key[1:] > by_key[:-1]).all():  # the runs are in key order already
         return packed
-    size = np.diff(bounds)[by_key]
+    size = np.diff(np.r_[starts, n_rows])[by_key]
     # each position's row: the runs' ranges, concatenated in key order
     source = np.repeat(starts[by_key] - (np.cumsum(size) - size), size)
     source += np.arange(n_rows)

@@ -7,7 +7,15 @@ import numpy as np
 
 from .._core._aggregate import QueryValues
 from .._core._factorize import hash_words
-from .._core._layout import RankedQueries, _key_runs, _packed_order, rank_queries, sort_runs
+from .._core._layout import (
+    RankedQueries,
+    _key_runs,
+    _packed_order,
+    distinct_sorted,
+    rank_queries,
+    sort_each_run,
+    sort_runs,
+)
 from .._core._params import check_params
 from ._measures import parse_trec_measure
 from ._read import (
@@ -19,6 +27,7 @@ from ._read import (
     _Table,
     arrow_call,
     arrow_options,
+    grouped_by_query,
     index_array,
     one_array,
 )
@@ -279,9 +288,7 @@ def _repeated_rows(values, starts=None):
         ordered = np.sort(top)
     else:
         ordered = top.copy()
-        bounds = np.r_[starts, top.shape[0]].tolist()
-        for begin, end in zip(bounds[:-1], bounds[1:]):
-            ordered[begin:end].sort()
+        sort_each_run(ordered, starts)
         # neighbours across two runs may be equal: they are only candidates
     repeated_top = ordered[1:][ordered[1:] == ordered[:-1]]
     if repeated_top.shape[0] == 0:
@@ -371,8 +378,7 @@ def _run_docs_in_qrels(run, qrels, dtype=np.int64):
             # looked into (built at every call, it costs as many ids)
             if len(qrels) == 0:
                 return np.full(len(docs), -1, dtype=dtype)
-            present = np.sort(qrels.doc)
-            present = present[np.r_[True, present[1:] != present[:-1]]]
+            present = distinct_sorted(np.sort(qrels.doc))
             value_set = arrow_call("take", value_set, index_array(present))
         index = arrow_call("index_in", docs,
                            options=arrow_options("SetLookupOptions", value_set=value_set))
@@ -698,7 +704,7 @@ def _take(table, rows):
 
 
 def _pieces(qrels, run, *, complete_qrels):
-    """``(pieces, in_file_order)``: pieces ``(qrels, run, query_order, run_query)`` of whole queries.
+    """``(pieces, in_file_order)``: ``(qrels, run, query_order, run_query)`` of whole queries.
 
     A run of many lines is laid out and measured a piece at a time: the
     layout's dozen row-length arrays then exist for one piece only, not for
@@ -716,11 +722,10 @@ def _pieces(qrels, run, *, complete_qrels):
     order = _query_order(qrels)
     if len(run) <= CHUNK_LINES:
         return iter([(qrels, run, order, run_query)]), False
-    # each query's lines together: no code comes back after another one
-    # (the readers number the ids in order of first appearance); each
-    # piece's documents are then looked up among its own qrels' documents,
-    # on the thread that joins the piece with its qrels
-    if (run.query[1:] >= run.query[:-1]).all():
+    # each query's lines together: each piece's documents are then looked
+    # up among its own qrels' documents, on the thread that joins the piece
+    # with its qrels
+    if grouped_by_query(run.query):
         return _file_pieces(qrels, run, order, run_query, complete_qrels), True
     # else each line's document among the qrels' documents, looked up once
     # for the whole run (one hash table of the qrels' ids, not one per
@@ -748,8 +753,7 @@ def _file_pieces(qrels, run, order, run_query, complete_qrels):
     start = np.flatnonzero(np.r_[True, run.query[1:] != run.query[:-1]])  # each query's
     cuts = start[np.searchsorted(start, np.arange(CHUNK_LINES, n_lines, CHUNK_LINES))
                  .clip(max=start.shape[0] - 1)]
-    bounds = np.r_[0, cuts, n_lines]
-    bounds = bounds[np.r_[True, bounds[1:] != bounds[:-1]]]  # ascending, without repeats
+    bounds = distinct_sorted(np.r_[0, cuts, n_lines])
     n_pieces = bounds.shape[0] - 1
     # each qrels query's piece (n_pieces: no line in the run)
     piece_of_query = np.full(qrels.query_labels.shape[0], n_pieces, dtype=np.int64)
@@ -782,9 +786,7 @@ def _rank_pieces(qrels, run, order, run_query, complete_qrels):
     run_end = np.cumsum(by_rank)
     # query ranks at which a piece ends: about CHUNK_LINES run lines each
     targets = np.arange(CHUNK_LINES, run_end[-1], CHUNK_LINES)
-    ends = np.r_[np.searchsorted(run_end, targets), n_queries - 1] + 1  # ascending
-    # without repeats (np.unique would import numpy.ma: 7 ms of the command's start)
-    ends = ends[np.r_[True, ends[1:] != ends[:-1]]]
+    ends = distinct_sorted(np.r_[np.searchsorted(run_end, targets), n_queries - 1] + 1)
     n_pieces = ends.shape[0]
     width = np.uint8 if n_pieces < 255 else np.uint16 if n_pieces < 65535 else np.int64
     # each query's piece (index -1: a query the qrels lack, one past the last)
@@ -796,8 +798,10 @@ def _rank_pieces(qrels, run, order, run_query, complete_qrels):
     run_order = np.argsort(piece_of_query[run_query], kind="stable")
     # the lines of each piece, then the dropped ones
     run_bounds = np.r_[0, run_end[ends - 1], run_end[-1] + lines[0]]
-    # the pieces' ids are taken from all over the run: from one array,
-    # pyarrow takes them in half the time it needs across the chunks
+    # the pieces' ids are taken from all over the run, which pyarrow does
+    # from one array (across chunks it joins them at every take): the
+    # reader has joined the ids of a run that is not grouped_by_query
+    # already, so this only guards tables made elsewhere
     run = replace(run, doc_array=one_array(run.doc_array))
     qrels_rows = _qrels_pieces(qrels, piece_of_query[:-1], n_pieces)
     for piece in range(n_pieces):

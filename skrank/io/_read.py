@@ -79,6 +79,17 @@ class _Table:
         return arrow_call("take", self.doc_array, index_array(rows))
 
 
+def grouped_by_query(codes):
+    """True when each query's lines are together, in any order of the queries.
+
+    ``codes`` number the ids in order of first appearance, as every reader
+    here does: then a code never comes back after a larger one. (Codes
+    numbered otherwise may say False of a grouped run: it is then read and
+    measured as a shuffled one, with the same numbers.)
+    """
+    return bool((codes[1:] >= codes[:-1]).all())
+
+
 def one_array(strings):
     """A pyarrow array, or a chunked array's chunks joined into one."""
     return strings.combine_chunks() if hasattr(strings, "chunks") else strings
@@ -384,10 +395,9 @@ def _read_pyarrow(data, path, kind, delimiter=" ", compat=None):
     # would copy every id once more. Other runs' pieces take their ids from
     # all over the run, which pyarrow does in half the time from one array;
     # it is made here, before the numbers below, which reuse the blocks'
-    # memory (codes are in order of first appearance: grouped, they never
-    # go back)
+    # memory
     docs = table.column("doc_id")
-    if kind == "qrels" or not (query[1:] >= query[:-1]).all():
+    if kind == "qrels" or not grouped_by_query(query):
         docs = docs.combine_chunks()
     table = table.drop_columns(["doc_id", "query_id"])
     if as_text:

@@ -299,3 +299,19 @@ def test_tied_rows_are_put_in_one_order_of_their_values(monkeypatch, packs):
             np.testing.assert_array_equal(np.sort(got_order[block]), np.sort(order[block]))
         np.testing.assert_array_equal(relevance[np.argsort(order)][got_order],
                                       got_relevance)
+
+
+@pytest.mark.parametrize("values", [[], [3], [1, 1, 2, 5, 5, 5, 9], [0, 0]])
+def test_distinct_sorted_is_np_unique_of_an_ascending_array(values):
+    from skrank._core._layout import distinct_sorted
+
+    values = np.array(values, dtype=np.int64)
+    np.testing.assert_array_equal(distinct_sorted(values), np.unique(values))
+
+
+def test_sort_each_run_sorts_inside_runs_only():
+    from skrank._core._layout import sort_each_run
+
+    values = np.array([5, 1, 3, 9, 2, 8, 7, 0])
+    sort_each_run(values, np.array([0, 3, 4]))  # runs [5 1 3] [9] [2 8 7 0]
+    assert values.tolist() == [1, 3, 5, 9, 0, 2, 7, 8]

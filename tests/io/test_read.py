@@ -3,6 +3,7 @@
 import gzip
 import sys
 
+import numpy as np
 import pytest
 
 from skrank import read_qrels, read_run
@@ -142,3 +143,12 @@ def test_plain_delimiter_leaves_gzip_to_the_other_readers(tmp_path):
     path = tmp_path / "run"
     path.write_bytes(gzip.compress(b"q1 Q0 d1 1 2.5 r\n"))
     assert _read._plain_delimiter(str(path)) is None
+
+
+@pytest.mark.parametrize("codes, expected", [
+    ([0, 0, 1, 1, 1, 2], True),   # each id's lines together
+    ([0, 1, 0, 2], False),        # id 0 comes back
+    ([0], True),
+])
+def test_grouped_by_query_on_first_appearance_codes(codes, expected):
+    assert _read.grouped_by_query(np.array(codes)) is expected
