@@ -12,8 +12,8 @@ Both run in one process, taking turns, ``--repeats`` times; the minimum of
 each is reported with the ratio (goal: at most 3x evaluate), of wall-clock
 and of CPU time (the steadier of the two on a shared machine). evaluate_by's
 time is also split: its one evaluate(aggregate=None) call, the segment
-bookkeeping, and the resampling left after evaluate (``Resampler.sums``: the
-draws not counted ahead on another core while evaluate ran, and the sums).
+bookkeeping, and the resampling after evaluate (``Resampler.sums``: the draws and
+the sums).
 """
 
 import argparse

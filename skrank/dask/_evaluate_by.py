@@ -18,12 +18,10 @@ from .._core._validation import check_option, _describe
 from ..metrics._evaluate import DEFAULT_METRICS, metric_names
 from ..metrics._plan import kernel_options
 from ..metrics._registry import parse_metric_name
-from ..stats._segments import (
-    check_segment_options,
-    make_rng,
-    segments_of_queries,
-    summarise_segments,
-)
+from ..stats._evaluate_by import check_segment_options
+from ..stats._intervals import make_rng
+from ..stats._segment_summary import summarise_segments
+from ..stats._segments import segments_of_queries
 from ._evaluate import (
     _Plan,
     _check_column,

@@ -163,7 +163,7 @@ def _comparison(results, names, measures, seed):
     import numpy as np
 
     from .._core._aggregate import QueryValues
-    from ..stats._compare import compare_per_query
+    from ..stats._paired import compare_per_query
 
     common = results[0].query_ids
     for result in results[1:]:
@@ -265,7 +265,7 @@ def _evaluate(args):
         comparable = [m for m in columns if m not in ("num_ret", "num_rel", "num_rel_ret")]
         if comparable:
             tests = _comparison(results, names, comparable, args.seed).tests
-            from ..stats._compare import format_p_value
+            from ..stats._tables import format_p_value
 
             rows = [[r[0], r[1], r[2], f"{r[3]:+.4f}"]
                     + [format_p_value(r[i]) for i in (6, 9, 8, 10)] for r in tests]

@@ -1,15 +1,22 @@
 """Comparing systems query by query, and metrics by segment: paired tests and
-confidence intervals from bootstraps over queries."""
+confidence intervals from bootstraps over queries.
+
+The modules stack one way: ``_tables`` (result tables and their text) <-
+``_paired`` (paired tests) and ``_intervals`` / ``_resample`` (bootstrap
+intervals) <- ``_segments`` (segment keys) <- ``_segment_summary`` (means and
+intervals by segment) <- ``_evaluate_by`` and ``_compare_by`` <- ``_compare``.
+"""
 
 from ._compare import compare
-from ._segments import (
-    SegmentComparisonResult,
-    SegmentDifference,
-    SegmentEvaluation,
-    evaluate_by,
-)
+from ._compare_by import SegmentComparisonResult
+from ._evaluate_by import evaluate_by
+from ._paired import ComparisonResult
+from ._segment_summary import SegmentDifference, SegmentEvaluation
+from ._tables import ComparisonTable
 
 __all__ = [
+    "ComparisonResult",
+    "ComparisonTable",
     "SegmentComparisonResult",
     "SegmentDifference",
     "SegmentEvaluation",

@@ -16,13 +16,6 @@ once per resample. The resamples are split into ``_STREAMS`` fixed
 streams, each with its own generator seeded from the caller's, which run on
 threads where the machine has the cores (numpy releases the GIL in all of
 this work); the draws never depend on the number of threads.
-
-The draws need only the strata's sizes, not the columns: a
-:class:`Resampler` can count the first chunks of draws in the background
-(:meth:`Resampler.count_ahead`, which :func:`skrank.evaluate_by` runs while
-:func:`skrank.evaluate` computes the per-query values), and
-:meth:`Resampler.sums` counts the rest from where it stopped, giving the
-same sums bit for bit.
 """
 
 import math
@@ -144,11 +137,7 @@ class Resampler:
     """:func:`stratified_resample_sums` in two steps: the draws need only the strata.
 
     Made from ``sizes``, ``n_resamples`` and ``rng`` (whose state it reads
-    here, once), it can count the first draws in the background with
-    :meth:`count_ahead` while the caller computes the per-query columns;
-    :meth:`sums` then counts the rest and returns what
-    :func:`stratified_resample_sums` returns, bit for bit, however many
-    draws were counted ahead.
+    here, once); :meth:`sums` draws and sums, once.
     """
 
     def __init__(self, sizes, n_resamples, rng):
@@ -182,9 +171,6 @@ class Resampler:
         self.bounds = np.linspace(0, n_resamples, _STREAMS + 1).astype(np.int64).tolist()
         self._rngs = [np.random.default_rng(seed) for seed in seeds]
         self._workspaces = [_Workspace() for _ in range(_STREAMS)]
-        # counts of whole chunks drawn ahead: {(stream, panel, first resample): counts}
-        self._ahead = {}
-        self._counting = None
         self._summed = False
 
     def threaded(self):
@@ -203,45 +189,6 @@ class Resampler:
             for done in range(begin, end, panel.chunk):
                 yield p, panel, done, min(panel.chunk, end - done)
 
-    def count_ahead(self, stop, max_bytes):
-        """Count the streams' chunks in order until ``stop`` is set or ``max_bytes`` are kept.
-
-        The counts are kept in the narrowest integer type that holds them.
-        Each stream's generator stops after its last chunk counted here, so
-        :meth:`sums` draws the next chunks from where this left off.
-        """
-        kept = 0
-        for stream in range(_STREAMS):
-            rng, workspace = self._rngs[stream], self._workspaces[stream]
-            for p, panel, done, size in self._chunks(stream):
-                if stop.is_set() or kept + size * panel.padded > max_bytes:
-                    return
-                state = rng.bit_generator.state
-                try:
-                    counts = panel.counts(rng, size, workspace)
-                    dtype = np.uint8 if counts.max(initial=0) <= 255 else np.uint32
-                    counts = counts.astype(dtype)
-                except BaseException:  # (memory): sums() draws this chunk again
-                    rng.bit_generator.state = state
-                    return
-                if kept + counts.nbytes > max_bytes:  # wider counts than hoped
-                    rng.bit_generator.state = state
-                    return
-                self._ahead[stream, p, done] = counts
-                kept += counts.nbytes
-
-    def counted_by(self, stop, thread):
-        """``thread`` runs :meth:`count_ahead` with ``stop``: :meth:`sums` stops it first."""
-        self._counting = stop, thread
-
-    def stop_counting(self):
-        """Stop the thread of :meth:`counted_by` (if any), after its current chunk."""
-        if self._counting is not None:
-            stop, thread = self._counting
-            stop.set()
-            thread.join()
-            self._counting = None
-
     def sums(self, columns):
         """The sums of ``columns`` (n_queries, n_columns) over every resample and stratum.
 
@@ -250,7 +197,6 @@ class Resampler:
         if self._summed:
             raise RuntimeError("a Resampler's draws are used up by its first sums()")
         self._summed = True
-        self.stop_counting()
         columns = np.asarray(columns, dtype=np.float64)
         n_columns = columns.shape[1]
         blocks = np.zeros((self.total_blocks * self.width, n_columns))
@@ -261,10 +207,8 @@ class Resampler:
         def run(stream):
             rng, workspace = self._rngs[stream], self._workspaces[stream]
             for p, panel, done, size in self._chunks(stream):
-                counted = self._ahead.pop((stream, p, done), None)
                 cells = workspace.get("cells", (size * panel.padded,), np.float64)
-                cells[...] = (panel.counts(rng, size, workspace) if counted is None
-                              else counted)
+                cells[...] = panel.counts(rng, size, workspace)
                 panel.sums(cells, size, done, blocks, out)
 
         if self.threaded():

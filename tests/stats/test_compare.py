@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 
 from skrank import average_precision_score, compare, reciprocal_rank_score
-from skrank.stats._compare import _holm
+from skrank.stats._paired import _holm
 
 from .._needs import needs
 
@@ -198,3 +198,30 @@ def test_bad_inputs(kwargs, message):
     with pytest.raises(ValueError, match=message):
         compare([1, 0, 1], args.pop("systems"), metrics=args.pop("metrics", ["map"]),
                 **args)
+
+
+@pytest.mark.parametrize("by", [None, "device"])
+def test_plot_draws_each_pairs_difference_and_interval(by):
+    matplotlib = needs("matplotlib")
+    matplotlib.use("Agg")
+    y_true = [1, 0, 0, 1, 0, 0, 0, 1, 0, 1, 0, 0]
+    query_id = [1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4]
+    good = [3, 2, 1, 3, 2, 1, 1, 3, 2, 3, 2, 1]  # relevant row first: mrr 1
+    bad = [1, 2, 3, 1, 2, 3, 3, 1, 2, 1, 2, 3]   # relevant row last: mrr 1/3
+    device = {"device": ["app"] * 6 + ["web"] * 6} if by else None
+    result = compare(y_true, {"good": good, "bad": bad}, query_id=query_id,
+                     metrics=["mrr", "precision@1"], by=device, random_state=0)
+    display = result.plot()
+    assert list(display.errorbars_) == ["mrr", "precision@1"]
+    n_rows = 2 if by else 1  # one row per (segment, pair)
+    # every query gains 1 - 1/3 in mrr and 1 - 0 in precision@1
+    for metric, expected in [("mrr", 2 / 3), ("precision@1", 1.0)]:
+        points = display.errorbars_[metric].lines[0].get_xdata()
+        np.testing.assert_allclose(points, [expected] * n_rows)
+        assert display.reference_lines_[metric].get_xdata()[0] == 0.0
+    labels = [t.get_text() for t in display.axes_[0].get_yticklabels()]
+    assert labels == (["app & good - bad", "web & good - bad"] if by
+                      else ["good - bad"])
+    import matplotlib.pyplot as plt
+
+    plt.close("all")

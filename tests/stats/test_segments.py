@@ -24,7 +24,7 @@ from skrank.stats._resample import (
     draw_thresholds,
     stratified_resample_sums,
 )
-from skrank.stats._segments import confidence_intervals
+from skrank.stats._intervals import confidence_intervals
 
 from .._needs import needs
 
@@ -276,140 +276,6 @@ def test_workspace_reuses_its_views_and_drops_them_when_a_buffer_grows():
     assert again is not small and np.shares_memory(again, large)
     assert not np.shares_memory(again, small)
     assert workspace.get("b", (2, 3), np.float64) is other
-
-
-@pytest.mark.parametrize("max_bytes", [0, 10**6, 10**9])
-def test_draws_counted_ahead_give_the_same_sums(max_bytes):
-    import threading
-
-    rng = np.random.default_rng(5)
-    sizes = [3, 5000, 1, 700, 20000]  # chunks of several panels and streams
-    columns = rng.random((sum(sizes), 3))
-    expected = stratified_resample_sums(columns, sizes, 57, np.random.default_rng(2))
-    resampler = _resample.Resampler(sizes, 57, np.random.default_rng(2))
-    resampler.count_ahead(threading.Event(), max_bytes)
-    counted = len(resampler._ahead)
-    assert (counted == 0) == (max_bytes == 0)
-    n_chunks = sum(1 for stream in range(4) for _ in resampler._chunks(stream))
-    assert (max_bytes == 10**6) == (0 < counted < n_chunks)  # some, not all
-    assert sum(a.nbytes for a in resampler._ahead.values()) <= max_bytes
-    np.testing.assert_array_equal(resampler.sums(columns), expected)
-    assert not resampler._ahead  # every chunk counted ahead was used
-    with pytest.raises(RuntimeError, match="used up"):
-        resampler.sums(columns)
-    # a failure while counting ahead (say, memory) leaves that chunk to sums()
-    resampler = _resample.Resampler(sizes, 57, np.random.default_rng(2))
-    calls = []
-    counts = _resample._Panel.counts
-
-    def fail_third(self, *args):
-        calls.append(1)
-        out = counts(self, *args)  # the draws are made, then the failure
-        if len(calls) == 3:
-            raise MemoryError
-        return out
-
-    _resample._Panel.counts = fail_third
-    try:
-        resampler.count_ahead(threading.Event(), 10**9)
-    finally:
-        _resample._Panel.counts = counts
-    assert len(resampler._ahead) == 2
-    np.testing.assert_array_equal(resampler.sums(columns), expected)
-    # counts too wide for what is left of the budget are put back
-    resampler = _resample.Resampler(sizes, 57, np.random.default_rng(2))
-
-    def wide(self, *args):
-        out = counts(self, *args)
-        out[0] = 256  # (a count no uint8 holds)
-        return out
-
-    _resample._Panel.counts = wide
-    try:
-        first = next(resampler._chunks(0))
-        resampler.count_ahead(threading.Event(), first[3] * first[1].padded)
-    finally:
-        _resample._Panel.counts = counts
-    assert not resampler._ahead
-    np.testing.assert_array_equal(resampler.sums(columns), expected)
-    # a stop set before the start counts nothing
-    stopped = threading.Event()
-    stopped.set()
-    resampler = _resample.Resampler(sizes, 57, np.random.default_rng(2))
-    resampler.count_ahead(stopped, 10**9)
-    assert not resampler._ahead
-
-
-@pytest.mark.parametrize("path", ["ahead", "no sizes", "other sizes", "one core",
-                                  "many rows", "few draws"])
-def test_evaluate_by_counting_ahead_changes_no_number(monkeypatch, path):
-    import threading
-
-    from skrank.stats import _segments
-
-    log = click_log(11, n_queries=300)
-    kwargs = dict(by=log[["device", "freq"]], query_id=log["qid"], metrics=METRICS,
-                  sample_weight=log["w"], n_resamples=200, random_state=4)
-    monkeypatch.setattr(_resample, "_available_cores", lambda: 1)
-    monkeypatch.setattr(_segments, "_CountingAhead", None)  # never made
-    expected = evaluate_by(log["click"], log["score"], **kwargs)
-    monkeypatch.undo()
-    # counted ahead on a thread, with every chunk counted there (evaluate's
-    # end does not stop it), or none
-    monkeypatch.setattr(_resample, "_available_cores",
-                        lambda: 1 if path == "one core" else 2)
-    monkeypatch.setattr(_resample, "_THREADED_DRAWS", 0)
-    monkeypatch.setattr(_segments, "_AHEAD_DRAWS", 0)
-    counted = []
-    count_ahead, sums = _resample.Resampler.count_ahead, _resample.Resampler.sums
-    monkeypatch.setattr(_resample.Resampler, "count_ahead", lambda self, stop, m: (
-        count_ahead(self, threading.Event(), m)))
-    monkeypatch.setattr(_resample.Resampler, "sums", lambda self, columns: (
-        counted.append(len(self._ahead)) or sums(self, columns)))
-    if path == "no sizes":  # the input defeats the thread: found after evaluate
-        monkeypatch.setattr(_segments, "_segment_sizes", lambda *a: None)
-    elif path == "other sizes":  # the thread's sizes disagree: rng as it was
-        monkeypatch.setattr(_segments, "_segment_sizes", lambda *a: np.array([3, 4]))
-    elif path == "many rows":  # more rows than it is worth the memory for
-        monkeypatch.setattr(_segments, "_AHEAD_ROWS", len(log) - 1)
-    elif path == "few draws":  # too little work to gain from a thread
-        monkeypatch.setattr(_segments, "_AHEAD_DRAWS", 200 * len(log) + 1)
-    got = evaluate_by(log["click"], log["score"], **kwargs)
-    for name in ["value", "ci_low", "ci_high", "_boot", "_boot_overall", "n_queries",
-                 "n_rows"]:
-        np.testing.assert_array_equal(getattr(got, name), getattr(expected, name), name)
-    assert got.segments == expected.segments
-    assert len(counted) == 1 and (counted[0] > 0) == (path == "ahead")
-
-
-@pytest.mark.parametrize("kind", ["object", "str", "categorical", "int", "float",
-                                  "two-dimensional", "none"])
-def test_segment_sizes_found_by_the_thread_are_those_found_after_evaluate(kind):
-    from skrank.stats import _segments
-
-    log = click_log(12, n_queries=50)
-    y_true, by = log["label"], log["device"]
-    query_id = {
-        "object": log["qid"], "str": log["qid"].astype(str).to_numpy(),
-        "categorical": pd.Categorical(log["qid"], categories=["unused"]
-                                      + sorted(set(log["qid"]))),
-        "int": log["qid"].str[1:].astype(int).to_numpy(),
-        "float": log["qid"].str[1:].astype(float).to_numpy(), "none": None,
-        "two-dimensional": None,
-    }[kind]
-    if kind == "two-dimensional":
-        y_true = np.arange(60).reshape(20, 3) % 2
-        by = np.arange(20) % 3
-    elif kind == "none":  # one query: one segment
-        by = np.full(len(log), "all")
-    got = _segments._segment_sizes(y_true, query_id, by)
-    result = evaluate_by(y_true, np.ones(np.shape(y_true)), by=by, query_id=query_id,
-                         metrics=["precision@2"], confidence_level=None)
-    np.testing.assert_array_equal(got, result.n_queries)
-    # input evaluate refuses, or a by that varies within a query: no sizes
-    if kind == "object":
-        assert _segments._segment_sizes(y_true, query_id[:-1], by) is None
-        assert _segments._segment_sizes(y_true, query_id, by[:-1]) is None
 
 
 def test_resampling_does_not_depend_on_threads_and_large_strata_draw_32_bits(monkeypatch):
