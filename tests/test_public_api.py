@@ -70,6 +70,29 @@ def test_every_public_name_imports_from_skrank_and_its_subpackage():
     assert sorted(skrank.__all__) == sorted(set(skrank.__all__))
 
 
+def test_one_public_list_gives_the_lazy_imports_and_all():
+    # skrank._PUBLIC is the one list: each subpackage's own __all__ is its
+    # entry there, and the top level's __all__ is every entry
+    for sub, names in skrank._PUBLIC.items():
+        module = importlib.import_module(f"skrank.{sub}")
+        assert sorted(module.__all__) == sorted(names), sub
+    assert skrank.__all__ == sorted(n for names in skrank._PUBLIC.values() for n in names)
+    assert set(skrank._PUBLIC) <= set(skrank._SUBPACKAGES)
+
+
+def test_every_class_a_public_function_returns_is_exported():
+    # the result classes of compare (with and without by=), evaluate_by,
+    # evaluate(aggregate=None), evaluate_run and explain_difference
+    for name in ["ComparisonResult", "ComparisonTable", "SegmentComparisonResult",
+                 "SegmentEvaluation", "SegmentDifference", "QueryValues",
+                 "RunEvaluation", "DifferenceExplanation"]:
+        assert name in skrank.__all__, name
+    result = skrank.compare([1, 0, 1, 0], {"a": [2, 1, 2, 1], "b": [1, 2, 1, 2]},
+                            query_id=[1, 1, 2, 2], metrics=["mrr"], n_resamples=10)
+    assert type(result) is skrank.ComparisonResult
+    assert type(result.tests) is skrank.ComparisonTable
+
+
 @pytest.mark.parametrize(
     "name",
     ["hits_score", "coverage_error", "label_ranking_loss",
