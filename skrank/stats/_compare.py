@@ -160,7 +160,7 @@ def compare(
                 "aggregate=None)), pass y_true=None, no query_id, and a frame for "
                 "every system."
             )
-        per_query = framesper_query_values(systems, metrics)
+        per_query = frames_per_query_values(systems, metrics)
     else:
         per_query = per_query_values(
             y_true, systems, metrics, query_id, ties, no_relevant
