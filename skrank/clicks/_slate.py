@@ -314,28 +314,25 @@ def slate_estimate(
     evaluation = _check_propensity("evaluation_propensity", evaluation_propensity,
                                    zero_allowed=True)
     slots = _check_slot(slot)
-    codes, labels = _slate_codes(slate_id)
-    check_same_length(reward=reward, slate_id=codes, slot=slots,
+    keys, labels = _slate_keys(slate_id)
+    check_same_length(reward=reward, slate_id=keys, slot=slots,
                       behavior_propensity=behavior,
                       evaluation_propensity=evaluation)
-
-    order = np.lexsort((slots, codes))  # by slate, then slot; stable
-    _check_one_row_per_slot(order, codes, slots, labels)
+    log = _SortedLog(keys, labels, slots)
+    log.check_one_row_per_slot()
     if estimator == "standard":
-        for name, values in (("behavior_propensity", behavior),
-                             ("evaluation_propensity", evaluation)):
-            _check_constant_in_slate(name, values, order, codes, labels)
+        log.check_constant_in_slate("behavior_propensity", behavior)
+        log.check_constant_in_slate("evaluation_propensity", evaluation)
     elif estimator == "reward_interaction":
-        for name, values in (("behavior_propensity", behavior),
-                             ("evaluation_propensity", evaluation)):
-            _check_non_increasing(name, values, order, codes, slots, labels)
+        log.check_non_increasing("behavior_propensity", behavior)
+        log.check_non_increasing("evaluation_propensity", evaluation)
+    codes, labels = log.codes, log.labels
 
     weight = evaluation / behavior
     weighted_reward = reward * weight
     n_slates = labels.shape[0]
     if self_normalized and estimator != "standard":
-        _, group = np.unique(slots, return_inverse=True)
-        group = group.reshape(-1)
+        group = _slot_groups(slots)
     else:
         group = np.zeros(n_rows, dtype=np.int64)
     if self_normalized:
@@ -466,15 +463,19 @@ def _check_slot(slot):
     return array.astype(np.int64)
 
 
-def _slate_codes(slate_id):
-    """Codes 0..n_slates-1 of the slate ids, and the ids in ascending order."""
+def _slate_keys(slate_id):
+    """Sortable keys of the slate ids, and the ids the keys stand for (None: the keys).
+
+    Numeric ids are their own keys; others are factorised (see
+    :func:`skrank._core._factorize._factorize`), a pandas Categorical's codes
+    standing for its categories.
+    """
     categorical = pandas_categorical(slate_id)
     if categorical is not None:
         codes, categories = categorical
         if (codes < 0).any():
             raise _missing_slate(codes < 0)
-        used, codes = np.unique(codes, return_inverse=True)
-        return codes.reshape(-1).astype(np.int64), categories[used]
+        return codes.astype(np.int64), categories
     ids = _as_id_array(slate_id)
     if ids.ndim != 1:
         raise ValueError(
@@ -494,11 +495,17 @@ def _slate_codes(slate_id):
         missing = None
     if missing is not None and missing.any():
         raise _missing_slate(missing)
-    keys, labels = _factorize(ids, ids.shape[0])
-    if labels is None:  # numeric ids: their distinct values are the labels
-        labels, codes = np.unique(keys, return_inverse=True)
-        return codes.reshape(-1).astype(np.int64), labels
-    return keys, labels
+    return _factorize(ids, ids.shape[0])
+
+
+def _slot_groups(slots):
+    """Codes 0..n_distinct_slots-1 of the slots, in slot order."""
+    largest = int(slots.max())
+    if largest > 4 * slots.shape[0]:  # sparse, large slot numbers
+        _, group = np.unique(slots, return_inverse=True)
+        return group.reshape(-1)
+    present = np.bincount(slots, minlength=largest + 1) > 0
+    return (np.cumsum(present) - 1)[slots]
 
 
 def _missing_slate(mask):
@@ -508,61 +515,80 @@ def _missing_slate(mask):
     )
 
 
-def _first_flagged(flag, order):
-    """The input row of the first flagged sorted position (by row number), or None.
+class _SortedLog:
+    """The rows sorted by slate, then slot (one stable lexsort), with the checks on that order.
 
-    ``flag[j]`` marks sorted position ``j + 1`` (compared with ``j``).
+    ``codes`` numbers the slates 0..n_slates-1 in ascending order of key;
+    ``labels[code]`` is the slate's id. A check names the first bad row in
+    input order (rows count from 0).
     """
-    rows = order[1:][flag]
-    return None if rows.shape[0] == 0 else int(rows.min())
 
+    def __init__(self, keys, labels, slots):
+        self.order = order = np.lexsort((slots, keys))
+        self.slots = slots
+        sorted_keys = keys[order]
+        starts = np.empty(order.shape[0], dtype=bool)
+        starts[:1] = True
+        starts[1:] = sorted_keys[1:] != sorted_keys[:-1]
+        #: slate codes of the sorted rows, and whether a row follows one of its slate
+        self.sorted_codes = np.cumsum(starts) - 1
+        self.same_slate = ~starts[1:]
+        self.codes = np.empty(order.shape[0], dtype=np.int64)
+        self.codes[order] = self.sorted_codes
+        first_keys = sorted_keys[starts]
+        self.labels = first_keys if labels is None else labels[first_keys]
 
-def _slate_label(labels, code):
-    value = labels[code]
-    return _describe(value.item() if isinstance(value, np.generic) else value)
+    def _first_flagged(self, flag):
+        """The input row of the first flagged sorted row (by row number), or None.
 
+        ``flag[j]`` marks sorted row ``j + 1``, compared with sorted row ``j``.
+        """
+        rows = self.order[1:][flag]
+        return None if rows.shape[0] == 0 else int(rows.min())
 
-def _check_one_row_per_slot(order, codes, slots, labels):
-    c, s = codes[order], slots[order]
-    same = (c[1:] == c[:-1]) & (s[1:] == s[:-1])
-    row = _first_flagged(same, order)
-    if row is None:
-        return
-    first = int(order[np.flatnonzero((c == codes[row]) & (s == slots[row]))[0]])
-    raise ValueError(
-        f"Two rows of slate {_slate_label(labels, codes[row])} are at `slot` "
-        f"{slots[row]}: rows {first} and {row}. Each slate has one row per slot."
-    )
+    def _slate(self, row):
+        value = self.labels[self.codes[row]]
+        return _describe(value.item() if isinstance(value, np.generic) else value)
 
+    def _first_row_of_slate(self, row):
+        return int(self.order[np.flatnonzero(self.sorted_codes == self.codes[row])[0]])
 
-def _check_constant_in_slate(name, values, order, codes, labels):
-    c, v = codes[order], values[order]
-    changed = (c[1:] == c[:-1]) & (v[1:] != v[:-1])
-    row = _first_flagged(changed, order)
-    if row is None:
-        return
-    first = int(order[np.flatnonzero(c == codes[row])[0]])
-    raise ValueError(
-        f"estimator='standard' takes the propensity of the whole slate, the same "
-        f"on each of its rows, but `{name}` of slate "
-        f"{_slate_label(labels, codes[row])} is {values[first]:g} at row {first} "
-        f"and {values[row]:g} at row {row}. For the propensity of the item at "
-        "each slot, use estimator='independent'."
-    )
+    def check_one_row_per_slot(self):
+        s = self.slots[self.order]
+        row = self._first_flagged(self.same_slate & (s[1:] == s[:-1]))
+        if row is None:
+            return
+        slate_rows = self.order[self.sorted_codes == self.codes[row]]
+        first = int(slate_rows[self.slots[slate_rows] == self.slots[row]].min())
+        raise ValueError(
+            f"Two rows of slate {self._slate(row)} are at `slot` {self.slots[row]}: "
+            f"rows {first} and {row}. Each slate has one row per slot."
+        )
 
+    def check_constant_in_slate(self, name, values):
+        v = values[self.order]
+        row = self._first_flagged(self.same_slate & (v[1:] != v[:-1]))
+        if row is None:
+            return
+        first = self._first_row_of_slate(row)
+        raise ValueError(
+            f"estimator='standard' takes the propensity of the whole slate, the "
+            f"same on each of its rows, but `{name}` of slate {self._slate(row)} is "
+            f"{values[first]:g} at row {first} and {values[row]:g} at row {row}. "
+            "For the propensity of the item at each slot, use "
+            "estimator='independent'."
+        )
 
-def _check_non_increasing(name, values, order, codes, slots, labels):
-    c, v = codes[order], values[order]
-    rises = (c[1:] == c[:-1]) & (v[1:] > v[:-1])
-    row = _first_flagged(rises, order)
-    if row is None:
-        return
-    position = int(np.flatnonzero(order == row)[0])
-    above = int(order[position - 1])
-    raise ValueError(
-        f"estimator='reward_interaction' takes the propensity of the items at "
-        f"slots 1..k, which cannot rise down a slate, but `{name}` of slate "
-        f"{_slate_label(labels, codes[row])} is {values[above]:g} at slot "
-        f"{slots[above]} (row {above}) and {values[row]:g} at slot {slots[row]} "
-        f"(row {row})."
-    )
+    def check_non_increasing(self, name, values):
+        v = values[self.order]
+        row = self._first_flagged(self.same_slate & (v[1:] > v[:-1]))
+        if row is None:
+            return
+        above = int(self.order[np.flatnonzero(self.order == row)[0] - 1])
+        slots = self.slots
+        raise ValueError(
+            f"estimator='reward_interaction' takes the propensity of the items at "
+            f"slots 1..k, which cannot rise down a slate, but `{name}` of slate "
+            f"{self._slate(row)} is {values[above]:g} at slot {slots[above]} (row "
+            f"{above}) and {values[row]:g} at slot {slots[row]} (row {row})."
+        )
