@@ -143,7 +143,8 @@ class SlateEstimate:
         if (isinstance(n_resamples, (bool, np.bool_))
                 or not isinstance(n_resamples, Integral) or n_resamples < 1):
             raise ValueError(
-                f"`n_resamples` must be a positive integer, got {_describe(n_resamples)}."
+                "`n_resamples` must be a positive integer, got "
+                f"{_describe(n_resamples)}."
             )
         seed = check_random_state(random_state).randint(0, 2**31 - 1, size=4)
         estimates = _bootstrap_estimates(
@@ -380,7 +381,8 @@ def _bootstrap_estimates(parts, n_slates, self_normalized, n_resamples, seed):
     if not self_normalized:
         per_slate = np.bincount(codes, weights=weighted_reward, minlength=n_slates)
         rng = np.random.default_rng(seed)
-        sums = stratified_resample_sums(per_slate[:, None], [n_slates], n_resamples, rng)
+        sums = stratified_resample_sums(per_slate[:, None], [n_slates], n_resamples,
+                                        rng)
         return sums[:, 0, 0] / n_slates
     n_groups = int(group.max()) + 1
     step = max(1, _BOOTSTRAP_CELLS // (3 * n_slates))
@@ -516,7 +518,7 @@ def _missing_slate(mask):
 
 
 class _SortedLog:
-    """The rows sorted by slate, then slot (one stable lexsort), with the checks on that order.
+    """The rows sorted by slate, then slot (one stable lexsort); checks on that order.
 
     ``codes`` numbers the slates 0..n_slates-1 in ascending order of key;
     ``labels[code]`` is the slate's id. A check names the first bad row in

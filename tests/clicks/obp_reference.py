@@ -75,7 +75,7 @@ ESTIMATORS = {
 
 
 def _obp_values(obp, case):
-    """obp's estimate and per-slate sums for each estimator, plain and self-normalised."""
+    """obp's estimate and per-slate sums, each estimator plain and self-normalised."""
     slate_id = np.asarray(case["slate_id"])
     position = np.asarray(case["slot"]) - 1
     reward = np.asarray(case["reward"], dtype=float)
@@ -105,7 +105,7 @@ def _obp_values(obp, case):
 
 def _synthetic_case(obp, *, n_rounds, len_list, reward_structure, click_model,
                     evaluation, random_state):
-    """obp's SyntheticSlateBanditDataset and an evaluation policy of obp's own making."""
+    """obp's SyntheticSlateBanditDataset, and an evaluation policy obp makes."""
     from obp.dataset.synthetic import logistic_reward_function
 
     dataset = obp.dataset.SyntheticSlateBanditDataset(

@@ -1,4 +1,4 @@
-"""skrank.clicks.slate_estimate: hand-worked examples, obp parity, bad input, the bootstrap.
+"""skrank.clicks.slate_estimate: worked examples, obp parity, bad input, the bootstrap.
 
 Expected values come from arithmetic written out here, from Open Bandit
 Pipeline 0.5.7 run in a side Python (``tests/clicks/obp_reference.py``),
@@ -237,7 +237,8 @@ def _call(**changes):
      r"`behavior_propensity` of slate 'A' is 0.5 at row 0 and 0.25 at row 1"),
     ({"estimator": "standard", "behavior_propensity": [0.2, 0.2, 0.5, 0.5, 0.4]},
      r"`evaluation_propensity` of slate 'A' is 0.25 at row 0 and 0.5 at row 1"),
-    ({"estimator": "reward_interaction", "behavior_propensity": [0.5, 0.25, 0.5, 0.5, 0.4],
+    ({"estimator": "reward_interaction",
+      "behavior_propensity": [0.5, 0.25, 0.5, 0.5, 0.4],
       "evaluation_propensity": [0.25, 0.25, 0.5, 0.75, 0.5]},
      r"`evaluation_propensity` of slate 'B' is 0.5 at slot 1 \(row 2\) and 0.75 at "
      r"slot 2 \(row 3\)"),
@@ -266,7 +267,7 @@ def test_bad_interval_options(options, message):
 # --- the bootstrap --------------------------------------------------------------
 
 def _rows_of_resample(columns, counts):
-    """The rows of the slates drawn: slate s ``counts[s]`` times, each copy a new slate."""
+    """The rows of the slates drawn: slate s ``counts[s]`` times, each a new slate."""
     reward, slate, slot, behavior, evaluation = (np.asarray(c) for c in columns)
     _, code = np.unique(slate, return_inverse=True)
     parts = [[], [], [], [], []]
@@ -285,7 +286,7 @@ def _rows_of_resample(columns, counts):
 
 def _brute_force_interval(columns, estimator, self_normalized, level, n_resamples,
                           random_state):
-    """The percentile bootstrap written plainly: the estimator run again on each resample.
+    """The percentile bootstrap written plainly: the estimator re-run on each resample.
 
     The draws are those :meth:`SlateEstimate.interval` makes from
     ``random_state``: how often each slate is drawn in each resample, read
@@ -297,7 +298,8 @@ def _brute_force_interval(columns, estimator, self_normalized, level, n_resample
                                       np.random.default_rng(seed))[:, 0, :]
     estimates = []
     for b in range(n_resamples):
-        reward, slate, slot, behavior, evaluation = _rows_of_resample(columns, counts[b])
+        reward, slate, slot, behavior, evaluation = _rows_of_resample(columns,
+                                                                      counts[b])
         estimates.append(slate_estimate(
             reward, slate_id=slate, slot=slot, behavior_propensity=behavior,
             evaluation_propensity=evaluation, estimator=estimator,
@@ -361,7 +363,7 @@ def test_self_normalising_means_are_recomputed_in_each_resample():
     )
     assert result.estimate == pytest.approx(3.0, rel=1e-14)
     low, high = result.interval(random_state=0)
-    assert low == pytest.approx(3.0, rel=1e-12) and high == pytest.approx(3.0, rel=1e-12)
+    assert (low, high) == pytest.approx((3.0, 3.0), rel=1e-12)
     # the fixed-denominator bootstrap, written plainly, is not degenerate
     per_slate = result.value  # each slate's 3 * w / mean(w), the fixed denominator
     draws = rng.integers(0, n_slates, size=(1000, n_slates))
@@ -407,7 +409,10 @@ def test_undefined_resamples_are_left_out_with_a_warning():
 # --- coverage in simulation -------------------------------------------------------
 
 def _simulated_log(rng, n_slates, p_behavior, p_evaluation, click):
-    """Slots filled independently (item of slot k from p[k]); click ~ Bernoulli(click[item, k])."""
+    """Slots filled independently (item at slot k drawn from p[k]).
+
+    The reward at slot k is a click with probability ``click[item, k]``.
+    """
     n_slots, n_items = p_behavior.shape
     k = np.arange(n_slots)
     items = np.stack([rng.choice(n_items, size=n_slates, p=p_behavior[j])
