@@ -393,7 +393,7 @@ def _bootstrap_estimates(parts, n_slates, self_normalized, n_resamples, seed):
                                  first, last)
         rng = np.random.default_rng(seed)
         sums = stratified_resample_sums(columns, [n_slates], n_resamples, rng)[:, 0, :]
-        estimates += resampled_self_normalized(sums.reshape(n_resamples, 3, -1),
+        estimates += _resampled_self_normalized(sums.reshape(n_resamples, 3, -1),
                                                n_slates)
     return estimates
 
@@ -415,7 +415,7 @@ def _group_columns(codes, group, weighted_reward, weight, n_slates, first, last)
     return np.concatenate(columns, axis=1)
 
 
-def resampled_self_normalized(sums, n_slates):
+def _resampled_self_normalized(sums, n_slates):
     """The self-normalised estimate from summed columns ``sums`` (..., 3, n_groups).
 
     ``sums[..., 0, g]``, ``[..., 1, g]``, ``[..., 2, g]``: the sums of
