@@ -444,7 +444,7 @@ def test_interval_covers_the_true_value_near_the_nominal_rate(estimator,
     p_evaluation = rng.dirichlet(np.full(n_items, 2.0), size=n_slots)
     click = rng.uniform(0.05, 0.6, size=(n_items, n_slots))
     truth = sum(p_evaluation[k] @ click[:, k] for k in range(n_slots))
-    n_runs, covered = 200, 0
+    n_runs, covered = 300, 0
     for run in range(n_runs):
         reward, slate, slot, propensity = _simulated_log(
             rng, 300, p_behavior, p_evaluation, click)
@@ -456,5 +456,8 @@ def test_interval_covers_the_true_value_near_the_nominal_rate(estimator,
         )
         low, high = result.interval(0.95, n_resamples=400, random_state=run)
         covered += low <= truth <= high
-    # 0.95 nominal; a binomial standard error of 0.015 over 200 runs
-    assert 0.90 <= covered / n_runs <= 0.99, covered / n_runs
+    print(f"coverage {covered / n_runs:.3f}")
+    # 0.95 nominal; a binomial standard error of 0.013 over 300 runs, and
+    # percentile intervals of a mean over 300 slates cover a little less
+    # (0.917, 0.920 and 0.940 for the three cases here)
+    assert 0.89 <= covered / n_runs <= 0.99, covered / n_runs
