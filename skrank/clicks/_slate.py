@@ -456,11 +456,15 @@ def _check_slot(slot):
         raise ValueError("`slot` must hold positive integers (1 for the top of a "
                          "slate), got booleans.")
     array = check_numeric("slot", slot, ndim=(1,))
-    bad = (array < 1) | (array != np.floor(array))
+    bad = (array < 1) | (array != np.floor(array)) | (array > 2**53)
     if bad.any():
+        hint = ""
+        if array.min() == 0 and not (array != np.floor(array)).any():
+            hint = (" Slots count from 1, as ranks do; for slots counted from 0 "
+                    "(obp's `position`), pass `slot=position + 1`.")
         raise ValueError(
             "`slot` must hold positive integers (1 for the top of a slate), got "
-            f"{array[bad][0]:g} at {first_position(bad)}."
+            f"{array[bad][0]:g} at {first_position(bad)}.{hint}"
         )
     return array.astype(np.int64)
 

@@ -215,6 +215,8 @@ def _call(**changes):
      r"`evaluation_propensity` contains NaN or infinity \(nan at row 2\)"),
     ({"slot": [1, 2, 1, 0, 1]},
      r"`slot` must hold positive integers .*got 0 at row 3"),
+    ({"slot": [0, 1, 0, 1, 0]},
+     r"got 0 at row 0\. Slots count from 1, .*pass `slot=position \+ 1`"),
     ({"slot": [1, 2.5, 1, 2, 1]},
      r"`slot` must hold positive integers .*got 2.5 at row 1"),
     ({"slot": [True, False, True, False, True]}, r"`slot` must hold positive integers"),
