@@ -22,7 +22,7 @@ import time
 import numpy as np
 
 import skrank
-from skrank.stats import _resample
+from skrank._core import _resample
 
 
 def make_data(n_rows, n_queries, n_segments, seed=0):

@@ -87,8 +87,10 @@ _PUBLIC = {
     ),
 }
 _LAZY = {name: sub for sub, names in _PUBLIC.items() for name in names}
-_SUBPACKAGES = ("dask", "datasets", "io", "metrics", "model_selection", "plot", "spark",
-                "stats")
+# every subpackage, also those whose names stay in their own namespace
+# (skrank.clicks.evaluate, skrank.dask.evaluate, skrank.spark.evaluate)
+_SUBPACKAGES = ("clicks", "dask", "datasets", "io", "metrics", "model_selection", "plot",
+                "spark", "stats")
 
 
 def __getattr__(name):

@@ -37,7 +37,7 @@ from .._core._validation import (
     first_position,
 )
 from .._core._warnings import warn
-from ..stats._resample import stratified_resample_sums
+from .._core._resample import stratified_resample_sums
 
 ESTIMATORS = ("standard", "independent", "reward_interaction")
 

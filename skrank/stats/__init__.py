@@ -2,8 +2,9 @@
 confidence intervals from bootstraps over queries.
 
 The modules stack one way: ``_tables`` (result tables and their text) <-
-``_paired`` (paired tests) and ``_intervals`` / ``_resample`` (bootstrap
-intervals) <- ``_segments`` (segment keys) <- ``_segment_summary`` (means and
+``_paired`` (paired tests) and ``_intervals`` (bootstrap intervals; the
+resampling itself is ``skrank._core._resample``, which ``skrank.clicks``
+shares) <- ``_segments`` (segment keys) <- ``_segment_summary`` (means and
 intervals by segment) <- ``_evaluate_by`` and ``_compare_by`` <- ``_compare``.
 """
 

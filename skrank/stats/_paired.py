@@ -22,7 +22,7 @@ from .._core._aggregate import QueryValues
 from .._core._validation import check_option, _describe
 from .._core._warnings import warn
 from ..metrics._evaluate import evaluate
-from ._resample import stratified_resample_sums
+from .._core._resample import stratified_resample_sums
 from ._tables import ComparisonTable, format_table, interval_text
 
 # largest number of resamples held in memory at once (times n_queries)

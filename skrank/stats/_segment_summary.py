@@ -14,7 +14,7 @@ from sklearn.exceptions import UndefinedMetricWarning
 from .._core._aggregate import finish_mean, partial_mean
 from .._core._warnings import warn
 from ._intervals import confidence_intervals, jackknife_acceleration
-from ._resample import Resampler
+from .._core._resample import Resampler
 from ._tables import (
     ComparisonTable,
     format_cell,

@@ -19,7 +19,7 @@ from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils import check_random_state
 
 from skrank.clicks import slate_estimate
-from skrank.stats._resample import stratified_resample_sums
+from skrank._core._resample import stratified_resample_sums
 
 # --- three slates, hand-worked --------------------------------------------------
 # slate "A" shows slots 1 and 2 (rewards 1, 0), "B" slots 1 and 2 (rewards 0, 1),

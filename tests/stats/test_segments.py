@@ -16,8 +16,8 @@ from sklearn.exceptions import UndefinedMetricWarning
 
 import skrank
 from skrank import evaluate, evaluate_by
-from skrank.stats import _resample
-from skrank.stats._resample import (
+from skrank._core import _resample
+from skrank._core._resample import (
     _WORDS,
     _uniform_draws,
     _Workspace,
