@@ -18,9 +18,7 @@ with a ``get_metadata_routing`` method (scikit-learn's ``_BaseScorer`` and
 
 import inspect
 import re
-import sys
 import warnings
-import weakref
 from numbers import Integral
 
 import numpy as np
@@ -34,7 +32,6 @@ from .._core._presets import get_convention, parse_peer_name
 from ..metrics._evaluate import MetricRequest, make_request, score_requests, split_options
 from ..metrics._registry import metric_names, METRICS, parse_metric_name
 from ._response import RESPONSE_METHODS, ranking_scores
-from .._core._warnings import warn
 
 # arguments a scorer fills in itself; they cannot be fixed at construction
 _RESERVED = ("y_true", "y_score", "query_id", "sample_weight")
@@ -65,24 +62,6 @@ def _check_alias(name, alias):
         f"`{name}` must be True, False, None or a parameter name to use as an "
         f"alias (such as \"groups\"), got {_describe(alias)}."
     )
-
-
-def _inside_sklearn_permutation_importance():
-    """Whether scikit-learn's ``permutation_importance`` is on the call stack.
-
-    Only looked at while building an error message. It cannot see a call
-    made in a joblib worker (``n_jobs>1``), so the message also mentions
-    permutation importance when this is False.
-    """
-    frame = sys._getframe(1)
-    while frame is not None:
-        module = frame.f_globals.get("__name__", "")
-        if module.startswith("sklearn.inspection") and frame.f_code.co_name in (
-            "permutation_importance", "_calculate_permutation_scores"
-        ):
-            return True
-        frame = frame.f_back
-    return False
 
 
 def _no_column_clause(X, column):
@@ -150,21 +129,13 @@ def _missing_query_id_message(scorer, X):
         "skrank.permutation_importance(model, X, y, query_id=qid, scoring=scorer), "
         "which scores each query and never shuffles the ids"
     )
-    if _inside_sklearn_permutation_importance():
-        ways = (
-            "sklearn.inspection.permutation_importance cannot route metadata, so "
-            "pass the ids one of these ways:\n"
-            f"  1. {permutation};\n"
-            f"  2. {frame}, and leave that column out of the importances.\n"
-        )
-    else:
-        ways = (
-            "Pass them in one of two ways:\n"
-            f"  1. {routed};\n"
-            f"  2. {frame}.\n"
-            "(sklearn.inspection.permutation_importance cannot route metadata: use "
-            f"{permutation}.)\n"
-        )
+    ways = (
+        "Pass them in one of two ways:\n"
+        f"  1. {routed};\n"
+        f"  2. {frame}.\n"
+        "(sklearn.inspection.permutation_importance cannot route metadata: use "
+        f"{permutation}.)\n"
+    )
     return (
         f"{scorer!r} needs the query id of every row to score each query "
         f"separately, and got none: {why}. {ways}"
@@ -172,81 +143,6 @@ def _missing_query_id_message(scorer, X):
         "that on purpose, pass the same id for every row "
         "(query_id=np.zeros(len(y)))."
     )
-
-
-_CUT_QUERIES = {
-    "learning_curve": (
-        "learning_curve trains on the first n rows of each training fold "
-        "(train_sizes), which cuts queries apart: the model learns from partial "
-        "queries and the training scores are on partial queries (the test folds "
-        "stay whole with a group splitter). Sort the rows by query id and pass "
-        "shuffle=False, so that at most one query per training subset is cut."
-    ),
-    "halving": (
-        "{name}(resource='n_samples') scores candidates on a random subsample of "
-        "the rows of each fold, which cuts queries apart, so the scores of the "
-        "early iterations are on partial queries. Use a model parameter as the "
-        "resource (such as resource='n_estimators') to keep every query whole."
-    ),
-    "permutation_importance": (
-        "permutation_importance(max_samples<1.0) draws a subset of the rows, which "
-        "cuts queries apart; pass max_samples=1.0 to score whole queries."
-    ),
-}
-# tools already warned about, so that each search or call warns once
-_WARNED_CUTS = weakref.WeakSet()
-
-
-def _warn_if_queries_are_cut():
-    """Warn once when a scikit-learn tool that subsamples rows calls the scorer.
-
-    ``learning_curve``, ``HalvingGridSearchCV(resource="n_samples")`` and
-    ``permutation_importance(max_samples<1)`` hand the scorer (or the model)
-    rows of partial queries, which the query ids alone cannot reveal. They
-    are recognised on the call stack, so only when the scorer runs in their
-    process (``n_jobs=None`` or 1, or a thread); in process workers nothing
-    is seen and nothing is said.
-    """
-    frame = sys._getframe(2)
-    while frame is not None:
-        module = frame.f_globals.get("__name__", "")
-        if module.startswith(("sklearn.model_selection", "sklearn.inspection")):
-            found = _tool_that_cuts_queries(frame)
-            if found is not None:
-                owner, text = found
-                try:
-                    if owner in _WARNED_CUTS:
-                        return
-                    _WARNED_CUTS.add(owner)
-                except TypeError:  # an owner without weak references
-                    pass
-                warn(text, UserWarning)
-                return
-        frame = frame.f_back
-
-
-def _tool_that_cuts_queries(frame):
-    """(owner, message) for a frame of a tool that subsamples rows, else None."""
-    name = frame.f_code.co_name
-    local = frame.f_locals
-    if name == "learning_curve" and "train_sizes" in local:
-        return local.get("estimator"), _CUT_QUERIES["learning_curve"]
-    if name == "permutation_importance":
-        max_samples, X = local.get("max_samples"), local.get("X")
-        if isinstance(max_samples, Integral) and max_samples < _n_rows(X):
-            return local.get("estimator"), _CUT_QUERIES["permutation_importance"]
-        return None
-    owner = local.get("self")
-    if type(owner).__name__.startswith("Halving") and (
-        getattr(owner, "resource", None) == "n_samples"
-    ):
-        return owner, _CUT_QUERIES["halving"].format(name=type(owner).__name__)
-    return None
-
-
-def _n_rows(X):
-    shape = getattr(X, "shape", None)
-    return shape[0] if shape else len(X)
 
 
 class _QueryScorer:
@@ -267,7 +163,6 @@ class _QueryScorer:
             )
         if query_id is None:
             query_id = self._query_id_from_column(X)
-        _warn_if_queries_are_cut()
         return query_id
 
     def _query_id_from_column(self, X):
@@ -926,6 +821,11 @@ def make_ranking_scorer(metric, *, query_id_column="qid", response_method="auto"
     Use folds that keep each query whole (``GroupKFold``,
     ``StratifiedGroupKFold``, ``GroupShuffleSplit``, ``LeaveOneGroupOut``):
     ``KFold`` splits queries, and scores on partial queries are inflated.
+    Tools that pick rows rather than queries (``learning_curve``,
+    ``HalvingGridSearchCV(resource="n_samples")``, scikit-learn's
+    ``permutation_importance`` with ``max_samples<1``) hand the scorer
+    partial queries, which it cannot tell from short whole ones: the user
+    guide's section "Tools that cut queries apart" says what to use instead.
 
     Examples
     --------
