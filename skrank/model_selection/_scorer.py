@@ -18,7 +18,6 @@ with a ``get_metadata_routing`` method (scikit-learn's ``_BaseScorer`` and
 
 import inspect
 import re
-import warnings
 from numbers import Integral
 
 import numpy as np
@@ -29,6 +28,7 @@ from .._core._frames import column as frame_column, column_names
 from .._core._validation import check_option, check_positive_int, _describe
 from .._core._params import check_params
 from .._core._presets import get_convention, parse_peer_name
+from ..metrics._calls import call_metric, dry_run
 from ..metrics._evaluate import MetricRequest, make_request, score_requests, split_options
 from ..metrics._registry import metric_names, METRICS, parse_metric_name
 from ._response import RESPONSE_METHODS, ranking_scores
@@ -323,16 +323,21 @@ class RankingScorer(_QueryScorer):
         """
         query_id = self._fold_query_id(X, query_id, kwargs)
         y_score = self._model_scores(estimator, X, query_id)
-        params = dict(self._kwargs)
-        if sample_weight is not None:
-            params["sample_weight"] = sample_weight
-        value = self._metric(y_true, y_score, query_id=query_id, **params)
+        value = self._call_metric(y_true, y_score, query_id, sample_weight)
         if np.ndim(value) != 0:
             raise ValueError(
                 f"{_func_repr(self._metric)} returned {type(value).__name__}, but a "
                 "scorer needs one number: use a metric returning a float."
             )
         return self._sign * float(value)
+
+    def _call_metric(self, y_true, y_score, query_id, sample_weight):
+        """The metric on one fold's scores (weights passed only if given)."""
+        weights = {} if sample_weight is None else {"sample_weight": sample_weight}
+        return call_metric(
+            self._metric, y_true, y_score, {"query_id": query_id},
+            **weights, **self._kwargs,
+        )
 
     @property
     def greater_is_better(self):
@@ -655,14 +660,11 @@ def _score_many(scorers, y_true, y_score, *, query_id, sample_weight):
         requests.append(MetricRequest(
             key, spec, k, kernel_options, function_options, no_relevant, ties
         ))
-    weights = {} if sample_weight is None else {"sample_weight": sample_weight}
     results = score_requests(
         y_true, y_score, requests, query_id=query_id, sample_weight=sample_weight,
     ) if requests else {}
     for key, scorer in custom.items():
-        results[key] = scorer._metric(
-            y_true, y_score, query_id=query_id, **weights, **scorer._kwargs
-        )
+        results[key] = scorer._call_metric(y_true, y_score, query_id, sample_weight)
     return results
 
 
@@ -741,9 +743,7 @@ def _check_metric_and_kwargs(metric, kwargs):
             )
     if metric in _registry_functions():
         # a dry run on two rows checks every option with the metric's own words
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            metric([1, 0], [1.0, 0.0], query_id=[0, 0], **kwargs)
+        dry_run(metric, kwargs)
     return metric, kwargs
 
 
