@@ -18,7 +18,6 @@ of the queries still open:
   (judged, never retrieved), which never fall inside a cutoff.
 """
 
-import inspect
 import warnings
 from typing import NamedTuple
 
@@ -45,6 +44,7 @@ from .._core._validation import (
     check_sample_weight,
     check_score,
 )
+from ._calls import call_metric
 from ._evaluate import (
     metric_names,
     MetricRequest,
@@ -619,13 +619,11 @@ def _function_values(request, rows):
         "query_id": rows.ids, "sample_weight": rows.weight, "ties": request.ties,
         "no_relevant": request.no_relevant, "aggregate": None, "k": request.k,
     }
-    parameters = inspect.signature(spec.func).parameters
-    shared = {key: v for key, v in shared.items() if key in parameters}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        result = spec.func(
-            rows.relevance, rows.score, **shared, **spec.options,
-            **request.function_options,
+        result = call_metric(
+            spec.func, rows.relevance, rows.score, shared,
+            **spec.options, **request.function_options,
         )
     return np.asarray(result.value, dtype=float), result.weight, result.query_id
 

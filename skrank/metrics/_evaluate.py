@@ -12,6 +12,7 @@ from .._core._aggregate import aggregate_queries, check_aggregate_options
 from .._core._layout import rank_queries
 from .._core._presets import convert_scores, parse_peer_name
 from .._core._validation import LABEL_SCORES_WARNING
+from ._calls import call_metric, dry_run
 from ._registry import METRICS, parse_metric_name
 
 DEFAULT_METRICS = ("ndcg@10", "map", "mrr", "precision@10", "recall@10")
@@ -236,9 +237,7 @@ def split_options(spec, options):
         return {}, {}
     if not set(options) <= set(spec.kernel_options):
         return {}, dict(options)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        spec.func([1, 0], [1.0, 0.0], query_id=[0, 0], **options)
+    dry_run(spec.func, options)
     return dict(options), {}
 
 
@@ -285,13 +284,12 @@ def score_requests(y_true, y_score, requests, *, query_id, sample_weight,
             "aggregate": aggregate, "k": request.k,
             "score_dtype": request.score_dtype, "retrieved": request.retrieved,
         }
-        parameters = inspect.signature(spec.func).parameters
-        shared = {key: v for key, v in shared.items() if key in parameters}
         with warnings.catch_warnings():
             if layouts:  # the shared layout has already warned about 0/1 scores
                 warnings.filterwarnings("ignore", re.escape(LABEL_SCORES_WARNING))
-            results[request.key] = spec.func(
-                y_true, y_score, **shared, **spec.options, **request.function_options,
+            results[request.key] = call_metric(
+                spec.func, y_true, y_score, shared,
+                **spec.options, **request.function_options,
             )
     return {request.key: results[request.key] for request in requests}
 

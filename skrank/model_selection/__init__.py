@@ -1,7 +1,9 @@
 """skrank in scikit-learn's model selection: scorers and the FAP cutoff selector.
 
-``_scorer`` turns metrics into scorers that receive query ids (metadata
-routing or a DataFrame column); the selector is split into ``_oof``
+The scorers are three modules: ``_query_ids`` (how a scorer gets a test
+fold's query ids, by metadata routing or a DataFrame column, and the
+messages when it gets none), ``_scorer`` (the scorer classes) and
+``_make_scorer`` (``get_scorer``, ``make_ranking_scorer``); the selector is split into ``_oof``
 (query-whole folds, out-of-fold scores), ``_cutoff_search`` (the curve and
 its maximum) and ``_fap_cutoff`` (the estimator face).
 """
@@ -9,13 +11,8 @@ its maximum) and ``_fap_cutoff`` (the estimator face).
 from ._fap_cutoff import FAPCutoffClassifier
 from ._inspection import permutation_importance
 from ._query_group import QueryGroupRanker
-from ._scorer import (
-    MultiMetricScorer,
-    RankingScorer,
-    get_scorer,
-    get_scorer_names,
-    make_ranking_scorer,
-)
+from ._make_scorer import get_scorer, get_scorer_names, make_ranking_scorer
+from ._scorer import MultiMetricScorer, RankingScorer
 
 __all__ = [
     "FAPCutoffClassifier",

@@ -8,7 +8,6 @@ inner model on all the data. Modelled on scikit-learn's
 ``TunedThresholdClassifierCV``; only public scikit-learn API is used.
 """
 
-import sys
 from numbers import Integral
 
 import numpy as np
@@ -52,33 +51,17 @@ def _estimator_has(attr):
     return check
 
 
-def _missing_predict_query_id_message(selector):
-    """Why ``predict`` got no query ids, and the call that passes them."""
-    message = (
-        "FAPCutoffClassifier(cutoff='rank').predict needs `query_id` to know which "
-        "rows form a query: call predict(X, query_id=...), route it with metadata "
-        "routing (it is requested by default), or use cutoff='score', which needs "
-        "no query ids."
-    )
-    # a search (GridSearchCV, ...) whose best_estimator_ is this selector calls
-    # predict(X) without metadata; only looked for while building the message
-    search, method = None, None
-    frame = sys._getframe(1)
-    while frame is not None:
-        owner = frame.f_locals.get("self")
-        if owner is not selector and getattr(owner, "best_estimator_", None) is selector:
-            search, method = owner, frame.f_code.co_name  # the outermost call wins
-        frame = frame.f_back
-    if search is None:
-        return message
-    name = type(search).__name__
-    return (
-        f"{name}.{method}(X) cannot pass query ids to the "
-        "FAPCutoffClassifier(cutoff='rank') it tuned. Call "
-        "search.best_estimator_.predict(X, query_id=...) instead (search being "
-        f"your {name}), or tune with cutoff='score', which needs no query ids at "
-        "predict time."
-    )
+# why ``predict`` got no query ids, and the calls that pass them; a search
+# (GridSearchCV, ...) whose best_estimator_ is the selector calls predict(X)
+# without metadata, so the message names that case too
+MISSING_PREDICT_QUERY_ID = (
+    "FAPCutoffClassifier(cutoff='rank').predict needs `query_id` to know which "
+    "rows form a query: call predict(X, query_id=...), route it with metadata "
+    "routing (it is requested by default), or use cutoff='score', which needs "
+    "no query ids. A search (GridSearchCV, ...) that tuned this selector cannot "
+    "pass query ids to it in search.predict(X): call "
+    "search.best_estimator_.predict(X, query_id=...) instead."
+)
 
 
 class FAPCutoffClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
@@ -496,7 +479,7 @@ class FAPCutoffClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             inside = score >= self.best_threshold_
         else:
             if query_id is None:
-                raise ValueError(_missing_predict_query_id_message(self))
+                raise ValueError(MISSING_PREDICT_QUERY_ID)
             n_query = _n_rows(query_id) if np.ndim(query_id) else 0
             if n_query != score.shape[0]:
                 raise ValueError(

@@ -20,7 +20,8 @@ from .._core._frames import column as frame_column, column_names
 from .._core._params import check_params
 from .._core._validation import _describe
 from ._oof import _n_rows
-from ._scorer import MultiMetricScorer, RankingScorer, get_scorer, make_ranking_scorer
+from ._make_scorer import get_scorer, make_ranking_scorer
+from ._scorer import MultiMetricScorer, RankingScorer
 
 
 def _check_scoring(scoring):

@@ -40,7 +40,8 @@ from .._core._warnings import warn
 from ..metrics._evaluate import evaluate
 from ._oof import _n_rows, _take_rows
 from ._response import ranking_scores
-from ._scorer import _check_query_id_column, _no_column_clause, _parse_name
+from ._query_ids import check_query_id_column, no_column_clause
+from ._scorer import parse_name
 
 LIBRARIES = ("auto", "lightgbm", "xgboost", "catboost")
 # the fit argument that carries the queries, per library
@@ -107,7 +108,7 @@ def _bind(name, compat):
 
 def _parse(name):
     """(spec, k, options) of a name, the peer's own under its preset."""
-    return _parse_name(name, getattr(name, "compat", None))
+    return parse_name(name, getattr(name, "compat", None))
 
 
 def _check_eval_metric(eval_metric, compat=None):
@@ -368,7 +369,7 @@ def _missing_query_id_message(ranker, X):
         why = "metadata routing is on, but no `query_id` reached fit"
     else:
         why = "metadata routing is off and fit got no `query_id=`"
-    why += _no_column_clause(X, column)
+    why += no_column_clause(X, column)
     return (
         f"QueryGroupRanker.fit needs the query id of every row, and got none: {why}. "
         "Pass them one of these ways: ranker.fit(X, y, query_id=qid); in a search, "
@@ -531,7 +532,7 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
 
     def _check_params(self):
         library = check_option("library", self.library, LIBRARIES)
-        _check_query_id_column(self.query_id_column)
+        check_query_id_column(self.query_id_column)
         fraction = self.validation_fraction
         if fraction is not None:
             fraction = check_fraction("validation_fraction", fraction)

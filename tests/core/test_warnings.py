@@ -110,12 +110,15 @@ def test_multi_metric_scorer_warning_names_the_caller():
     _assert_here(found, UndefinedMetricWarning)
 
 
-def test_cut_queries_warning_names_the_caller():
+def test_scorer_warning_inside_learning_curve_names_the_caller():
+    # a scorer called by learning_curve (train and test scores, two train
+    # sizes): its warning about folds without a relevant row names this line
     X, y, qid = _regression_data()
+    y_none = np.zeros_like(y)
     with sklearn.config_context(enable_metadata_routing=True):
         found = _caught(lambda: learning_curve(
-            LinearRegression(), X, y, cv=GroupKFold(3), train_sizes=[0.5, 1.0],
+            LinearRegression(), X, y_none, cv=GroupKFold(3), train_sizes=[0.5, 1.0],
             scoring=skrank.get_scorer("map"),
             params={"query_id": qid, "groups": qid},
         ))
-    _assert_here(found, UserWarning)
+    _assert_here(found, UndefinedMetricWarning)

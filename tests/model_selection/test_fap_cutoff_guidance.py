@@ -43,7 +43,9 @@ def test_search_predict_points_to_best_estimator_predict():
     with pytest.raises(ValueError) as info:
         search.predict(X)
     message = str(info.value)
-    assert "GridSearchCV.predict(X) cannot pass query ids" in message
+    # the selector cannot see the search (it reads no other frames): its
+    # message names the search case with the call that works
+    assert "A search (GridSearchCV, ...) that tuned this selector" in message
     assert "search.best_estimator_.predict(X, query_id=...)" in message
     # the suggested call works
     predicted = search.best_estimator_.predict(X, query_id=QID)
