@@ -10,9 +10,9 @@ import numpy as np
 
 from .._core._optional import import_optional
 from .._core._params import check_params
-from .._core._presets import PRESETS, get_convention, parse_peer_name
+from .._core._presets import PRESETS
 from ._evaluate import _REQUEST_OPTIONS, _metric_options, evaluate
-from ._registry import METRICS, parse_metric_name
+from ._names import resolve_metric_name
 
 
 def describe_convention(name):
@@ -61,21 +61,19 @@ _PATH_ORDER = ("score_dtype", "retrieved", "ties", "k", "gain", "discount",
                "normalize", "tie_blocks", "one_class", "weighting", "no_relevant")
 
 
-def _side(metric, side, what):
-    """``(spec, label, options)`` of one side: a preset name or an option dict."""
+def _side(metric, side, what, other):
+    """``(spec, label, options)`` of one side: a preset name or an option dict.
+
+    ``metric`` may be skrank's name or any preset's own (the other side's
+    included: its stem and cutoff, its own options staying on its side).
+    """
+    elsewhere = (other,) if isinstance(other, str) and other in PRESETS else ()
     if isinstance(side, dict):
-        spec, k = parse_metric_name(metric)
-        return spec, "options", {"k": k, **side}
+        resolved = resolve_metric_name(metric, foreign=True, elsewhere=elsewhere)
+        return resolved.spec, "options", {"k": resolved.k, **side}
     if isinstance(side, str) and side in PRESETS:
-        convention = get_convention(side)
-        peer = parse_peer_name(convention, metric)
-        if peer is not None:
-            stem, k, extra = peer
-            spec = METRICS[stem]
-        else:
-            spec, k = parse_metric_name(metric)
-            extra = {}
-        return spec, side, {"k": k, **convention.options_for(spec.stem), **extra}
+        resolved = resolve_metric_name(metric, side, foreign=True, elsewhere=elsewhere)
+        return resolved.spec, side, {"k": resolved.k, **resolved.options}
     raise ValueError(
         f"`{what}` must be a preset name ({', '.join(map(repr, PRESETS))}) or a "
         f"dict of options, got {side!r}."
@@ -132,8 +130,13 @@ def explain_difference(
     query_id : array-like of shape (n_rows,), default=None
         Query of each row (see :func:`evaluate`).
     metric : str, default="ndcg@10"
-        A metric name: skrank's (``"ndcg@10"``), or a peer's own name under
-        a preset side (``"ndcg@10-"`` for XGBoost).
+        A metric name: skrank's (``"ndcg@10"``) or any preset's own
+        (``"ndcg@10-"`` and ``"pre@3"`` for XGBoost, ``"NDCG:top=3"`` for
+        CatBoost, ``"P_3"`` and ``"ndcg_cut_10"`` for trec_eval). Each side
+        reads it as that side's metric and cutoff; options the name fixes
+        in its own peer (XGBoost's ``"-"``: ``no_relevant="zero"``) apply
+        on that peer's side, and a name that fixes options of a peer on
+        neither side is refused.
     a, b : str or dict, default="sklearn" and "lightgbm"
         Each side: a preset name (see :func:`describe_convention`) or a
         dict of skrank options (``{"gain": "linear", "ties": "input"}``);
@@ -179,8 +182,8 @@ def explain_difference(
     ...     sum(step["change"] for step in result.steps), 4)
     True
     """
-    spec_a, label_a, options_a = _side(metric, a, "a")
-    spec_b, label_b, options_b = _side(metric, b, "b")
+    spec_a, label_a, options_a = _side(metric, a, "a", b)
+    spec_b, label_b, options_b = _side(metric, b, "b", a)
     if spec_a.stem != spec_b.stem:
         raise ValueError(
             f"{metric!r} names {spec_a.stem!r} under `a` but {spec_b.stem!r} under "
