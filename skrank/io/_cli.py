@@ -97,12 +97,10 @@ _PRESETS = ("lightgbm", "xgboost", "catboost", "sklearn", "ranx", "torchmetrics"
 
 
 def _explain(args):
-    from ..metrics._conventions import explain_difference
-    from ._evaluate import run_rows
+    from ._explain import explain_run
 
-    y_true, y_score, query_id, _ = run_rows(args.qrels, args.run, args.relevance_level)
-    print(repr(explain_difference(y_true, y_score, query_id=query_id,
-                                  metric=args.measure, a=args.a, b=args.b)))
+    print(repr(explain_run(args.qrels, args.run, metric=args.measure, a=args.a,
+                           b=args.b, relevance_level=args.relevance_level)))
     return 0
 
 

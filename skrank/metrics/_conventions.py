@@ -182,6 +182,42 @@ def explain_difference(
     ...     sum(step["change"] for step in result.steps), 4)
     True
     """
+    return walk_conventions(y_true, y_score, query_id, sample_weight, metric, a,
+                            b).explanation(n_queries)
+
+
+class ConventionPath:
+    """The path from side ``a`` to side ``b``: values, per-query values, steps.
+
+    What :func:`explain_difference` reports (:meth:`explanation`); the
+    command's ``explain`` on files adds trec_eval's own reading of them as
+    a step (:mod:`skrank.io._explain`).
+    """
+
+    def __init__(self, metric, label_a, label_b, start, end, value_a, value_b, steps,
+                 options_a, options_b, specs):
+        self.metric, self.label_a, self.label_b = metric, label_a, label_b
+        self.start, self.end = start, end  # QueryValues of each side
+        self.value_a, self.value_b, self.steps = value_a, value_b, steps
+        self.options_a, self.options_b = options_a, options_b
+        self.specs = specs  # (spec, k) of each side
+
+    def explanation(self, n_queries):
+        """The :class:`DifferenceExplanation` of the path."""
+        return DifferenceExplanation(
+            self.metric, self.label_a, self.label_b, self.value_a, self.value_b,
+            self.steps, _movers(self.start, self.end, n_queries),
+            self.options_a, self.options_b,
+        )
+
+
+def changed_queries(before, after):
+    """How many queries' values differ between two aligned per-query arrays."""
+    return int(np.sum(~_same(before, after)))
+
+
+def walk_conventions(y_true, y_score, query_id, sample_weight, metric, a, b):
+    """The :class:`ConventionPath` from ``a`` to ``b`` on these rows."""
     spec_a, label_a, options_a = _side(metric, a, "a", b)
     spec_b, label_b, options_b = _side(metric, b, "b", a)
     if spec_a.stem != spec_b.stem:
@@ -201,17 +237,16 @@ def explain_difference(
         old = current.get(name)
         current = {**current, name: target[name]}
         value, per_query = _values(y_true, y_score, query_id, sample_weight, spec, current)
-        moved = int(np.sum(~_same(before.value, per_query.value)))
         steps.append({
             "option": name, "from": old, "to": target[name], "value": value,
-            "change": value - previous, "queries_changed": moved,
+            "change": value - previous,
+            "queries_changed": changed_queries(before.value, per_query.value),
         })
         previous, before = value, per_query
-    end = before
-    return DifferenceExplanation(
-        metric, label_a, label_b, value_a, previous, steps,
-        _movers(start, end, n_queries),
+    return ConventionPath(
+        metric, label_a, label_b, start, before, value_a, previous, steps,
         dict(_full_options(spec, options_a, isinstance(a, dict))), dict(target),
+        ((spec, options_a["k"]), (spec, options_b["k"])),
     )
 
 
