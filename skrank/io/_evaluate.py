@@ -862,7 +862,11 @@ def evaluate_run(
         ``ndcg_cut_10``, ``map_cut_10``, ``Rprec``, ``bpref``,
         ``recip_rank``, ``success_10``, ``iprec_at_recall_0.10``), its
         ``-m`` forms (``P.5,10``; ``P`` alone for its default cutoffs), or
-        skrank metric names (``ndcg@10``, ``mrr``, ``fap``, ...).
+        skrank metric names (``ndcg@10``, ``mrr``, ``fap``, ...). Under
+        ``compat="trec_eval"`` a skrank name is trec_eval's measure
+        (``ndcg@10`` is ``ndcg_cut_10``, ``hits`` is ``num_rel_ret``), and a
+        metric trec_eval lacks is refused; without ``compat`` each name
+        keeps its own definition.
     compat : str, default=None
         ``"trec_eval"`` reproduces trec_eval 10.0: tied scores broken by
         document id, descending, and trec_eval's rule for queries without a
@@ -897,7 +901,8 @@ def evaluate_run(
     no_relevant : {"zero", "skip", "one"}, default="zero"
         What a query without a relevant document scores in the skrank
         metrics: 0 and kept in the mean (trec_eval, ranx), left out, or 1.
-        trec_eval names always follow trec_eval (0).
+        trec_eval names always follow trec_eval (0); a skrank name follows
+        this option, under ``compat="trec_eval"`` too.
         This default differs from :func:`skrank.evaluate`'s
         (``no_relevant="skip"``), so the two give different means on the
         same rows when some query has no relevant document: pass the
