@@ -246,6 +246,9 @@ PRESETS = {
             "ties go by score, then docno descending: in memory there is no "
             "docno, so skrank keeps the input order (ties='input'); pass rows "
             "sorted by docno descending, or use evaluate_run on the files",
+            "skrank's names are trec_eval's measures here: ndcg@10 is "
+            "ndcg_cut_10, precision@5 is P_5, mrr is recip_rank (one number "
+            "under either name)",
             "linear gain; the ideal uses every judged relevant document",
             "P@k divides by k; map_cut divides by R",
             "a query with no relevant row scores 0 and is counted",

@@ -76,12 +76,15 @@ def _parser():
     ex = sub.add_parser(
         "explain", help="why a metric differs between two conventions",
         description="Score a run's lines (labelled by the qrels) under two "
-        "conventions and show the path between them, one option at a time.",
+        "conventions and show the path between them, one option at a time. "
+        "A trec_eval side is trec_eval's number on the files (ties by document "
+        "id, unretrieved relevant documents in R), as evaluate --compat trec_eval.",
     )
     ex.add_argument("qrels", metavar="QRELS", help="qrels file (gzip too)")
     ex.add_argument("run", metavar="RUN", help="run file (gzip too)")
     ex.add_argument("-m", "--measure", default="ndcg@10", metavar="METRIC",
-                    help="metric name (default: ndcg@10)")
+                    help="metric name, skrank's or any preset's own (ndcg_cut_10, "
+                    "NDCG:top=10, ndcg@10-; default: ndcg@10)")
     ex.add_argument("--a", dest="a", choices=_PRESETS, default="trec_eval",
                     help="first convention (default: trec_eval)")
     ex.add_argument("--b", dest="b", choices=_PRESETS, default="lightgbm",
@@ -97,12 +100,10 @@ _PRESETS = ("lightgbm", "xgboost", "catboost", "sklearn", "ranx", "torchmetrics"
 
 
 def _explain(args):
-    from ..metrics._conventions import explain_difference
-    from ._evaluate import run_rows
+    from ._explain import explain_run
 
-    y_true, y_score, query_id, _ = run_rows(args.qrels, args.run, args.relevance_level)
-    print(repr(explain_difference(y_true, y_score, query_id=query_id,
-                                  metric=args.measure, a=args.a, b=args.b)))
+    print(repr(explain_run(args.qrels, args.run, metric=args.measure, a=args.a,
+                           b=args.b, relevance_level=args.relevance_level)))
     return 0
 
 

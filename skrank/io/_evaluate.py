@@ -17,7 +17,7 @@ from .._core._layout import (
     sort_runs,
 )
 from .._core._params import check_params
-from ._measures import parse_trec_measure
+from ._measures import parse_measures
 from ._read import (
     FORMATS,
     _from_strings,
@@ -813,51 +813,6 @@ def _rank_pieces(qrels, run, order, run_query, complete_qrels):
 
 # ---------------------------------------------------------------- entry --
 
-def _parse_measures(metrics):
-    """Measure names -> [(name, kernel, summed)], trec_eval names or skrank's."""
-    from ..metrics._registry import parse_metric_name
-
-    if isinstance(metrics, str):
-        metrics = [metrics]
-    metrics = list(metrics)
-    if not metrics:
-        raise ValueError("`metrics` is empty: name at least one measure.")
-    out = []
-    for name in metrics:
-        if not isinstance(name, str):
-            raise ValueError(f"`metrics` must hold measure names, got {name!r}.")
-        trec = parse_trec_measure(name)
-        if trec is not None:
-            out.extend((m.name, m.kernel, m.summed, True) for m in trec)
-            continue
-        try:
-            spec, k = parse_metric_name(name)
-        except ValueError as exc:
-            raise ValueError(
-                f"Unknown measure {name!r}: give a trec_eval name (map, P_10, "
-                f"ndcg_cut_10, recip_rank, P.5,10, ...) or a skrank metric name. {exc}"
-            ) from None
-        if spec.group_only:
-            raise ValueError(f"Measure {name!r} is not available from a run.")
-        out.append((name, _registry_kernel(spec, k), False, False))
-    return out
-
-
-def _registry_kernel(spec, k):
-    def kernel(parts):
-        if spec.stem == "bpref":
-            return _bpref_registry(parts)
-        layout = parts.binary if spec.binary else parts.graded_as_relevance
-        return spec.compute(layout, k)
-    return kernel
-
-
-def _bpref_registry(parts):
-    from ..metrics._incomplete import _bpref_per_query
-
-    return _bpref_per_query(parts.binary, judged=parts.judged)[0]
-
-
 def _mean(values, *, sequential):
     """Mean of ``values`` (nan if empty).
 
@@ -907,7 +862,11 @@ def evaluate_run(
         ``ndcg_cut_10``, ``map_cut_10``, ``Rprec``, ``bpref``,
         ``recip_rank``, ``success_10``, ``iprec_at_recall_0.10``), its
         ``-m`` forms (``P.5,10``; ``P`` alone for its default cutoffs), or
-        skrank metric names (``ndcg@10``, ``mrr``, ``fap``, ...).
+        skrank metric names (``ndcg@10``, ``mrr``, ``fap``, ...). Under
+        ``compat="trec_eval"`` a skrank name is trec_eval's measure
+        (``ndcg@10`` is ``ndcg_cut_10``, ``hits`` is ``num_rel_ret``), and a
+        metric trec_eval lacks is refused; without ``compat`` each name
+        keeps its own definition.
     compat : str, default=None
         ``"trec_eval"`` reproduces trec_eval 10.0: tied scores broken by
         document id, descending, and trec_eval's rule for queries without a
@@ -942,7 +901,8 @@ def evaluate_run(
     no_relevant : {"zero", "skip", "one"}, default="zero"
         What a query without a relevant document scores in the skrank
         metrics: 0 and kept in the mean (trec_eval, ranx), left out, or 1.
-        trec_eval names always follow trec_eval (0).
+        trec_eval names always follow trec_eval (0); a skrank name follows
+        this option, under ``compat="trec_eval"`` too.
         This default differs from :func:`skrank.evaluate`'s
         (``no_relevant="skip"``), so the two give different means on the
         same rows when some query has no relevant document: pass the
@@ -1050,7 +1010,7 @@ def _evaluate_run_preset(qrels, run, metrics, compat, relevance_level, explicit)
 def _evaluate_run(qrels, run, metrics, *, compat, relevance_level, complete_qrels,
                   judged_docs_only, max_docs, ties, no_relevant, stream=False):
     """:func:`evaluate_run`'s work; ``stream`` reads a run file grouped by query in pieces."""
-    measures = list({m[0]: m for m in _parse_measures(metrics)}.values())
+    measures = list({m.name: m for m in parse_measures(metrics, compat)}.values())
     qrels = _as_table(qrels, "qrels", "qrels", compat)
     if compat == "trec_eval":
         relevance_level = float(int(relevance_level))  # trec_eval reads -l with atol
@@ -1092,13 +1052,13 @@ def _measure(pieces, measures, options, no_relevant, tag, *, in_file_order):
         no_rel = parts.binary.n_relevant == 0
         n_without_relevant += int(no_rel.sum())
         query_ids.append(parts.binary.query_ids)
-        for name, kernel, _, is_trec in measures:
+        for measure in measures:
             # + 0.0: a -0.0 (1 - 1 in a kernel) prints as 0.0000, as trec_eval's
-            values = np.asarray(kernel(parts), dtype=np.float64) + 0.0
-            if not is_trec:
+            values = np.asarray(measure.kernel(parts), dtype=np.float64) + 0.0
+            if measure.fill:  # a name of skrank's: no_relevant applies
                 fill = {"zero": 0.0, "one": 1.0, "skip": np.nan}[no_relevant]
                 values = np.where(no_rel, fill, values)
-            values_of[name].append(values)
+            values_of[measure.name].append(values)
         parts.checked()  # a duplicate document raises here, before any output
         del parts
     query_ids = np.concatenate(query_ids)
@@ -1106,14 +1066,15 @@ def _measure(pieces, measures, options, no_relevant, tag, *, in_file_order):
     order = _byte_order(query_ids) if in_file_order else slice(None)
     query_ids = query_ids[order]
     mean, per_query, summed = {}, {}, []
-    for name, _, is_summed, is_trec in measures:
+    for measure in measures:
+        name = measure.name
         values = np.concatenate(values_of.pop(name))[order]
         per_query[name] = QueryValues(query_ids, values, np.ones(values.shape[0]))
-        if is_summed:
+        kept = values[~np.isnan(values)]
+        if measure.summed:
             summed.append(name)
-            mean[name] = float(values.sum())
+            mean[name] = float(kept.sum())
         else:
-            kept = values[~np.isnan(values)]
-            mean[name] = _mean(kept, sequential=is_trec)
+            mean[name] = _mean(kept, sequential=measure.trec)
     return RunEvaluation(mean, per_query, query_ids, name=tag,
                          summed=tuple(summed), n_without_relevant=n_without_relevant)

@@ -9,7 +9,7 @@ without a relevant document scores 0 and stays in the mean, as there.
 
 import re
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import numpy as np
 
@@ -302,3 +302,85 @@ def _level(text, value):
     if not 0.0 <= level <= 1.0:
         raise ValueError(f"Measure {text!r}: recall levels are numbers in [0, 1].")
     return level
+
+
+#: trec_eval's measure names, ``{k}`` standing for a cutoff: the family an
+#: unknown name's suggestions come from when it looks like one of them
+TREC_NAMES = (
+    "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank",
+    "ndcg", "P_{k}", "recall_{k}", "ndcg_cut_{k}", "map_cut_{k}", "success_{k}",
+    "iprec_at_recall",
+)
+
+
+class RunMeasure(NamedTuple):
+    """One measure of :func:`evaluate_run`: the name it is reported under and its kernel.
+
+    ``summed``: the "all" value is the sum over queries (trec_eval's counts);
+    ``trec``: trec_eval's kernel, whose mean adds the values one after the
+    other as trec_eval does; ``fill``: a name of skrank's, which the
+    ``no_relevant`` option of :func:`evaluate_run` applies to.
+    """
+
+    name: str
+    kernel: Callable
+    summed: bool = False
+    trec: bool = False
+    fill: bool = False
+
+
+def parse_measures(metrics, compat=None):
+    """Measure names -> [RunMeasure]: trec_eval's names, or skrank's under ``compat``.
+
+    trec_eval's names always mean trec_eval's measures. A name of skrank's
+    is resolved by :func:`~skrank.metrics._names.resolve_metric_name`: under
+    ``compat="trec_eval"`` a metric trec_eval has (``"ndcg@10"``, ``"map"``,
+    ``"precision@5"``, ``"mrr"``) is trec_eval's measure under the name
+    given (``ndcg_cut_10``, ``map``, ``P_5``, ``recip_rank``), and another
+    takes the preset's options; without a preset, skrank's definition.
+    """
+    from ..metrics._names import resolve_metric_name
+
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    metrics = list(metrics)
+    if not metrics:
+        raise ValueError("`metrics` is empty: name at least one measure.")
+    out = []
+    for name in metrics:
+        if not isinstance(name, str):
+            raise ValueError(f"`metrics` must hold measure names, got {name!r}.")
+        trec = parse_trec_measure(name)
+        if trec is not None:
+            out.extend(RunMeasure(m.name, m.kernel, m.summed, True) for m in trec)
+            continue
+        try:
+            resolved = resolve_metric_name(name, compat, families=(TREC_NAMES,))
+        except ValueError as exc:
+            if str(exc).startswith("Unknown"):
+                raise ValueError(
+                    f"Unknown measure {name!r}: give a trec_eval name (map, P_10, "
+                    f"ndcg_cut_10, recip_rank, P.5,10, ...) or a skrank metric name. {exc}"
+                ) from None
+            raise
+        if resolved.peer_name is not None:  # trec_eval's own measure, as named
+            (measure,) = parse_trec_measure(resolved.peer_name)
+            out.append(RunMeasure(name, measure.kernel, measure.summed, True, True))
+            continue
+        spec, k = resolved.spec, resolved.k
+        if spec.group_only:
+            raise ValueError(f"Measure {name!r} is not available from a run.")
+        options = {key: value for key, value in resolved.options.items()
+                   if key in spec.kernel_options}
+        out.append(RunMeasure(name, _registry_kernel(spec, k, options), fill=True))
+    return out
+
+
+def _registry_kernel(spec, k, options):
+    """A skrank metric's kernel on the run's layout (``options``: the preset's)."""
+    def kernel(parts):
+        if spec.stem == "bpref":
+            return _bpref_per_query(parts.binary, judged=parts.judged)[0]
+        layout = parts.binary if spec.binary else parts.graded_as_relevance
+        return spec.compute(layout, k, options)
+    return kernel

@@ -10,9 +10,9 @@ import numpy as np
 
 from .._core._optional import import_optional
 from .._core._params import check_params
-from .._core._presets import PRESETS, get_convention, parse_peer_name
+from .._core._presets import PRESETS
 from ._evaluate import _REQUEST_OPTIONS, _metric_options, evaluate
-from ._registry import METRICS, parse_metric_name
+from ._names import resolve_metric_name
 
 
 def describe_convention(name):
@@ -61,21 +61,19 @@ _PATH_ORDER = ("score_dtype", "retrieved", "ties", "k", "gain", "discount",
                "normalize", "tie_blocks", "one_class", "weighting", "no_relevant")
 
 
-def _side(metric, side, what):
-    """``(spec, label, options)`` of one side: a preset name or an option dict."""
+def _side(metric, side, what, other):
+    """``(spec, label, options)`` of one side: a preset name or an option dict.
+
+    ``metric`` may be skrank's name or any preset's own (the other side's
+    included: its stem and cutoff, its own options staying on its side).
+    """
+    elsewhere = (other,) if isinstance(other, str) and other in PRESETS else ()
     if isinstance(side, dict):
-        spec, k = parse_metric_name(metric)
-        return spec, "options", {"k": k, **side}
+        resolved = resolve_metric_name(metric, foreign=True, elsewhere=elsewhere)
+        return resolved.spec, "options", {"k": resolved.k, **side}
     if isinstance(side, str) and side in PRESETS:
-        convention = get_convention(side)
-        peer = parse_peer_name(convention, metric)
-        if peer is not None:
-            stem, k, extra = peer
-            spec = METRICS[stem]
-        else:
-            spec, k = parse_metric_name(metric)
-            extra = {}
-        return spec, side, {"k": k, **convention.options_for(spec.stem), **extra}
+        resolved = resolve_metric_name(metric, side, foreign=True, elsewhere=elsewhere)
+        return resolved.spec, side, {"k": resolved.k, **resolved.options}
     raise ValueError(
         f"`{what}` must be a preset name ({', '.join(map(repr, PRESETS))}) or a "
         f"dict of options, got {side!r}."
@@ -132,8 +130,13 @@ def explain_difference(
     query_id : array-like of shape (n_rows,), default=None
         Query of each row (see :func:`evaluate`).
     metric : str, default="ndcg@10"
-        A metric name: skrank's (``"ndcg@10"``), or a peer's own name under
-        a preset side (``"ndcg@10-"`` for XGBoost).
+        A metric name: skrank's (``"ndcg@10"``) or any preset's own
+        (``"ndcg@10-"`` and ``"pre@3"`` for XGBoost, ``"NDCG:top=3"`` for
+        CatBoost, ``"P_3"`` and ``"ndcg_cut_10"`` for trec_eval). Each side
+        reads it as that side's metric and cutoff; options the name fixes
+        in its own peer (XGBoost's ``"-"``: ``no_relevant="zero"``) apply
+        on that peer's side, and a name that fixes options of a peer on
+        neither side is refused.
     a, b : str or dict, default="sklearn" and "lightgbm"
         Each side: a preset name (see :func:`describe_convention`) or a
         dict of skrank options (``{"gain": "linear", "ties": "input"}``);
@@ -179,8 +182,44 @@ def explain_difference(
     ...     sum(step["change"] for step in result.steps), 4)
     True
     """
-    spec_a, label_a, options_a = _side(metric, a, "a")
-    spec_b, label_b, options_b = _side(metric, b, "b")
+    return walk_conventions(y_true, y_score, query_id, sample_weight, metric, a,
+                            b).explanation(n_queries)
+
+
+class ConventionPath:
+    """The path from side ``a`` to side ``b``: values, per-query values, steps.
+
+    What :func:`explain_difference` reports (:meth:`explanation`); the
+    command's ``explain`` on files adds trec_eval's own reading of them as
+    a step (:mod:`skrank.io._explain`).
+    """
+
+    def __init__(self, metric, label_a, label_b, start, end, value_a, value_b, steps,
+                 options_a, options_b, specs):
+        self.metric, self.label_a, self.label_b = metric, label_a, label_b
+        self.start, self.end = start, end  # QueryValues of each side
+        self.value_a, self.value_b, self.steps = value_a, value_b, steps
+        self.options_a, self.options_b = options_a, options_b
+        self.specs = specs  # (spec, k) of each side
+
+    def explanation(self, n_queries):
+        """The :class:`DifferenceExplanation` of the path."""
+        return DifferenceExplanation(
+            self.metric, self.label_a, self.label_b, self.value_a, self.value_b,
+            self.steps, _movers(self.start, self.end, n_queries),
+            self.options_a, self.options_b,
+        )
+
+
+def changed_queries(before, after):
+    """How many queries' values differ between two aligned per-query arrays."""
+    return int(np.sum(~_same(before, after)))
+
+
+def walk_conventions(y_true, y_score, query_id, sample_weight, metric, a, b):
+    """The :class:`ConventionPath` from ``a`` to ``b`` on these rows."""
+    spec_a, label_a, options_a = _side(metric, a, "a", b)
+    spec_b, label_b, options_b = _side(metric, b, "b", a)
     if spec_a.stem != spec_b.stem:
         raise ValueError(
             f"{metric!r} names {spec_a.stem!r} under `a` but {spec_b.stem!r} under "
@@ -198,17 +237,16 @@ def explain_difference(
         old = current.get(name)
         current = {**current, name: target[name]}
         value, per_query = _values(y_true, y_score, query_id, sample_weight, spec, current)
-        moved = int(np.sum(~_same(before.value, per_query.value)))
         steps.append({
             "option": name, "from": old, "to": target[name], "value": value,
-            "change": value - previous, "queries_changed": moved,
+            "change": value - previous,
+            "queries_changed": changed_queries(before.value, per_query.value),
         })
         previous, before = value, per_query
-    end = before
-    return DifferenceExplanation(
-        metric, label_a, label_b, value_a, previous, steps,
-        _movers(start, end, n_queries),
+    return ConventionPath(
+        metric, label_a, label_b, start, before, value_a, previous, steps,
         dict(_full_options(spec, options_a, isinstance(a, dict))), dict(target),
+        ((spec, options_a["k"]), (spec, options_b["k"])),
     )
 
 

@@ -10,10 +10,10 @@ import numpy as np
 from .._core._params import check_params
 from .._core._aggregate import aggregate_queries, check_aggregate_options
 from .._core._layout import rank_queries
-from .._core._presets import convert_scores, parse_peer_name
+from .._core._presets import convert_scores
 from .._core._validation import LABEL_SCORES_WARNING
 from ._calls import call_metric, dry_run
-from ._registry import METRICS, parse_metric_name
+from ._names import resolve_metric_name
 
 DEFAULT_METRICS = ("ndcg@10", "map", "mrr", "precision@10", "recall@10")
 
@@ -181,20 +181,10 @@ def parse_names(metrics, compat=None):
     and a metric the peer lacks is a ValueError naming what it has.
     """
     parsed, presets = [], []
-    convention = None if compat is None else getattr(compat, "convention", compat)
     for name in metrics:
-        peer = None if convention is None else parse_peer_name(convention, name)
-        if peer is not None:
-            stem, k, extra = peer
-            spec = METRICS[stem]
-        else:
-            spec, k = parse_metric_name(name)
-            extra = {}
-        parsed.append((spec, k))
-        presets.append(
-            {} if convention is None
-            else {**convention.options_for(spec.stem), **extra}
-        )
+        resolved = resolve_metric_name(name, compat)
+        parsed.append((resolved.spec, resolved.k))
+        presets.append(resolved.options)
     return parsed, presets
 
 

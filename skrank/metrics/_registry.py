@@ -250,17 +250,51 @@ def _suggestions(name):
     return names[:3]
 
 
+# what a cutoff that is not a positive integer looks like ("-1", "1.5", "")
+_NUMBER = re.compile(r"^[+-]?[0-9]*\.?[0-9]*(e[+-]?[0-9]+)?$")
+
+
+def match_metric_name(name):
+    """``(spec, k)`` of one of skrank's metric names, or None for a name it does not know.
+
+    A known stem with a cutoff that is not a positive integer (``"ndcg@-1"``,
+    ``"ndcg@0"``, ``"ndcg@1.5"``) is a ValueError saying so.
+    """
+    if not isinstance(name, str):
+        raise ValueError(f"A metric name must be a string, got {name!r}.")
+    text = name.strip().lower()
+    match = _NAME.match(text)
+    spec = METRICS.get(match.group("stem")) if match else None
+    if spec is None:
+        stem, at, cutoff = text.partition("@")
+        if at and stem in METRICS and _NUMBER.match(cutoff):
+            if not METRICS[stem].takes_k:
+                raise ValueError(f"Metric {stem!r} takes no cutoff; use {stem!r}.")
+            raise ValueError(
+                f"The cutoff in {name!r} must be a positive integer, got {cutoff!r} "
+                f"(such as {stem + '@10'!r})."
+            )
+        return None
+    k = match.group("k")
+    if k is not None and not spec.takes_k:
+        raise ValueError(f"Metric {spec.stem!r} takes no cutoff; use {spec.stem!r}.")
+    if k is not None and int(k) < 1:
+        raise ValueError(
+            f"The cutoff in {name!r} must be a positive integer, got {k!r} "
+            f"(such as {spec.stem + '@10'!r})."
+        )
+    # a cutoff past int64 (or past 2**62) is clamped like any k argument
+    return spec, None if k is None else check_positive_int("k", int(k))
+
+
 def parse_metric_name(name):
     """``"ndcg@10"`` -> (MetricSpec of ndcg, 10); ``"map"`` -> (spec, None).
 
     Raises a ValueError for an unknown name, suggesting the known names it
     resembles with its cutoff kept (``"p@10"`` -> ``"precision@10"``).
     """
-    if not isinstance(name, str):
-        raise ValueError(f"A metric name must be a string, got {name!r}.")
-    match = _NAME.match(name.strip().lower())
-    spec = METRICS.get(match.group("stem")) if match else None
-    if spec is None:
+    found = match_metric_name(name)
+    if found is None:
         known = metric_names()
         close = [s for s in _suggestions(name) if s.lower() != name.strip().lower()]
         hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
@@ -268,10 +302,4 @@ def parse_metric_name(name):
             f"Unknown metric name {name!r}.{hint} Known names: {', '.join(known)} "
             "(k is any positive integer)."
         )
-    k = match.group("k")
-    if k is not None and not spec.takes_k:
-        raise ValueError(f"Metric {spec.stem!r} takes no cutoff; use {spec.stem!r}.")
-    if k is not None and int(k) < 1:
-        raise ValueError(f"The cutoff in {name!r} must be a positive integer.")
-    # a cutoff past int64 (or past 2**62) is clamped like any k argument
-    return spec, None if k is None else check_positive_int("k", int(k))
+    return found

@@ -19,7 +19,8 @@ from .._core._validation import check_option, check_positive_int, _describe
 from .._core._presets import get_convention, parse_peer_name
 from ..metrics._calls import call_metric, dry_run
 from ..metrics._evaluate import MetricRequest, make_request, score_requests, split_options
-from ..metrics._registry import METRICS, parse_metric_name
+from ..metrics._names import resolve_metric_name
+from ..metrics._registry import METRICS
 from ._query_ids import QueryScorer, check_query_id_column
 from ._response import RESPONSE_METHODS, ranking_scores
 
@@ -474,14 +475,16 @@ def _score_many(scorers, y_true, y_score, *, query_id, sample_weight):
 
 
 def parse_name(name, compat=None):
-    """``(spec, k, options)`` of a metric name: skrank's, or the preset's peer's."""
-    if compat is not None:
-        peer = parse_peer_name(get_convention(compat), name)
-        if peer is not None:
-            stem, k, extra = peer
-            return METRICS[stem], k, extra
-    spec, k = parse_metric_name(name)
-    return spec, k, {}
+    """``(spec, k, options)`` of a metric name: skrank's, or the preset's peer's.
+
+    ``options`` are those the name itself fixes (XGBoost's ``"-"`` suffix);
+    the preset's own options are applied by the caller.
+    """
+    resolved = resolve_metric_name(name, compat)
+    if compat is None:
+        return resolved.spec, resolved.k, {}
+    own = parse_peer_name(get_convention(compat), name)
+    return resolved.spec, resolved.k, {} if own is None else own[2]
 
 
 def _check_metric_and_kwargs(metric, kwargs):
