@@ -159,6 +159,13 @@ def _to_array(name, values):
     no copy is made where none is needed.
     """
     values = to_numpy(values)
+    sparse = sys.modules.get("scipy.sparse")
+    if sparse is not None and sparse.issparse(values):
+        raise ValueError(
+            f"`{name}` is a scipy sparse {type(values).__name__}: pass a dense "
+            f"array (`{name}.toarray()`); the label ranking metrics "
+            "(label_ranking_loss, ...) take sparse `y_true` as it is."
+        )
     try:
         array = np.asarray(values)
     except Exception as exc:  # ragged lists and the like
