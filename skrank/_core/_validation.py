@@ -169,8 +169,22 @@ def _to_array(name, values):
     try:
         array = np.asarray(values)
     except Exception as exc:  # ragged lists and the like
-        raise ValueError(f"`{name}` could not be read as an array: {exc}") from exc
+        raise ValueError(
+            f"`{name}` could not be read as an array: {exc}{tensor_cast_hint(name, values)}"
+        ) from exc
     return array
+
+
+def tensor_cast_hint(name, values):
+    """For a tensor whose dtype numpy lacks (bfloat16, float8...): the cast to use."""
+    dtype = getattr(values, "dtype", None)
+    if dtype is None or not hasattr(values, "detach"):
+        return ""
+    return (
+        f"; `{name}` is a tensor of dtype {dtype}, which numpy has no type for: "
+        f"cast it first, e.g. `{name}.float()` (float32) or `{name}.double()` "
+        "(float64)"
+    )
 
 
 def _reject_masked(name, values):

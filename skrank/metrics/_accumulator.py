@@ -44,6 +44,7 @@ from .._core._validation import (
     check_relevance,
     check_sample_weight,
     check_score,
+    tensor_cast_hint,
 )
 from ._evaluate import (
     metric_names,
@@ -78,7 +79,13 @@ def to_host_array(name, values):
       moved to the host first (CuPy: ``.get()``); the error says so.
     """
     if all(hasattr(values, attr) for attr in ("detach", "cpu", "numpy")):
-        return values.detach().cpu().numpy()
+        try:
+            return values.detach().cpu().numpy()
+        except TypeError as exc:  # a dtype numpy lacks, such as torch.bfloat16
+            raise ValueError(
+                f"`{name}` could not be read as a numpy array ({exc})"
+                f"{tensor_cast_hint(name, values)}."
+            ) from exc
     try:
         return _to_array(name, values)
     except (TypeError, ValueError) as exc:
@@ -305,6 +312,12 @@ class RankingAccumulator:
             ))
         self._ties = ties
         self._binary = any(spec.binary for spec, _ in parsed)
+        self._grade_scale = [
+            (r.key, option) for r in self._requests
+            for stem, option in _GRADE_SCALE_OPTIONS
+            if r.spec.stem == stem
+            and {**r.kernel_options, **r.function_options}.get(option) is None
+        ]
         top_k = all(
             spec.stem in TOP_K_STEMS and k is not None and not r.function_options
             for r, (spec, k) in zip(self._requests, parsed)
@@ -318,6 +331,10 @@ class RankingAccumulator:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        # accumulators pickled before these were kept
+        self.__dict__.setdefault("_top_grade", 0.0)
+        self.__dict__.setdefault("_scored_early", False)
+        self.__dict__.setdefault("_closed_ids", set())
         self._build()
 
     def __repr__(self):
@@ -343,6 +360,9 @@ class RankingAccumulator:
         self._compact_at = _COMPACT_MIN_ROWS
         self._partials = [PartialMean(0.0, 0.0, 0.0, 0) for _ in self.metrics]
         self._per_query = []  # (ids, [(values, weights) per metric]) chunks
+        self._top_grade = 0.0  # the largest grade of every row so far
+        self._scored_early = False  # whether queries were scored before result()
+        self._closed_ids = set()  # contiguous=True: ids of the completed queries
 
     def update(self, y_true, y_score, *, query_id, sample_weight=None,
                complete=False):
@@ -365,14 +385,24 @@ class RankingAccumulator:
         """
         rows = self._check_rows(y_true, y_score, query_id, sample_weight)
         complete = check_bool("complete", complete)
+        if rows is None:  # an empty batch: nothing to add
+            return
         n_rows = len(rows)
+        closing = complete or self.contiguous
+        top_grade = max(self._top_grade, float(rows.relevance.max()))
+        self._check_grade_scale(top_grade, closing or self._scored_early)
         open_rows = self._open
         if complete:
+            if self.contiguous:
+                self._check_not_closed(_run_ids(rows.ids), "was completed in an "
+                                       "earlier update")
             if open_rows is not None:
                 joins = _member(open_rows.ids, rows.ids)
                 rows = _concat_rows([open_rows.take(joins), rows])
                 open_rows = open_rows.take(~joins) if not joins.all() else None
             self._close(rows)
+            if self.contiguous:
+                self._closed_ids.update(_run_ids(rows.ids).tolist())
             self._open = open_rows
         elif self.contiguous:
             self._update_contiguous(_concat_rows([open_rows, rows]))
@@ -380,6 +410,8 @@ class RankingAccumulator:
             self._open = _concat_rows([open_rows, rows])
             self._maybe_compact()
         self.n_rows_ += n_rows
+        self._top_grade = top_grade
+        self._scored_early = self._scored_early or closing
 
     def merge(self, other):
         """Add the rows and results of another accumulator; returns ``self``.
@@ -394,6 +426,10 @@ class RankingAccumulator:
                 "`other` must be a RankingAccumulator with the same metrics and "
                 f"options, got {other!r}."
             )
+        self._check_grade_scale(max(self._top_grade, other._top_grade),
+                                self._scored_early or other._scored_early)
+        if self.contiguous:
+            self._check_merge_contiguous(other)
         self._partials = [
             merge_partial_means([a, b]) for a, b in zip(self._partials, other._partials)
         ]
@@ -403,6 +439,12 @@ class RankingAccumulator:
         # between two pieces of the stream joins whatever the merge order)
         self._open = _concat_rows([self._open, other._open])
         self._maybe_compact()
+        self._top_grade = max(self._top_grade, other._top_grade)
+        self._scored_early = self._scored_early or other._scored_early
+        if self.contiguous:
+            self._closed_ids = self._closed_ids | other._closed_ids
+            if self._open is not None:  # one run per open query
+                self._open = _grouped_by_first_row(self._open)
         return self
 
     def result(self):
@@ -463,8 +505,12 @@ class RankingAccumulator:
                 "`query_id` is required: one id per row (the rows of a query "
                 "may arrive in several updates)."
             )
-        relevance = check_relevance(to_host_array("y_true", y_true), binary=self._binary)
-        score = check_score("y_score", to_host_array("y_score", y_score))
+        relevance = to_host_array("y_true", y_true)
+        score = to_host_array("y_score", y_score)
+        if _empty_batch(relevance, score, query_id, sample_weight):
+            return None
+        relevance = check_relevance(relevance, binary=self._binary)
+        score = check_score("y_score", score)
         if relevance.ndim != 1 or score.ndim != 1:
             raise ValueError(
                 "`y_true` and `y_score` must be 1-D (one entry per row) for "
@@ -490,6 +536,9 @@ class RankingAccumulator:
         """Close every query but the first and the last runs of ids."""
         ids = rows.ids
         change = np.flatnonzero(ids[1:] != ids[:-1]) + 1
+        run_ids = ids[np.r_[0, change]]
+        _check_runs_differ(run_ids)
+        self._check_not_closed(run_ids, "was completed in an earlier update")
         if change.shape[0] < 2:  # at most two runs: both stay open
             self._open = rows
             return
@@ -497,17 +546,59 @@ class RankingAccumulator:
         closed = rows.take(slice(first_end, last_start))  # views, no copy
         kept = _concat_rows([rows.take(slice(0, first_end)),
                              rows.take(slice(last_start, None))])
-        scored, chunk, n_queries = self._score(closed, keep=self.keep_per_query)
-        n_runs = change.shape[0] - 1
-        if n_queries != n_runs or _member(closed.ids, kept.ids).any():
-            raise ValueError(
-                "contiguous=True, but a query id appears in two separate runs "
-                "of rows: with contiguous=True the rows of each query must "
-                "arrive together. Sort the rows by query, or use "
-                "contiguous=False."
-            )
+        scored, chunk, _ = self._score(closed, keep=self.keep_per_query)
         self._add(scored, chunk)
+        self._closed_ids.update(run_ids[1:-1].tolist())
         self._open = kept
+
+    def _check_not_closed(self, ids, how):
+        _check_not_closed(self._closed_ids, ids, how)
+
+    def _check_merge_contiguous(self, other):
+        """contiguous=True: a query completed on one side has no rows on the other.
+
+        A query open on both sides is one cut between the two pieces of the
+        stream, and is joined.
+        """
+        for done, rows in ((self._closed_ids, other._open),
+                           (other._closed_ids, self._open)):
+            if rows is not None:
+                _check_not_closed(done, _run_ids(rows.ids),
+                                  "was completed in one accumulator (merge)")
+        both = self._closed_ids & other._closed_ids
+        if both:
+            raise ValueError(
+                f"contiguous=True, but query id {next(iter(both))!r} was "
+                "completed in both accumulators (merge): with contiguous=True "
+                "the rows of each query must arrive together. Use "
+                "contiguous=False when pieces of the stream share queries."
+            )
+
+    def _check_grade_scale(self, top_grade, scores_early):
+        """Refuse metrics that need the largest grade of every row, when it is not known.
+
+        ``err`` and ``pfound`` with ``max_grade=None`` turn grades above 1
+        into probabilities by the largest grade of all rows, ``gap`` with
+        ``grade_probabilities=None`` spreads its thresholds over grades 1 to
+        that largest grade. A query scored before :meth:`result` (``complete=True``,
+        ``contiguous=True``) would use the largest grade seen so far, so
+        graded rows are refused in those modes (0/1 and [0, 1] labels are
+        read the same whatever comes later).
+        """
+        if top_grade <= 1.0 or not scores_early or not self._grade_scale:
+            return
+        name, option = self._grade_scale[0]
+        example = "max_grade=4" if option == "max_grade" else (
+            "grade_probabilities=[0.25, 0.25, 0.25, 0.25]")
+        raise ValueError(
+            f"{name!r} with {option}=None reads the largest grade of all rows "
+            f"(a grade of {top_grade:g} has arrived), which is known only once "
+            "every row is in; this accumulator scores queries before that "
+            "(contiguous=True or complete=True), so its value would depend on "
+            f"the batching. Give {option} for the top of the grade scale (such "
+            f"as {example}), or leave queries open (contiguous=False, no "
+            "complete=True) for result() to score them all at once."
+        )
 
     def _close(self, rows):
         scored, chunk, _ = self._score(rows, keep=self.keep_per_query)
@@ -561,6 +652,74 @@ class RankingAccumulator:
             return
         self._open = _top_k_rows(self._open, self._top_k)
         self._compact_at = max(_COMPACT_MIN_ROWS, 2 * len(self._open))
+
+
+#: (metric stem, option): the metric's value reads the largest grade of all
+#: rows when the option is None
+_GRADE_SCALE_OPTIONS = (
+    ("err", "max_grade"), ("pfound", "max_grade"), ("gap", "grade_probabilities"),
+)
+
+
+def _check_not_closed(closed_ids, ids, how):
+    """contiguous=True: refuse rows of a query already completed."""
+    if not closed_ids or closed_ids.isdisjoint(ids.tolist()):
+        return
+    back = next(i for i in ids.tolist() if i in closed_ids)
+    raise ValueError(
+        f"contiguous=True, but query id {back!r} {how} and has rows again: "
+        "with contiguous=True the rows of each query must arrive together "
+        "(the accumulator remembers every completed id to check this). Sort "
+        "the rows by query, or use contiguous=False."
+    )
+
+
+def _run_ids(ids):
+    """The id of each run of equal ids (as many as the distinct ids when grouped)."""
+    if not ids.shape[0]:
+        return ids
+    return ids[np.r_[0, np.flatnonzero(ids[1:] != ids[:-1]) + 1]]
+
+
+def _check_runs_differ(run_ids):
+    """contiguous=True: every run of rows is another query."""
+    if run_ids.shape[0] < 3:  # two adjacent runs always differ
+        return
+    keys = _codes(run_ids)
+    unique, first, counts = np.unique(keys, return_index=True, return_counts=True)
+    if unique.shape[0] == keys.shape[0]:
+        return
+    back = run_ids[first[np.flatnonzero(counts > 1)[0]]]
+    back = back.item() if isinstance(back, np.generic) else back
+    raise ValueError(
+        f"contiguous=True, but query id {back!r} appears in two separate runs "
+        "of rows: with contiguous=True the rows of each query must arrive "
+        "together. Sort the rows by query, or use contiguous=False."
+    )
+
+
+def _grouped_by_first_row(rows):
+    """``rows`` with each query's rows together, queries in order of first row."""
+    keys = _codes(rows.ids)
+    unique, first = np.unique(keys, return_index=True)
+    if unique.shape[0] == _run_ids(keys).shape[0]:
+        return rows  # already one run per query
+    first_row = first[np.searchsorted(unique, keys)]
+    return rows.take(np.argsort(first_row, kind="stable"))
+
+
+def _empty_batch(relevance, score, query_id, sample_weight):
+    """Whether update() was given no row at all (every argument empty)."""
+    if relevance.shape != (0,) or score.shape != (0,) or query_id is None:
+        return False
+    for name, values, what in (("query_id", query_id, "id"),
+                               ("sample_weight", sample_weight, "weight")):
+        if values is not None and len(values):
+            raise ValueError(
+                f"`{name}` has {len(values)} {what}(s) but `y_true` and `y_score` "
+                "are empty: give one per row."
+            )
+    return True
 
 
 def _as_ids(ids):
