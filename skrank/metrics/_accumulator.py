@@ -53,6 +53,14 @@ from ._evaluate import (
     metric_query_values,
     split_options,
 )
+from ._contiguous import (
+    CompletedIds,
+    check_not_completed,
+    check_runs_differ,
+    codes as _codes,
+    grouped_by_first_row,
+    run_ids as _run_ids,
+)
 from ._registry import parse_metric_name
 
 #: metrics whose value with a cutoff k reads only the top k rows of a query,
@@ -158,12 +166,6 @@ def _concat_rows(parts):
         column("count", lambda p: np.ones(len(p))),
         column("n_relevant", lambda p: (p.relevance > 0).astype(np.float64)),
     )
-
-
-def _codes(ids):
-    """Integer keys of ids (equal ids, equal keys), in ascending id order."""
-    keys, _ = _factorize(ids, ids.shape[0])
-    return keys
 
 
 def _member(ids, of):
@@ -334,7 +336,7 @@ class RankingAccumulator:
         # accumulators pickled before these were kept
         self.__dict__.setdefault("_top_grade", 0.0)
         self.__dict__.setdefault("_scored_early", False)
-        self.__dict__.setdefault("_closed_ids", set())
+        self.__dict__.setdefault("_closed_ids", CompletedIds())
         self._build()
 
     def __repr__(self):
@@ -362,7 +364,7 @@ class RankingAccumulator:
         self._per_query = []  # (ids, [(values, weights) per metric]) chunks
         self._top_grade = 0.0  # the largest grade of every row so far
         self._scored_early = False  # whether queries were scored before result()
-        self._closed_ids = set()  # contiguous=True: ids of the completed queries
+        self._closed_ids = CompletedIds()  # contiguous=True: ids of completed queries
 
     def update(self, y_true, y_score, *, query_id, sample_weight=None,
                complete=False):
@@ -402,7 +404,7 @@ class RankingAccumulator:
                 open_rows = open_rows.take(~joins) if not joins.all() else None
             self._close(rows)
             if self.contiguous:
-                self._closed_ids.update(_run_ids(rows.ids).tolist())
+                self._closed_ids.add(_run_ids(rows.ids))
             self._open = open_rows
         elif self.contiguous:
             self._update_contiguous(_concat_rows([open_rows, rows]))
@@ -442,9 +444,11 @@ class RankingAccumulator:
         self._top_grade = max(self._top_grade, other._top_grade)
         self._scored_early = self._scored_early or other._scored_early
         if self.contiguous:
-            self._closed_ids = self._closed_ids | other._closed_ids
+            self._closed_ids = self._closed_ids.union(other._closed_ids)
             if self._open is not None:  # one run per open query
-                self._open = _grouped_by_first_row(self._open)
+                order = grouped_by_first_row(self._open, self._open.ids)
+                if order is not None:
+                    self._open = self._open.take(order)
         return self
 
     def result(self):
@@ -537,7 +541,7 @@ class RankingAccumulator:
         ids = rows.ids
         change = np.flatnonzero(ids[1:] != ids[:-1]) + 1
         run_ids = ids[np.r_[0, change]]
-        _check_runs_differ(run_ids)
+        check_runs_differ(run_ids)
         self._check_not_closed(run_ids, "was completed in an earlier update")
         if change.shape[0] < 2:  # at most two runs: both stay open
             self._open = rows
@@ -548,11 +552,11 @@ class RankingAccumulator:
                              rows.take(slice(last_start, None))])
         scored, chunk, _ = self._score(closed, keep=self.keep_per_query)
         self._add(scored, chunk)
-        self._closed_ids.update(run_ids[1:-1].tolist())
+        self._closed_ids.add(run_ids[1:-1])
         self._open = kept
 
     def _check_not_closed(self, ids, how):
-        _check_not_closed(self._closed_ids, ids, how)
+        check_not_completed(self._closed_ids, ids, how)
 
     def _check_merge_contiguous(self, other):
         """contiguous=True: a query completed on one side has no rows on the other.
@@ -563,12 +567,12 @@ class RankingAccumulator:
         for done, rows in ((self._closed_ids, other._open),
                            (other._closed_ids, self._open)):
             if rows is not None:
-                _check_not_closed(done, _run_ids(rows.ids),
-                                  "was completed in one accumulator (merge)")
-        both = self._closed_ids & other._closed_ids
-        if both:
+                check_not_completed(done, _run_ids(rows.ids),
+                                    "was completed in one accumulator (merge)")
+        both = self._closed_ids.first_common(other._closed_ids)
+        if both is not None:
             raise ValueError(
-                f"contiguous=True, but query id {next(iter(both))!r} was "
+                f"contiguous=True, but query id {both!r} was "
                 "completed in both accumulators (merge): with contiguous=True "
                 "the rows of each query must arrive together. Use "
                 "contiguous=False when pieces of the stream share queries."
@@ -659,53 +663,6 @@ class RankingAccumulator:
 _GRADE_SCALE_OPTIONS = (
     ("err", "max_grade"), ("pfound", "max_grade"), ("gap", "grade_probabilities"),
 )
-
-
-def _check_not_closed(closed_ids, ids, how):
-    """contiguous=True: refuse rows of a query already completed."""
-    if not closed_ids or closed_ids.isdisjoint(ids.tolist()):
-        return
-    back = next(i for i in ids.tolist() if i in closed_ids)
-    raise ValueError(
-        f"contiguous=True, but query id {back!r} {how} and has rows again: "
-        "with contiguous=True the rows of each query must arrive together "
-        "(the accumulator remembers every completed id to check this). Sort "
-        "the rows by query, or use contiguous=False."
-    )
-
-
-def _run_ids(ids):
-    """The id of each run of equal ids (as many as the distinct ids when grouped)."""
-    if not ids.shape[0]:
-        return ids
-    return ids[np.r_[0, np.flatnonzero(ids[1:] != ids[:-1]) + 1]]
-
-
-def _check_runs_differ(run_ids):
-    """contiguous=True: every run of rows is another query."""
-    if run_ids.shape[0] < 3:  # two adjacent runs always differ
-        return
-    keys = _codes(run_ids)
-    unique, first, counts = np.unique(keys, return_index=True, return_counts=True)
-    if unique.shape[0] == keys.shape[0]:
-        return
-    back = run_ids[first[np.flatnonzero(counts > 1)[0]]]
-    back = back.item() if isinstance(back, np.generic) else back
-    raise ValueError(
-        f"contiguous=True, but query id {back!r} appears in two separate runs "
-        "of rows: with contiguous=True the rows of each query must arrive "
-        "together. Sort the rows by query, or use contiguous=False."
-    )
-
-
-def _grouped_by_first_row(rows):
-    """``rows`` with each query's rows together, queries in order of first row."""
-    keys = _codes(rows.ids)
-    unique, first = np.unique(keys, return_index=True)
-    if unique.shape[0] == _run_ids(keys).shape[0]:
-        return rows  # already one run per query
-    first_row = first[np.searchsorted(unique, keys)]
-    return rows.take(np.argsort(first_row, kind="stable"))
 
 
 def _empty_batch(relevance, score, query_id, sample_weight):

@@ -548,7 +548,7 @@ def test_contiguous_completed_ids_survive_pickling_and_reset_forgets_them():
     plain = RankingAccumulator(["mrr"])
     plain.update([0, 1], [0.9, 0.8], query_id=[1, 1], complete=True)
     plain.update([1], [0.5], query_id=[1], complete=True)
-    assert plain._closed_ids == set() and plain.result() == {"mrr": 0.75}
+    assert not plain._closed_ids and plain.result() == {"mrr": 0.75}
 
 
 def test_contiguous_merge_refuses_a_query_completed_on_one_side():
