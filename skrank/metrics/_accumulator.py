@@ -198,7 +198,11 @@ class RankingAccumulator:
         query order, a TREC run grouped by query): a new query id then
         completes the query before it, which is scored and let go at once.
         Only the first and the last query seen stay open (so that a query
-        cut between two accumulators is joined by :meth:`merge`).
+        cut between two accumulators is joined by :meth:`merge`). An id
+        that comes back after another query, in the same update or a later
+        one, raises a ValueError: the accumulator keeps the id of every
+        completed query for this (8 bytes per numeric id, a set entry per
+        string id; see Notes).
     keep_per_query : bool, default=False
         Whether completed queries also keep their per-query values, for
         :meth:`per_query` (memory grows with the number of queries; without
@@ -228,7 +232,25 @@ class RankingAccumulator:
     ``contiguous=True`` when another query starts, or at :meth:`result`.
     A completed query is scored and kept as partial sums (per metric:
     weighted sum, weight sum, counts), so its rows cost no more memory.
-    Rows given later under the id of a completed query form another query.
+    Rows given later under the id of a completed query form another query,
+    except with ``contiguous=True``, where they raise a ValueError (also
+    when :meth:`merge` meets an id completed on one side and present on the
+    other; a query open on both sides was cut between them and is joined).
+    To tell, a contiguous accumulator keeps the ids of its completed
+    queries: integer and float ids in sorted int64/float64 arrays, 8 bytes
+    each (16 MB for two million queries), strings and other ids in a Python
+    set (some 60 to 100 bytes each, the id object included). To go on
+    updating after merges, merge the pieces in stream order.
+
+    **Metrics that read the largest grade of all rows.** ``err`` and
+    ``pfound`` with ``max_grade=None`` turn grades above 1 into
+    probabilities by the largest grade of all rows, and ``gap`` with
+    ``grade_probabilities=None`` spreads its thresholds over grades 1 to
+    that grade. A query scored before every row is in cannot know it, so
+    with ``contiguous=True`` or ``complete=True`` these raise a ValueError
+    as soon as a grade above 1 arrives: give ``max_grade`` (the top of the
+    grade scale) or ``grade_probabilities``, or keep queries open until
+    :meth:`result`. 0/1 labels and grades within [0, 1] need neither.
 
     **What an open query keeps.** All its rows, unless every metric only
     reads the top k: ``ndcg@k``, ``dcg@k``, ``map@k``, ``mrr@k``,
@@ -384,6 +406,12 @@ class RankingAccumulator:
         complete : bool, default=False
             Whether the queries of this batch now have all their rows: they
             are scored and their rows let go.
+
+        Notes
+        -----
+        A batch without rows (every argument empty) changes nothing. A
+        tensor of a dtype numpy lacks (``torch.bfloat16``) is refused with
+        the cast to make (``.float()``).
         """
         rows = self._check_rows(y_true, y_score, query_id, sample_weight)
         complete = check_bool("complete", complete)
