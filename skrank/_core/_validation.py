@@ -197,9 +197,8 @@ def _to_array(name, values):
     try:
         array = np.asarray(values)
     except Exception as exc:  # ragged lists and the like
-        raise ValueError(
-            f"`{name}` could not be read as an array: {exc}{tensor_cast_hint(name, values)}"
-        ) from exc
+        hint = tensor_cast_hint(name, values)
+        raise ValueError(f"`{name}` could not be read as an array: {exc}{hint}") from exc
     return array
 
 

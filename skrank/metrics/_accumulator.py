@@ -20,7 +20,6 @@ of the queries still open:
 
 import inspect
 import warnings
-from typing import NamedTuple
 
 import numpy as np
 
@@ -34,7 +33,7 @@ from .._core._aggregate import (
     QueryValues,
 )
 from .._core._factorize import _factorize
-from .._core._layout import TIES, rank_queries, segment_sum
+from .._core._layout import TIES
 from .._core._params import PARAMETERS
 from .._core._validation import (
     _describe,
@@ -61,6 +60,7 @@ from ._contiguous import (
     grouped_by_first_row,
     run_ids as _run_ids,
 )
+from ._open_rows import Rows, concat_ids, concat_rows, member, rank_rows, top_k_rows
 from ._registry import parse_metric_name
 
 #: metrics whose value with a cutoff k reads only the top k rows of a query,
@@ -107,75 +107,6 @@ def to_host_array(name, values):
             "arrays on a GPU must be moved to host memory first (CuPy: .get(), "
             f"JAX: numpy.asarray). {exc}"
         ) from exc
-
-
-class _Rows(NamedTuple):
-    """Rows kept for open queries (or about to be scored), in arrival order.
-
-    ``count``, ``n_relevant`` are None for plain rows (each row is one row,
-    relevant when ``relevance > 0``); summary rows of a top-k state carry
-    them: a grade row (count 0) or a totals row (relevance 0).
-    """
-
-    relevance: np.ndarray
-    score: np.ndarray
-    ids: np.ndarray
-    weight: np.ndarray | None
-    count: np.ndarray | None = None
-    n_relevant: np.ndarray | None = None
-
-    def __len__(self):
-        return self.relevance.shape[0]
-
-    def take(self, index):
-        return _Rows(*(None if a is None else a[index] for a in self))
-
-
-def _concat_ids(parts):
-    parts = [p for p in parts if p.shape[0]]
-    if not parts:
-        return np.empty(0)
-    kinds = {p.dtype.kind for p in parts}
-    if len(kinds) > 1 and not kinds <= set("iuf"):
-        # ints and strings stay different ids: never let numpy cast them to str
-        parts = [p.astype(object) for p in parts]
-    return np.concatenate(parts)
-
-
-def _concat_rows(parts):
-    """One :class:`_Rows` from several; missing weights or counts are filled."""
-    parts = [p for p in parts if p is not None and len(p)]
-    if not parts:
-        return None
-    if len(parts) == 1:
-        return parts[0]
-
-    def column(field, fill):
-        arrays = [getattr(p, field) for p in parts]
-        if all(a is None for a in arrays):
-            return None
-        return np.concatenate([
-            fill(p) if a is None else a for p, a in zip(parts, arrays)
-        ])
-
-    return _Rows(
-        np.concatenate([p.relevance for p in parts]),
-        np.concatenate([p.score for p in parts]),
-        _concat_ids([p.ids for p in parts]),
-        column("weight", lambda p: np.ones(len(p))),
-        column("count", lambda p: np.ones(len(p))),
-        column("n_relevant", lambda p: (p.relevance > 0).astype(np.float64)),
-    )
-
-
-def _member(ids, of):
-    """Boolean mask of the ``ids`` that occur in ``of``."""
-    if not ids.shape[0] or not of.shape[0]:
-        return np.zeros(ids.shape[0], dtype=bool)
-    if ids.dtype.kind in "iuf" and of.dtype.kind in "iuf":
-        return np.isin(ids, of)
-    keys = _codes(_concat_ids([of, ids]))
-    return np.isin(keys[of.shape[0]:], keys[:of.shape[0]])
 
 
 class RankingAccumulator:
@@ -380,7 +311,7 @@ class RankingAccumulator:
     def reset(self):
         """Forget every row and result; the metrics and options stay."""
         self.n_rows_ = 0
-        self._open = None  # _Rows of open queries (plain rows, then summaries)
+        self._open = None  # Rows of open queries (plain rows, then summaries)
         self._compact_at = _COMPACT_MIN_ROWS
         self._partials = [PartialMean(0.0, 0.0, 0.0, 0) for _ in self.metrics]
         self._per_query = []  # (ids, [(values, weights) per metric]) chunks
@@ -427,17 +358,17 @@ class RankingAccumulator:
                 self._check_not_closed(_run_ids(rows.ids), "was completed in an "
                                        "earlier update")
             if open_rows is not None:
-                joins = _member(open_rows.ids, rows.ids)
-                rows = _concat_rows([open_rows.take(joins), rows])
+                joins = member(open_rows.ids, rows.ids)
+                rows = concat_rows([open_rows.take(joins), rows])
                 open_rows = open_rows.take(~joins) if not joins.all() else None
             self._close(rows)
             if self.contiguous:
                 self._closed_ids.add(_run_ids(rows.ids))
             self._open = open_rows
         elif self.contiguous:
-            self._update_contiguous(_concat_rows([open_rows, rows]))
+            self._update_contiguous(concat_rows([open_rows, rows]))
         else:
-            self._open = _concat_rows([open_rows, rows])
+            self._open = concat_rows([open_rows, rows])
             self._maybe_compact()
         self.n_rows_ += n_rows
         self._top_grade = top_grade
@@ -467,7 +398,7 @@ class RankingAccumulator:
         self.n_rows_ += other.n_rows_
         # open queries stay open (with contiguous=True too: a query cut
         # between two pieces of the stream joins whatever the merge order)
-        self._open = _concat_rows([self._open, other._open])
+        self._open = concat_rows([self._open, other._open])
         self._maybe_compact()
         self._top_grade = max(self._top_grade, other._top_grade)
         self._scored_early = self._scored_early or other._scored_early
@@ -512,7 +443,7 @@ class RankingAccumulator:
         for p in partials:
             if p.n_undefined:
                 finish_mean(p)  # raises the no_relevant="error" ValueError
-        ids = _concat_ids([c[0] for c in chunks])
+        ids = concat_ids([c[0] for c in chunks])
         order = np.argsort(_codes(ids), kind="stable")
         results = {}
         for i, name in enumerate(self.metrics):
@@ -562,7 +493,7 @@ class RankingAccumulator:
         if weight is not None:
             weight = to_host_array("sample_weight", weight)
         weight = check_sample_weight(weight, relevance.shape[0])
-        return _Rows(relevance, score, ids, weight)
+        return Rows(relevance, score, ids, weight)
 
     def _update_contiguous(self, rows):
         """Close every query but the first and the last runs of ids."""
@@ -576,7 +507,7 @@ class RankingAccumulator:
             return
         first_end, last_start = change[0], change[-1]
         closed = rows.take(slice(first_end, last_start))  # views, no copy
-        kept = _concat_rows([rows.take(slice(0, first_end)),
+        kept = concat_rows([rows.take(slice(0, first_end)),
                              rows.take(slice(last_start, None))])
         scored, chunk, _ = self._score(closed, keep=self.keep_per_query)
         self._add(scored, chunk)
@@ -607,7 +538,7 @@ class RankingAccumulator:
             )
 
     def _check_grade_scale(self, top_grade, scores_early):
-        """Refuse metrics that need the largest grade of every row, when it is not known.
+        """Refuse metrics reading the largest grade of all rows, when it is unknown.
 
         ``err`` and ``pfound`` with ``max_grade=None`` turn grades above 1
         into probabilities by the largest grade of all rows, ``gap`` with
@@ -656,7 +587,7 @@ class RankingAccumulator:
                 per_metric.append((values, weights))
                 continue
             if ranked is None:
-                ranked = _rank(rows, self._ties, self._binary)
+                ranked = rank_rows(rows, self._ties, self._binary)
             values, undefined, weights, policy = metric_query_values(
                 ranked, request.spec, request.k, request.no_relevant,
                 request.kernel_options,
@@ -682,7 +613,7 @@ class RankingAccumulator:
         """Top-k-only metrics: open queries keep their top rows and a summary."""
         if self._top_k is None or self._open is None:
             return
-        self._open = _top_k_rows(self._open, self._top_k)
+        self._open = top_k_rows(self._open, self._top_k)
         self._compact_at = max(_COMPACT_MIN_ROWS, 2 * len(self._open))
 
 
@@ -739,23 +670,6 @@ def _refuse_conventions(options):
             )
 
 
-def _rank(rows, ties, binary):
-    """The layout of whole queries' rows; summaries fix R and the query weight."""
-    ranked = rank_queries(
-        rows.relevance, rows.score, query_id=rows.ids, sample_weight=rows.weight,
-        ties=ties, binary=binary,
-    )
-    if rows.count is not None:
-        # summary rows stand for rows let go: R and the query weight count
-        # them (the layout's cached properties, set as with_relevance does)
-        order, starts = ranked.order, ranked.query_start
-        ranked.__dict__["n_relevant"] = segment_sum(rows.n_relevant[order], starts)
-        if rows.weight is not None:
-            n = segment_sum(rows.count[order], starts)
-            ranked.__dict__["query_weight"] = segment_sum(rows.weight[order], starts) / n
-    return ranked
-
-
 def _function_values(request, rows):
     """A metric with options its kernel does not take: its own function, per query."""
     spec = request.spec
@@ -774,69 +688,3 @@ def _function_values(request, rows):
     return np.asarray(result.value, dtype=float), result.weight, result.query_id
 
 
-def _top_k_rows(rows, k):
-    """Open rows reduced to what top-k metrics read: top rows and a summary.
-
-    A query keeps its plain rows scored at least as high as its k-th row.
-    Everything else (rows below, earlier summaries) becomes one totals row
-    (count, weight sum, relevant count) and up to k grade rows (the largest
-    grades), all scored ``-inf``.
-    """
-    if rows.count is None:
-        plain = np.ones(len(rows), dtype=bool)
-    else:
-        plain = (rows.count == 1) & (rows.n_relevant == (rows.relevance > 0))
-    keys = _codes(rows.ids)
-    # the plain rows by (query, descending score); a query's k-th score
-    index = np.flatnonzero(plain)
-    score = rows.score[index]
-    order = np.lexsort((-score, keys[index]))
-    score = score[order]
-    sorted_keys = keys[index][order]
-    start = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
-    size = np.diff(start, append=order.shape[0])
-    threshold = np.full(start.shape[0], -np.inf)
-    long = size > k
-    threshold[long] = score[start[long] + k - 1]
-    keep = np.zeros(len(rows), dtype=bool)
-    keep[index[order[score >= np.repeat(threshold, size)]]] = True
-    if keep.all():
-        return rows
-    gone = rows.take(~keep)
-    keys = keys[~keep]
-    count = np.ones(len(gone)) if gone.count is None else gone.count
-    if gone.n_relevant is None:
-        n_relevant = (gone.relevance > 0).astype(np.float64)
-    else:
-        n_relevant = gone.n_relevant
-    # one totals row per query
-    by_query = np.argsort(keys, kind="stable")
-    sorted_keys = keys[by_query]
-    first = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
-    n_queries = first.shape[0]
-    totals = _Rows(
-        np.zeros(n_queries), np.full(n_queries, -np.inf), gone.ids[by_query[first]],
-        None if gone.weight is None else segment_sum(gone.weight[by_query], first),
-        segment_sum(count[by_query], first),
-        segment_sum(n_relevant[by_query], first),
-    )
-    # and the k largest positive grades of each query
-    by_grade = np.lexsort((-gone.relevance, keys))
-    sorted_keys = keys[by_grade]
-    first = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
-    rank = np.arange(by_grade.shape[0]) - np.repeat(
-        first, np.diff(first, append=by_grade.shape[0])
-    )
-    top = by_grade[(rank < k) & (gone.relevance[by_grade] > 0)]
-    m = top.shape[0]
-    grades = _Rows(
-        gone.relevance[top], np.full(m, -np.inf), gone.ids[top],
-        None if gone.weight is None else np.zeros(m), np.zeros(m), np.zeros(m),
-    )
-    kept = rows.take(keep)
-    if kept.count is None:
-        kept = _Rows(
-            kept.relevance, kept.score, kept.ids, kept.weight,
-            np.ones(len(kept)), (kept.relevance > 0).astype(np.float64),
-        )
-    return _concat_rows([kept, totals, grades])

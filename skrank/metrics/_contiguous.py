@@ -1,4 +1,4 @@
-"""What ``RankingAccumulator(contiguous=True)`` checks: each query's rows arrive together.
+"""``RankingAccumulator(contiguous=True)``'s check: a query's rows arrive together.
 
 A stream grouped by query completes a query when the next one starts. An id
 that comes back later (a second run of rows, within one update or in a
@@ -51,7 +51,7 @@ def check_runs_differ(runs):
 
 
 def check_not_completed(completed, ids, how):
-    """Refuse ``ids`` (an array) of which one is in ``completed`` (a :class:`CompletedIds`)."""
+    """Refuse ``ids`` (an array) when one is in ``completed`` (:class:`CompletedIds`)."""
     back = completed.first_member(ids)
     if back is None:
         return
@@ -90,7 +90,8 @@ def _split(ids):
             return ((ids[small].astype(np.int64), positions[small]),
                     (np.empty(0), positions[:0]),
                     (ids[big].tolist(), big))
-        return (ids.astype(np.int64), positions), (np.empty(0), positions[:0]), ([], positions[:0])
+        none = positions[:0]
+        return (ids.astype(np.int64), positions), (np.empty(0), none), ([], none)
     if kind == "f":
         values = ids.astype(np.float64) + 0.0  # -0.0 is 0
         integral = (np.floor(values) == values) & (np.abs(values) < _INT64_BOUND)
@@ -134,7 +135,8 @@ class _SortedKeys:
         if not keys.shape[0]:
             return
         self.levels.append(distinct_sorted(np.sort(keys.astype(self.dtype))))
-        while len(self.levels) > 1 and self.levels[-2].shape[0] <= self.levels[-1].shape[0]:
+        levels = self.levels
+        while len(levels) > 1 and levels[-2].shape[0] <= levels[-1].shape[0]:
             top = self.levels.pop()
             # two sorted runs: the stable sort (timsort, radix) merges them in O(n)
             both = np.sort(np.concatenate([self.levels[-1], top]), kind="stable")
@@ -149,7 +151,8 @@ class _SortedKeys:
 
     def union(self, other):
         merged = _SortedKeys(self.dtype)
-        merged.add(np.concatenate(self.levels + other.levels or [np.empty(0, self.dtype)]))
+        merged.add(np.concatenate(
+            self.levels + other.levels or [np.empty(0, self.dtype)]))
         return merged
 
     @property
@@ -187,10 +190,12 @@ class CompletedIds:
         if not self or not ids.shape[0]:
             return None
         (ints, at_int), (floats, at_float), (others, at_other) = _split(ids)
-        hits = [at_int[self._ints.contains(ints)], at_float[self._floats.contains(floats)]]
+        hits = [at_int[self._ints.contains(ints)],
+                at_float[self._floats.contains(floats)]]
         if self._others:
             hits.append(np.asarray(
-                [p for p, value in zip(at_other.tolist(), others) if value in self._others],
+                [p for p, value in zip(at_other.tolist(), others)
+                 if value in self._others],
                 dtype=np.intp,
             ))
         hits = np.concatenate(hits)
