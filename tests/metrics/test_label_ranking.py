@@ -164,6 +164,8 @@ def test_sparse_y_true_hand_worked():
         flat = sparse.coo_array(np.array([1, 0, 0, 0, 1, 1]))
     except (TypeError, ValueError):
         return
+    if flat.ndim != 1:  # older scipy makes it (1, 6)
+        return
     per_query = skrank.label_ranking_loss(
         flat, [0.2, 0.5, 0.1, 0.3, 0.2, 0.9], query_id=[1, 1, 1, 2, 2, 2],
         aggregate=None)
