@@ -24,11 +24,43 @@ class QueryValues(NamedTuple):
         query for :func:`gauc_score`).
     weight : ndarray of shape (n_queries,)
         The weight each query has in the mean.
+
+    Notes
+    -----
+    A named tuple: unpack it (``ids, values, weights = result``) or read its
+    fields. It is not an array: ``numpy.asarray(result)`` raises a
+    TypeError rather than stack the three fields into a ``(3, n_queries)``
+    array of mixed meaning (a tuple's length, 3, is not the number of
+    queries, so no array view of it can be consistent). Take
+    ``result.value`` for the values (what scikit-learn's per-output scores,
+    ``multioutput="raw_values"``, are), ``np.column_stack(result)`` for the
+    three as columns, or ``pandas.DataFrame(result._asdict())``. The plain
+    mean of the values is not the metric when weights differ or a value is
+    ``nan``: the metric is their weighted mean over the non-nan values.
+
+    Examples
+    --------
+    >>> from skrank import precision_at_k_score
+    >>> result = precision_at_k_score([1, 0, 0, 1], [0.9, 0.1, 0.8, 0.2], k=1,
+    ...                               query_id=["a", "a", "b", "b"], aggregate=None)
+    >>> ids, values, weights = result
+    >>> ids.tolist(), values.tolist()
+    (['a', 'b'], [1.0, 0.0])
+    >>> result.value
+    array([1., 0.])
     """
 
     query_id: np.ndarray
     value: np.ndarray
     weight: np.ndarray
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError(
+            "QueryValues is a named tuple (query_id, value, weight), not an "
+            "array: use `.value` for the per-query values (np.asarray(result.value)), "
+            "np.column_stack(result) for the three fields as columns, or "
+            "pandas.DataFrame(result._asdict())."
+        )
 
 
 def check_aggregate_options(no_relevant="skip", aggregate="mean"):

@@ -4,6 +4,8 @@ Each helper raises ``ValueError`` with one wording, naming the argument, so
 that a message reads the same whichever metric raised it.
 """
 
+import contextlib
+import contextvars
 import datetime
 import sys
 import warnings
@@ -25,11 +27,33 @@ def _describe(value):
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+#: ``(name_row, n_rows)`` while :func:`rows_named_by` is active, else None
+_ROW_NAMES = contextvars.ContextVar("skrank_row_names", default=None)
+
+
+@contextlib.contextmanager
+def rows_named_by(name_row, n_rows):
+    """Within the block, errors name a row by ``name_row(position)``.
+
+    For input that is a piece of a larger frame (a partition of a Dask or
+    Spark DataFrame, after a shuffle), where the position in the piece
+    ("row 58") is no row of the caller's: ``name_row`` gives the frame's
+    own name of the row (its index value, its query). A 1-D mask of another
+    length than ``n_rows`` names no row ("a row").
+    """
+    token = _ROW_NAMES.set((name_row, n_rows))
+    try:
+        yield
+    finally:
+        _ROW_NAMES.reset(token)
+
+
 def first_position(mask):
     """Where the first True of ``mask`` is, for an error message.
 
     ``"row 3"`` for 1-D input, ``"row 1, column 2"`` for 2-D input; rows and
-    columns count from 0, as numpy and pandas' ``iloc`` do.
+    columns count from 0, as numpy and pandas' ``iloc`` do. Within
+    :func:`rows_named_by`, a 1-D position is named as it says.
 
     Examples
     --------
@@ -42,6 +66,10 @@ def first_position(mask):
     """
     mask = np.asarray(mask, dtype=bool)
     flat = int(np.flatnonzero(mask.ravel())[0])
+    named = _ROW_NAMES.get()
+    if named is not None and mask.ndim <= 1:
+        name_row, n_rows = named
+        return name_row(flat) if mask.shape[0] == n_rows else "a row"
     if mask.ndim <= 1:
         return f"row {flat}"
     row, col = np.unravel_index(flat, mask.shape)[:2]
@@ -159,11 +187,31 @@ def _to_array(name, values):
     no copy is made where none is needed.
     """
     values = to_numpy(values)
+    sparse = sys.modules.get("scipy.sparse")
+    if sparse is not None and sparse.issparse(values):
+        raise ValueError(
+            f"`{name}` is a scipy sparse {type(values).__name__}: pass a dense "
+            f"array (`{name}.toarray()`); the label ranking metrics "
+            "(label_ranking_loss, ...) take sparse `y_true` as it is."
+        )
     try:
         array = np.asarray(values)
     except Exception as exc:  # ragged lists and the like
-        raise ValueError(f"`{name}` could not be read as an array: {exc}") from exc
+        hint = tensor_cast_hint(name, values)
+        raise ValueError(f"`{name}` could not be read as an array: {exc}{hint}") from exc
     return array
+
+
+def tensor_cast_hint(name, values):
+    """For a tensor whose dtype numpy lacks (bfloat16, float8...): the cast to use."""
+    dtype = getattr(values, "dtype", None)
+    if dtype is None or not hasattr(values, "detach"):
+        return ""
+    return (
+        f"; `{name}` is a tensor of dtype {dtype}, which numpy has no type for: "
+        f"cast it first, e.g. `{name}.float()` (float32) or `{name}.double()` "
+        "(float64)"
+    )
 
 
 def _reject_masked(name, values):

@@ -32,8 +32,9 @@ def _accumulate(frame, plan):
     if frame is not None and frame.shape[0]:
         ids = frame.index if plan.query_on_index else frame[plan.query_id]
         weight = None if plan.sample_weight is None else frame[plan.sample_weight]
-        accumulator.update(frame[plan.y_true], frame[plan.y_score], query_id=ids,
-                           sample_weight=weight)
+        with plan.naming_rows(frame):
+            accumulator.update(frame[plan.y_true], frame[plan.y_score], query_id=ids,
+                               sample_weight=weight)
     return accumulator
 
 

@@ -256,10 +256,13 @@ def evaluate(
         return _evaluate_by_merging(frame, metrics, y_true, y_score, query_id,
                                     sample_weight, ties, no_relevant, on_index,
                                     aggregate, options)
+    # the shuffle keeps the frame's index, unless the ids were the index
+    row_label = "query" if on_index else "index"
     frame, on_index, restore_order = _whole_queries(frame, query_id, on_index,
                                                     partitioned, ties)
     plan = _Plan(metrics, y_true, y_score, query_id, sample_weight, ties,
-                 no_relevant, on_index, restore_order, plan_options)
+                 no_relevant, on_index, restore_order, plan_options,
+                 row_label=row_label)
 
     if aggregate is None:
         meta = _query_meta(frame._meta, plan)
@@ -452,7 +455,8 @@ def _evaluate_by_merging(frame, metrics, y_true, y_score, query_id, sample_weigh
             "leave it False for the others."
         )
     plan = _Plan(metrics, y_true, y_score, query_id, sample_weight, ties,
-                 no_relevant, on_index, False, metric_options=options)
+                 no_relevant, on_index, False, metric_options=options,
+                 row_label="query" if on_index else "index")
     accumulator = merged_accumulator(frame, plan)
     if accumulator.n_rows_ == 0:
         raise ValueError("`df` has no rows: there is nothing to evaluate.")

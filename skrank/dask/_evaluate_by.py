@@ -189,10 +189,12 @@ def evaluate_by(
         partitioned = on_index and df.known_divisions
     else:
         partitioned = partitioned_by_query
+    row_label = "query" if on_index else "index"  # the index, unless it held the ids
     frame, on_index, restore_order = _whole_queries(frame, query_id, on_index,
                                                     partitioned, ties)
     plan = _Plan(metrics, y_true, y_score, query_id, sample_weight, ties,
-                 no_relevant, on_index, restore_order, plan_options)
+                 no_relevant, on_index, restore_order, plan_options,
+                 row_label=row_label)
     query_meta = _query_meta(frame._meta, plan)
     meta = query_meta.copy()
     meta[_N_ROWS] = np.array([], dtype=np.int64)

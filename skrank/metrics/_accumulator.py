@@ -19,7 +19,6 @@ of the queries still open:
 """
 
 import warnings
-from typing import NamedTuple
 
 import numpy as np
 
@@ -33,7 +32,7 @@ from .._core._aggregate import (
     QueryValues,
 )
 from .._core._factorize import _factorize
-from .._core._layout import TIES, rank_queries, segment_sum
+from .._core._layout import TIES
 from .._core._params import PARAMETERS
 from .._core._validation import (
     _describe,
@@ -43,6 +42,7 @@ from .._core._validation import (
     check_relevance,
     check_sample_weight,
     check_score,
+    tensor_cast_hint,
 )
 from ._calls import call_metric
 from ._evaluate import (
@@ -52,6 +52,15 @@ from ._evaluate import (
     metric_query_values,
     split_options,
 )
+from ._contiguous import (
+    CompletedIds,
+    check_not_completed,
+    check_runs_differ,
+    codes as _codes,
+    grouped_by_first_row,
+    run_ids as _run_ids,
+)
+from ._open_rows import Rows, concat_ids, concat_rows, member, rank_rows, top_k_rows
 from ._registry import parse_metric_name
 
 #: metrics whose value with a cutoff k reads only the top k rows of a query,
@@ -78,7 +87,13 @@ def to_host_array(name, values):
       moved to the host first (CuPy: ``.get()``); the error says so.
     """
     if all(hasattr(values, attr) for attr in ("detach", "cpu", "numpy")):
-        return values.detach().cpu().numpy()
+        try:
+            return values.detach().cpu().numpy()
+        except TypeError as exc:  # a dtype numpy lacks, such as torch.bfloat16
+            raise ValueError(
+                f"`{name}` could not be read as a numpy array ({exc})"
+                f"{tensor_cast_hint(name, values)}."
+            ) from exc
     try:
         return _to_array(name, values)
     except (TypeError, ValueError) as exc:
@@ -92,81 +107,6 @@ def to_host_array(name, values):
             "arrays on a GPU must be moved to host memory first (CuPy: .get(), "
             f"JAX: numpy.asarray). {exc}"
         ) from exc
-
-
-class _Rows(NamedTuple):
-    """Rows kept for open queries (or about to be scored), in arrival order.
-
-    ``count``, ``n_relevant`` are None for plain rows (each row is one row,
-    relevant when ``relevance > 0``); summary rows of a top-k state carry
-    them: a grade row (count 0) or a totals row (relevance 0).
-    """
-
-    relevance: np.ndarray
-    score: np.ndarray
-    ids: np.ndarray
-    weight: np.ndarray | None
-    count: np.ndarray | None = None
-    n_relevant: np.ndarray | None = None
-
-    def __len__(self):
-        return self.relevance.shape[0]
-
-    def take(self, index):
-        return _Rows(*(None if a is None else a[index] for a in self))
-
-
-def _concat_ids(parts):
-    parts = [p for p in parts if p.shape[0]]
-    if not parts:
-        return np.empty(0)
-    kinds = {p.dtype.kind for p in parts}
-    if len(kinds) > 1 and not kinds <= set("iuf"):
-        # ints and strings stay different ids: never let numpy cast them to str
-        parts = [p.astype(object) for p in parts]
-    return np.concatenate(parts)
-
-
-def _concat_rows(parts):
-    """One :class:`_Rows` from several; missing weights or counts are filled."""
-    parts = [p for p in parts if p is not None and len(p)]
-    if not parts:
-        return None
-    if len(parts) == 1:
-        return parts[0]
-
-    def column(field, fill):
-        arrays = [getattr(p, field) for p in parts]
-        if all(a is None for a in arrays):
-            return None
-        return np.concatenate([
-            fill(p) if a is None else a for p, a in zip(parts, arrays)
-        ])
-
-    return _Rows(
-        np.concatenate([p.relevance for p in parts]),
-        np.concatenate([p.score for p in parts]),
-        _concat_ids([p.ids for p in parts]),
-        column("weight", lambda p: np.ones(len(p))),
-        column("count", lambda p: np.ones(len(p))),
-        column("n_relevant", lambda p: (p.relevance > 0).astype(np.float64)),
-    )
-
-
-def _codes(ids):
-    """Integer keys of ids (equal ids, equal keys), in ascending id order."""
-    keys, _ = _factorize(ids, ids.shape[0])
-    return keys
-
-
-def _member(ids, of):
-    """Boolean mask of the ``ids`` that occur in ``of``."""
-    if not ids.shape[0] or not of.shape[0]:
-        return np.zeros(ids.shape[0], dtype=bool)
-    if ids.dtype.kind in "iuf" and of.dtype.kind in "iuf":
-        return np.isin(ids, of)
-    keys = _codes(_concat_ids([of, ids]))
-    return np.isin(keys[of.shape[0]:], keys[:of.shape[0]])
 
 
 class RankingAccumulator:
@@ -189,7 +129,11 @@ class RankingAccumulator:
         query order, a TREC run grouped by query): a new query id then
         completes the query before it, which is scored and let go at once.
         Only the first and the last query seen stay open (so that a query
-        cut between two accumulators is joined by :meth:`merge`).
+        cut between two accumulators is joined by :meth:`merge`). An id
+        that comes back after another query, in the same update or a later
+        one, raises a ValueError: the accumulator keeps the id of every
+        completed query for this (8 bytes per numeric id, a set entry per
+        string id; see Notes).
     keep_per_query : bool, default=False
         Whether completed queries also keep their per-query values, for
         :meth:`per_query` (memory grows with the number of queries; without
@@ -219,7 +163,25 @@ class RankingAccumulator:
     ``contiguous=True`` when another query starts, or at :meth:`result`.
     A completed query is scored and kept as partial sums (per metric:
     weighted sum, weight sum, counts), so its rows cost no more memory.
-    Rows given later under the id of a completed query form another query.
+    Rows given later under the id of a completed query form another query,
+    except with ``contiguous=True``, where they raise a ValueError (also
+    when :meth:`merge` meets an id completed on one side and present on the
+    other; a query open on both sides was cut between them and is joined).
+    To tell, a contiguous accumulator keeps the ids of its completed
+    queries: integer and float ids in sorted int64/float64 arrays, 8 bytes
+    each (16 MB for two million queries), strings and other ids in a Python
+    set (some 60 to 100 bytes each, the id object included). To go on
+    updating after merges, merge the pieces in stream order.
+
+    **Metrics that read the largest grade of all rows.** ``err`` and
+    ``pfound`` with ``max_grade=None`` turn grades above 1 into
+    probabilities by the largest grade of all rows, and ``gap`` with
+    ``grade_probabilities=None`` spreads its thresholds over grades 1 to
+    that grade. A query scored before every row is in cannot know it, so
+    with ``contiguous=True`` or ``complete=True`` these raise a ValueError
+    as soon as a grade above 1 arrives: give ``max_grade`` (the top of the
+    grade scale) or ``grade_probabilities``, or keep queries open until
+    :meth:`result`. 0/1 labels and grades within [0, 1] need neither.
 
     **What an open query keeps.** All its rows, unless every metric only
     reads the top k: ``ndcg@k``, ``dcg@k``, ``map@k``, ``mrr@k``,
@@ -305,6 +267,12 @@ class RankingAccumulator:
             ))
         self._ties = ties
         self._binary = any(spec.binary for spec, _ in parsed)
+        self._grade_scale = [
+            (r.key, option) for r in self._requests
+            for stem, option in _GRADE_SCALE_OPTIONS
+            if r.spec.stem == stem
+            and {**r.kernel_options, **r.function_options}.get(option) is None
+        ]
         top_k = all(
             spec.stem in TOP_K_STEMS and k is not None and not r.function_options
             for r, (spec, k) in zip(self._requests, parsed)
@@ -318,6 +286,10 @@ class RankingAccumulator:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        # accumulators pickled before these were kept
+        self.__dict__.setdefault("_top_grade", 0.0)
+        self.__dict__.setdefault("_scored_early", False)
+        self.__dict__.setdefault("_closed_ids", CompletedIds())
         self._build()
 
     def __repr__(self):
@@ -339,10 +311,13 @@ class RankingAccumulator:
     def reset(self):
         """Forget every row and result; the metrics and options stay."""
         self.n_rows_ = 0
-        self._open = None  # _Rows of open queries (plain rows, then summaries)
+        self._open = None  # Rows of open queries (plain rows, then summaries)
         self._compact_at = _COMPACT_MIN_ROWS
         self._partials = [PartialMean(0.0, 0.0, 0.0, 0) for _ in self.metrics]
         self._per_query = []  # (ids, [(values, weights) per metric]) chunks
+        self._top_grade = 0.0  # the largest grade of every row so far
+        self._scored_early = False  # whether queries were scored before result()
+        self._closed_ids = CompletedIds()  # contiguous=True: ids of completed queries
 
     def update(self, y_true, y_score, *, query_id, sample_weight=None,
                complete=False):
@@ -362,24 +337,42 @@ class RankingAccumulator:
         complete : bool, default=False
             Whether the queries of this batch now have all their rows: they
             are scored and their rows let go.
+
+        Notes
+        -----
+        A batch without rows (every argument empty) changes nothing. A
+        tensor of a dtype numpy lacks (``torch.bfloat16``) is refused with
+        the cast to make (``.float()``).
         """
         rows = self._check_rows(y_true, y_score, query_id, sample_weight)
         complete = check_bool("complete", complete)
+        if rows is None:  # an empty batch: nothing to add
+            return
         n_rows = len(rows)
+        closing = complete or self.contiguous
+        top_grade = max(self._top_grade, float(rows.relevance.max()))
+        self._check_grade_scale(top_grade, closing or self._scored_early)
         open_rows = self._open
         if complete:
+            if self.contiguous:
+                self._check_not_closed(_run_ids(rows.ids), "was completed in an "
+                                       "earlier update")
             if open_rows is not None:
-                joins = _member(open_rows.ids, rows.ids)
-                rows = _concat_rows([open_rows.take(joins), rows])
+                joins = member(open_rows.ids, rows.ids)
+                rows = concat_rows([open_rows.take(joins), rows])
                 open_rows = open_rows.take(~joins) if not joins.all() else None
             self._close(rows)
+            if self.contiguous:
+                self._closed_ids.add(_run_ids(rows.ids))
             self._open = open_rows
         elif self.contiguous:
-            self._update_contiguous(_concat_rows([open_rows, rows]))
+            self._update_contiguous(concat_rows([open_rows, rows]))
         else:
-            self._open = _concat_rows([open_rows, rows])
+            self._open = concat_rows([open_rows, rows])
             self._maybe_compact()
         self.n_rows_ += n_rows
+        self._top_grade = top_grade
+        self._scored_early = self._scored_early or closing
 
     def merge(self, other):
         """Add the rows and results of another accumulator; returns ``self``.
@@ -394,6 +387,10 @@ class RankingAccumulator:
                 "`other` must be a RankingAccumulator with the same metrics and "
                 f"options, got {other!r}."
             )
+        self._check_grade_scale(max(self._top_grade, other._top_grade),
+                                self._scored_early or other._scored_early)
+        if self.contiguous:
+            self._check_merge_contiguous(other)
         self._partials = [
             merge_partial_means([a, b]) for a, b in zip(self._partials, other._partials)
         ]
@@ -401,8 +398,16 @@ class RankingAccumulator:
         self.n_rows_ += other.n_rows_
         # open queries stay open (with contiguous=True too: a query cut
         # between two pieces of the stream joins whatever the merge order)
-        self._open = _concat_rows([self._open, other._open])
+        self._open = concat_rows([self._open, other._open])
         self._maybe_compact()
+        self._top_grade = max(self._top_grade, other._top_grade)
+        self._scored_early = self._scored_early or other._scored_early
+        if self.contiguous:
+            self._closed_ids = self._closed_ids.union(other._closed_ids)
+            if self._open is not None:  # one run per open query
+                order = grouped_by_first_row(self._open, self._open.ids)
+                if order is not None:
+                    self._open = self._open.take(order)
         return self
 
     def result(self):
@@ -438,7 +443,7 @@ class RankingAccumulator:
         for p in partials:
             if p.n_undefined:
                 finish_mean(p)  # raises the no_relevant="error" ValueError
-        ids = _concat_ids([c[0] for c in chunks])
+        ids = concat_ids([c[0] for c in chunks])
         order = np.argsort(_codes(ids), kind="stable")
         results = {}
         for i, name in enumerate(self.metrics):
@@ -463,8 +468,12 @@ class RankingAccumulator:
                 "`query_id` is required: one id per row (the rows of a query "
                 "may arrive in several updates)."
             )
-        relevance = check_relevance(to_host_array("y_true", y_true), binary=self._binary)
-        score = check_score("y_score", to_host_array("y_score", y_score))
+        relevance = to_host_array("y_true", y_true)
+        score = to_host_array("y_score", y_score)
+        if _empty_batch(relevance, score, query_id, sample_weight):
+            return None
+        relevance = check_relevance(relevance, binary=self._binary)
+        score = check_score("y_score", score)
         if relevance.ndim != 1 or score.ndim != 1:
             raise ValueError(
                 "`y_true` and `y_score` must be 1-D (one entry per row) for "
@@ -484,30 +493,75 @@ class RankingAccumulator:
         if weight is not None:
             weight = to_host_array("sample_weight", weight)
         weight = check_sample_weight(weight, relevance.shape[0])
-        return _Rows(relevance, score, ids, weight)
+        return Rows(relevance, score, ids, weight)
 
     def _update_contiguous(self, rows):
         """Close every query but the first and the last runs of ids."""
         ids = rows.ids
         change = np.flatnonzero(ids[1:] != ids[:-1]) + 1
+        run_ids = ids[np.r_[0, change]]
+        check_runs_differ(run_ids)
+        self._check_not_closed(run_ids, "was completed in an earlier update")
         if change.shape[0] < 2:  # at most two runs: both stay open
             self._open = rows
             return
         first_end, last_start = change[0], change[-1]
         closed = rows.take(slice(first_end, last_start))  # views, no copy
-        kept = _concat_rows([rows.take(slice(0, first_end)),
+        kept = concat_rows([rows.take(slice(0, first_end)),
                              rows.take(slice(last_start, None))])
-        scored, chunk, n_queries = self._score(closed, keep=self.keep_per_query)
-        n_runs = change.shape[0] - 1
-        if n_queries != n_runs or _member(closed.ids, kept.ids).any():
-            raise ValueError(
-                "contiguous=True, but a query id appears in two separate runs "
-                "of rows: with contiguous=True the rows of each query must "
-                "arrive together. Sort the rows by query, or use "
-                "contiguous=False."
-            )
+        scored, chunk, _ = self._score(closed, keep=self.keep_per_query)
         self._add(scored, chunk)
+        self._closed_ids.add(run_ids[1:-1])
         self._open = kept
+
+    def _check_not_closed(self, ids, how):
+        check_not_completed(self._closed_ids, ids, how)
+
+    def _check_merge_contiguous(self, other):
+        """contiguous=True: a query completed on one side has no rows on the other.
+
+        A query open on both sides is one cut between the two pieces of the
+        stream, and is joined.
+        """
+        for done, rows in ((self._closed_ids, other._open),
+                           (other._closed_ids, self._open)):
+            if rows is not None:
+                check_not_completed(done, _run_ids(rows.ids),
+                                    "was completed in one accumulator (merge)")
+        both = self._closed_ids.first_common(other._closed_ids)
+        if both is not None:
+            raise ValueError(
+                f"contiguous=True, but query id {both!r} was "
+                "completed in both accumulators (merge): with contiguous=True "
+                "the rows of each query must arrive together. Use "
+                "contiguous=False when pieces of the stream share queries."
+            )
+
+    def _check_grade_scale(self, top_grade, scores_early):
+        """Refuse metrics reading the largest grade of all rows, when it is unknown.
+
+        ``err`` and ``pfound`` with ``max_grade=None`` turn grades above 1
+        into probabilities by the largest grade of all rows, ``gap`` with
+        ``grade_probabilities=None`` spreads its thresholds over grades 1 to
+        that largest grade. A query scored before :meth:`result` (``complete=True``,
+        ``contiguous=True``) would use the largest grade seen so far, so
+        graded rows are refused in those modes (0/1 and [0, 1] labels are
+        read the same whatever comes later).
+        """
+        if top_grade <= 1.0 or not scores_early or not self._grade_scale:
+            return
+        name, option = self._grade_scale[0]
+        example = "max_grade=4" if option == "max_grade" else (
+            "grade_probabilities=[0.25, 0.25, 0.25, 0.25]")
+        raise ValueError(
+            f"{name!r} with {option}=None reads the largest grade of all rows "
+            f"(a grade of {top_grade:g} has arrived), which is known only once "
+            "every row is in; this accumulator scores queries before that "
+            "(contiguous=True or complete=True), so its value would depend on "
+            f"the batching. Give {option} for the top of the grade scale (such "
+            f"as {example}), or leave queries open (contiguous=False, no "
+            "complete=True) for result() to score them all at once."
+        )
 
     def _close(self, rows):
         scored, chunk, _ = self._score(rows, keep=self.keep_per_query)
@@ -533,7 +587,7 @@ class RankingAccumulator:
                 per_metric.append((values, weights))
                 continue
             if ranked is None:
-                ranked = _rank(rows, self._ties, self._binary)
+                ranked = rank_rows(rows, self._ties, self._binary)
             values, undefined, weights, policy = metric_query_values(
                 ranked, request.spec, request.k, request.no_relevant,
                 request.kernel_options,
@@ -559,8 +613,29 @@ class RankingAccumulator:
         """Top-k-only metrics: open queries keep their top rows and a summary."""
         if self._top_k is None or self._open is None:
             return
-        self._open = _top_k_rows(self._open, self._top_k)
+        self._open = top_k_rows(self._open, self._top_k)
         self._compact_at = max(_COMPACT_MIN_ROWS, 2 * len(self._open))
+
+
+#: (metric stem, option): the metric's value reads the largest grade of all
+#: rows when the option is None
+_GRADE_SCALE_OPTIONS = (
+    ("err", "max_grade"), ("pfound", "max_grade"), ("gap", "grade_probabilities"),
+)
+
+
+def _empty_batch(relevance, score, query_id, sample_weight):
+    """Whether update() was given no row at all (every argument empty)."""
+    if relevance.shape != (0,) or score.shape != (0,) or query_id is None:
+        return False
+    for name, values, what in (("query_id", query_id, "id"),
+                               ("sample_weight", sample_weight, "weight")):
+        if values is not None and len(values):
+            raise ValueError(
+                f"`{name}` has {len(values)} {what}(s) but `y_true` and `y_score` "
+                "are empty: give one per row."
+            )
+    return True
 
 
 def _as_ids(ids):
@@ -595,23 +670,6 @@ def _refuse_conventions(options):
             )
 
 
-def _rank(rows, ties, binary):
-    """The layout of whole queries' rows; summaries fix R and the query weight."""
-    ranked = rank_queries(
-        rows.relevance, rows.score, query_id=rows.ids, sample_weight=rows.weight,
-        ties=ties, binary=binary,
-    )
-    if rows.count is not None:
-        # summary rows stand for rows let go: R and the query weight count
-        # them (the layout's cached properties, set as with_relevance does)
-        order, starts = ranked.order, ranked.query_start
-        ranked.__dict__["n_relevant"] = segment_sum(rows.n_relevant[order], starts)
-        if rows.weight is not None:
-            n = segment_sum(rows.count[order], starts)
-            ranked.__dict__["query_weight"] = segment_sum(rows.weight[order], starts) / n
-    return ranked
-
-
 def _function_values(request, rows):
     """A metric with options its kernel does not take: its own function, per query."""
     spec = request.spec
@@ -628,69 +686,3 @@ def _function_values(request, rows):
     return np.asarray(result.value, dtype=float), result.weight, result.query_id
 
 
-def _top_k_rows(rows, k):
-    """Open rows reduced to what top-k metrics read: top rows and a summary.
-
-    A query keeps its plain rows scored at least as high as its k-th row.
-    Everything else (rows below, earlier summaries) becomes one totals row
-    (count, weight sum, relevant count) and up to k grade rows (the largest
-    grades), all scored ``-inf``.
-    """
-    if rows.count is None:
-        plain = np.ones(len(rows), dtype=bool)
-    else:
-        plain = (rows.count == 1) & (rows.n_relevant == (rows.relevance > 0))
-    keys = _codes(rows.ids)
-    # the plain rows by (query, descending score); a query's k-th score
-    index = np.flatnonzero(plain)
-    score = rows.score[index]
-    order = np.lexsort((-score, keys[index]))
-    score = score[order]
-    sorted_keys = keys[index][order]
-    start = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
-    size = np.diff(start, append=order.shape[0])
-    threshold = np.full(start.shape[0], -np.inf)
-    long = size > k
-    threshold[long] = score[start[long] + k - 1]
-    keep = np.zeros(len(rows), dtype=bool)
-    keep[index[order[score >= np.repeat(threshold, size)]]] = True
-    if keep.all():
-        return rows
-    gone = rows.take(~keep)
-    keys = keys[~keep]
-    count = np.ones(len(gone)) if gone.count is None else gone.count
-    if gone.n_relevant is None:
-        n_relevant = (gone.relevance > 0).astype(np.float64)
-    else:
-        n_relevant = gone.n_relevant
-    # one totals row per query
-    by_query = np.argsort(keys, kind="stable")
-    sorted_keys = keys[by_query]
-    first = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
-    n_queries = first.shape[0]
-    totals = _Rows(
-        np.zeros(n_queries), np.full(n_queries, -np.inf), gone.ids[by_query[first]],
-        None if gone.weight is None else segment_sum(gone.weight[by_query], first),
-        segment_sum(count[by_query], first),
-        segment_sum(n_relevant[by_query], first),
-    )
-    # and the k largest positive grades of each query
-    by_grade = np.lexsort((-gone.relevance, keys))
-    sorted_keys = keys[by_grade]
-    first = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
-    rank = np.arange(by_grade.shape[0]) - np.repeat(
-        first, np.diff(first, append=by_grade.shape[0])
-    )
-    top = by_grade[(rank < k) & (gone.relevance[by_grade] > 0)]
-    m = top.shape[0]
-    grades = _Rows(
-        gone.relevance[top], np.full(m, -np.inf), gone.ids[top],
-        None if gone.weight is None else np.zeros(m), np.zeros(m), np.zeros(m),
-    )
-    kept = rows.take(keep)
-    if kept.count is None:
-        kept = _Rows(
-            kept.relevance, kept.score, kept.ids, kept.weight,
-            np.ones(len(kept)), (kept.relevance > 0).astype(np.float64),
-        )
-    return _concat_rows([kept, totals, grades])

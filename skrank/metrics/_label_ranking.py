@@ -15,6 +15,10 @@ blocks of equal scores from the layout's scores themselves, whatever tie
 policy the layout was built with, and the functions take no ``ties``
 option.
 
+``y_true`` (and ``y_score``) may be scipy sparse matrices or arrays (CSR,
+CSC, COO, ...), as scikit-learn's indicator matrices often are: they are
+made dense, as large as ``y_score`` already is; a stored zero is a zero.
+
 Queries where the ranking has no meaning (no relevant row, or every row
 relevant) get scikit-learn's fixed values (coverage 0 when no row is
 relevant, loss 0, LRAP 1) and count in the mean like any other query: the
@@ -22,6 +26,7 @@ metrics take no ``no_relevant`` option.
 """
 
 import re
+import sys
 import warnings
 
 import numpy as np
@@ -103,9 +108,23 @@ def _query_weights(ranked):
     return ranked.query_weight
 
 
+def _dense(values):
+    """A scipy sparse matrix or array as a dense numpy array; anything else as is.
+
+    scikit-learn's label ranking metrics take a sparse ``y_true`` (a
+    multilabel indicator matrix is often sparse); the layout needs one entry
+    per row anyway, as many as the dense ``y_score`` has.
+    """
+    sparse = sys.modules.get("scipy.sparse")
+    if sparse is not None and sparse.issparse(values):
+        return values.toarray()
+    return values
+
+
 def _score_label_ranking(kernel, y_true, y_score, *, query_id, sample_weight, aggregate):
     """Validate, lay out, run ``kernel``, average over every query."""
     check_aggregate_options("skip", aggregate)
+    y_true, y_score = _dense(y_true), _dense(y_score)
     with warnings.catch_warnings():
         # 0/1 predictions are valid input here: ties are part of the definition
         warnings.filterwarnings("ignore", re.escape(LABEL_SCORES_WARNING))
@@ -162,7 +181,9 @@ def coverage_error(y_true, y_score, *, query_id=None, sample_weight=None,
     option. A query with no relevant row scores 0 and counts in the mean
     (scikit-learn's convention), so there is no ``no_relevant`` option.
     On 2-D input the result equals ``sklearn.metrics.coverage_error``,
-    ``sample_weight`` included.
+    ``sample_weight`` included. ``y_true`` may be a scipy sparse matrix or
+    array (CSR, CSC, COO, ...), as scikit-learn's indicator matrices often
+    are.
 
     Examples
     --------
@@ -225,7 +246,9 @@ def label_ranking_loss(y_true, y_score, *, query_id=None, sample_weight=None,
     or no non-relevant row, scores 0 and counts in the mean
     (scikit-learn's convention), so there is no ``no_relevant`` option.
     On 2-D input the result equals ``sklearn.metrics.label_ranking_loss``,
-    ``sample_weight`` included.
+    ``sample_weight`` included. ``y_true`` may be a scipy sparse matrix or
+    array (CSR, CSC, COO, ...), as scikit-learn's indicator matrices often
+    are.
 
     Examples
     --------
@@ -291,7 +314,9 @@ def label_ranking_average_precision_score(y_true, y_score, *, query_id=None,
     counts in the mean (scikit-learn's convention), so there is no
     ``no_relevant`` option. On 2-D input the result equals
     ``sklearn.metrics.label_ranking_average_precision_score``,
-    ``sample_weight`` included.
+    ``sample_weight`` included. ``y_true`` may be a scipy sparse matrix or
+    array (CSR, CSC, COO, ...), as scikit-learn's indicator matrices often
+    are.
 
     Examples
     --------

@@ -15,6 +15,7 @@ import numpy as np
 from .._core._aggregate import PartialMean, apply_no_relevant, partial_mean
 from .._core._layout import rank_queries
 from .._core._presets import SCORE_OPTIONS
+from .._core._validation import rows_named_by
 from ._evaluate import _options_by_metric, metric_query_values, split_options
 from ._registry import parse_metric_name
 
@@ -23,6 +24,21 @@ ROW = "__skrank_row__"
 
 #: the partial mean of a partition without rows
 EMPTY_PARTIAL = PartialMean(0.0, 0.0, 0.0, 0)
+
+
+def _plain(value):
+    """A numpy scalar as the Python value it holds (for its repr in a message)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _missing(pd, value):
+    """Whether an id is missing (None, nan, NA); a tuple id never is."""
+    if isinstance(value, tuple):
+        return False
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):
+        return False
 
 
 def kernel_options(caller, metrics, options):
@@ -80,11 +96,16 @@ class PartitionPlan:
     metric_options : dict, default=None
         The options as the caller gave them (``{"gain": "linear"}``), for a
         :class:`skrank.RankingAccumulator` made from the plan.
+    row_label : {"query", "index"}, default="query"
+        How an error names a row of a partition, whose position is no row
+        of the caller's frame: by its query id (``"query"``), or by the
+        frame's index value and query id (``"index"``: the partition still
+        carries the caller's index, as a Dask shuffle keeps it).
     """
 
     def __init__(self, metrics, y_true, y_score, query_id, sample_weight, ties,
                  no_relevant, query_on_index, restore_order, options=None,
-                 metric_options=None):
+                 metric_options=None, row_label="query"):
         self.metrics = metrics
         self.parsed = [parse_metric_name(name) for name in metrics]
         self.binary = ", ".join(  # names the metrics in a worker's refusal
@@ -100,6 +121,24 @@ class PartitionPlan:
         self.restore_order = restore_order
         self.options = {} if options is None else options
         self.metric_options = {} if metric_options is None else metric_options
+        self.row_label = row_label
+
+    def naming_rows(self, frame):
+        """A context in which errors name ``frame``'s rows as the caller knows them."""
+        import pandas as pd  # partitions are pandas frames
+
+        ids = frame.index if self.query_on_index else frame[self.query_id]
+        ids = np.asarray(ids, dtype=object)
+        index = np.asarray(frame.index, dtype=object)
+
+        def name_row(i):
+            query = None if _missing(pd, ids[i]) else f"query {_plain(ids[i])!r}"
+            if self.row_label == "index":
+                where = f"index {_plain(index[i])!r} of `df`"
+                return where if query is None else f"{where}, {query}"
+            return "a row with no query id" if query is None else f"a row of {query}"
+
+        return rows_named_by(name_row, frame.shape[0])
 
     def rank(self, frame):
         """The partition's RankedQueries, or None for an empty partition."""
@@ -109,10 +148,11 @@ class PartitionPlan:
             frame = frame.sort_values(ROW, kind="stable")
         query_id = frame.index if self.query_on_index else frame[self.query_id]
         weight = None if self.sample_weight is None else frame[self.sample_weight]
-        return rank_queries(
-            frame[self.y_true], frame[self.y_score], query_id=query_id,
-            sample_weight=weight, ties=self.ties, binary=self.binary,
-        )
+        with self.naming_rows(frame):
+            return rank_queries(
+                frame[self.y_true], frame[self.y_score], query_id=query_id,
+                sample_weight=weight, ties=self.ties, binary=self.binary,
+            )
 
     def weight_columns(self):
         """Column name of each metric's query weight."""

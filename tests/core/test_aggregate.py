@@ -159,3 +159,21 @@ def test_policies_error_and_nothing_left_in_the_finishing_step():
         assert np.isnan(finish_mean(merge_partial_means([
             partial_mean(values, ones, undefined=np.ones(3, bool)),
             PartialMean(0.0, 0.0, 0.0, 0)])))
+
+
+def test_per_query_output_is_not_read_as_a_stacked_array():
+    """np.asarray never stacks ids, values and weights into a (3, n) array (issue 34, C5)."""
+    result = ndcg_score([1, 0, 1, 0], [0.1, 0.2, 0.3, 0.4], query_id=[1, 1, 2, 2],
+                        aggregate=None)
+    for read in (np.asarray, np.array, lambda r: np.mean(r)):
+        with pytest.raises(TypeError, match=r"\.value.*column_stack"):
+            read(result)
+    # what the message offers works: the values, or the fields as columns
+    ids, values, weights = result
+    np.testing.assert_array_equal(np.asarray(result.value), values)
+    np.testing.assert_array_equal(np.column_stack(result)[:, 0], ids)
+    assert np.column_stack(result).shape == (2, 3)
+    pd = pytest.importorskip("pandas")
+    with pytest.raises((TypeError, ValueError)):  # pandas 2.0: "must be 1-dimensional"
+        pd.Series(result)  # never a Series of length 3 holding 2 values
+    assert pd.DataFrame(result._asdict()).columns.tolist() == ["query_id", "value", "weight"]

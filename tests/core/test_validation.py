@@ -161,3 +161,14 @@ def test_a_scorer_name_with_a_huge_cutoff_means_the_whole_list(name):
 
     spec, k = parse_metric_name(name)
     assert _call(spec, k=k) == pytest.approx(_call(spec, k=None), rel=1e-15)
+
+
+def test_rows_named_by_names_a_piece_s_rows_as_the_caller_knows_them():
+    from skrank._core._validation import first_position, rows_named_by
+
+    mask = np.array([False, False, True])
+    with rows_named_by(lambda i: f"index {['a', 'b', 'c'][i]!r}", 3):
+        assert first_position(mask) == "index 'c'"
+        assert first_position(np.array([True, False])) == "a row"  # another length
+        assert first_position(np.array([[False, True]])) == "row 0, column 1"
+    assert first_position(mask) == "row 2"  # and only within the block

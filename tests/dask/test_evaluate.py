@@ -6,6 +6,7 @@ shuffling, partitioning and the mergeable reduction change nothing. Dask's
 synchronous scheduler here; the distributed one in test_distributed.py.
 """
 
+import re
 import subprocess
 import sys
 import warnings
@@ -342,3 +343,39 @@ def test_import_skrank_does_not_import_dask():
     code = ("import sys, skrank; skrank.dask.evaluate; "
             "assert 'dask' not in sys.modules and 'distributed' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_refused_row_is_named_by_the_frame_not_by_its_partition():
+    """"row 58" named a row inside a shuffled partition (issue 34, B10).
+
+    The frame's own index value (and query id) names the row; with the ids
+    on the index, the query names it. Never a position inside a partition.
+    """
+    rows = click_log(13, n_rows=100, n_queries=10)
+    rows.index = [f"r{i}" for i in range(rows.shape[0])]  # not positions
+    query = rows["qid"].iloc[5]
+    rows.iloc[5, rows.columns.get_loc("score")] = np.nan
+    df = dd.from_pandas(rows, npartitions=4, sort=False)
+    where = f"at index 'r5' of `df`, query {query!r}"
+    with pytest.raises(ValueError, match=f"`y_score` contains NaN.*{where}") as got:
+        skrank.dask.evaluate(df, ["map"])
+    assert re.search(r"row \d", str(got.value)) is None
+    with pytest.raises(ValueError, match=where):  # per-query values too
+        skrank.dask.evaluate(df, ["map"], aggregate=None).compute()
+    with pytest.raises(ValueError, match=where):  # and the merge of accumulators
+        skrank.dask.evaluate(df, ["map@3"], top_k_merge=True)
+    with pytest.raises(ValueError, match=f"at a row of query {query!r}"):
+        skrank.dask.evaluate(dd.from_pandas(rows.set_index("qid"), npartitions=4),
+                             ["map"], query_id="qid")
+    # a bad grade, and a missing query id, the same way
+    rows = click_log(13, n_rows=100, n_queries=10)
+    rows.loc[7, "label"] = -1
+    with pytest.raises(ValueError, match=r"got -1 at index 7 of `df`, query "):
+        skrank.dask.evaluate(dd.from_pandas(rows, npartitions=4, sort=False), ["map"])
+    rows = click_log(13, n_rows=100, n_queries=10)
+    rows["qid"] = rows["qid"].astype(object)
+    rows.loc[9, "qid"] = None
+    with dask.config.set({"dataframe.convert-string": False}):
+        df = dd.from_pandas(rows, npartitions=4, sort=False)
+        with pytest.raises(ValueError, match=r"missing.*at index 9 of `df`:"):
+            skrank.dask.evaluate(df, ["map"])

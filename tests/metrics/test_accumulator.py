@@ -393,3 +393,231 @@ def test_inputs_are_not_modified():
     accumulator.update(y, score, query_id=query)
     accumulator._compact()
     assert y.tolist() == [1.0, 0.0] and score.tolist() == [0.5, 0.4]
+
+
+# ---------------------------------------------------------------- issue 34 ----
+# B1: err, pfound (max_grade=None) and gap (grade_probabilities=None) read the
+# largest grade of *all* rows. A query scored before result() cannot know it.
+GRADE_SCALE = ["err", "pfound@3", "gap"]
+
+
+def test_graded_cascade_metrics_are_refused_when_queries_close_early():
+    """The issue's four rows: evaluate gives err 0.5, closing query 1 first gave 0.96875.
+
+    evaluate: the largest grade is 3, so grade 1 stops the user with
+    probability (2 - 1) / 8 and grade 3 with 7 / 8: query 1 (grade 1 first)
+    ERR 1/8, query 2 (grade 3 first) 7/8, mean 1/2. Scored alone, query 1
+    sees only grade 1 (probability 1: ERR 1).
+    """
+    y, s, q = [1, 0, 3, 0], [0.9, 0.1, 0.8, 0.2], [1, 1, 2, 2]
+    assert evaluate(y, s, query_id=q, metrics=["err"]) == {"err": 0.5}
+    for kwargs, update in (({}, {"complete": True}), ({"contiguous": True}, {})):
+        accumulator = RankingAccumulator(["err"], **kwargs)
+        accumulator.update(y[:2], s[:2], query_id=q[:2], **update)
+        with pytest.raises(ValueError, match=r"'err' with max_grade=None.*grade of 3.*"
+                                             r"Give max_grade"):
+            accumulator.update(y[2:], s[2:], query_id=q[2:], **update)
+        assert accumulator.n_rows_ == 2  # refused before any change
+        # with the grade scale given, the same batches give evaluate's value
+        accumulator = RankingAccumulator(["err"], max_grade=3, **kwargs)
+        accumulator.update(y[:2], s[:2], query_id=q[:2], **update)
+        accumulator.update(y[2:], s[2:], query_id=q[2:], **update)
+        assert accumulator.result() == pytest.approx({"err": 0.5})
+    # open queries are scored together at result(): no refusal, evaluate's value
+    accumulator = RankingAccumulator(["err"])
+    accumulator.update(y[:2], s[:2], query_id=q[:2])
+    accumulator.update(y[2:], s[2:], query_id=q[2:])
+    assert accumulator.result() == pytest.approx({"err": 0.5})
+
+
+def test_gap_without_grade_probabilities_is_refused_on_grades_above_one():
+    accumulator = RankingAccumulator(["gap"], contiguous=True)
+    with pytest.raises(ValueError, match="'gap' with grade_probabilities=None"):
+        accumulator.update([2, 0], [0.9, 0.1], query_id=[1, 1])
+
+
+def test_merging_a_graded_accumulator_into_early_scores_is_refused():
+    early = RankingAccumulator(["pfound"])
+    early.update([1, 0], [0.9, 0.1], query_id=[1, 1], complete=True)  # scored: grades <= 1
+    graded = RankingAccumulator(["pfound"])
+    graded.update([3, 0], [0.9, 0.1], query_id=[2, 2])  # open
+    with pytest.raises(ValueError, match="'pfound' with max_grade=None"):
+        early.merge(graded)
+    with pytest.raises(ValueError, match="'pfound' with max_grade=None"):
+        graded.merge(early)
+    assert early.n_rows_ == 2 and graded.n_rows_ == 2
+
+
+def _whole_query_batches(data, query):
+    """Random batches of whole queries (for complete=True), in random order."""
+    ids = np.unique(query)
+    order = data.draw(st.permutations(list(range(ids.shape[0]))))
+    groups = _pieces(data, ids.shape[0], data.draw(st.integers(1, 4)))
+    return [np.isin(query, ids[order[a:b]]) for a, b in groups if a < b]
+
+
+def _feed(data, mode, y, score, query, weight, metrics, options):
+    """Accumulators fed random batches in ``mode``, merged left to right.
+
+    ``"complete"``: batches of whole queries, each update complete=True,
+    spread over up to three accumulators; ``"contiguous"`` and ``"open"``:
+    rows sorted by query cut into pieces (one accumulator each) and batches.
+    """
+    parts = [RankingAccumulator(metrics, contiguous=mode == "contiguous", **options)
+             for _ in range(data.draw(st.integers(1, 3)))]
+    if mode == "complete":
+        updates = [(data.draw(st.integers(0, len(parts) - 1)), mask, True)
+                   for mask in _whole_query_batches(data, query)]
+    else:
+        updates = []
+        for i, (a, b) in enumerate(_pieces(data, y.shape[0], len(parts))):
+            for c, d in _pieces(data, b - a, data.draw(st.integers(1, 4))):
+                if c < d:
+                    updates.append((i, slice(a + c, a + d), False))
+    for i, rows, complete in updates:
+        parts[i].update(y[rows], score[rows], query_id=query[rows],
+                        sample_weight=None if weight is None else weight[rows],
+                        complete=complete)
+    merged = parts[0]
+    for part in parts[1:]:
+        merged.merge(part)
+    return merged
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rankings(), st.data(), st.sampled_from(["binary", "fraction", "graded"]),
+       st.sampled_from(["contiguous", "complete", "open"]))
+def test_grade_scale_metrics_equal_evaluate_over_random_batchings(ranking, data, labels,
+                                                                 mode):
+    """Equal to evaluate whatever the batching, or refused (graded, None, early scoring)."""
+    y, score, query, weight = _sorted_by_query(*ranking)
+    if labels == "binary":
+        y = (y > 0).astype(float)
+    elif labels == "fraction":  # grades in [0, 1]: their own probabilities
+        y = y / 4.0
+    metrics = ["err", "pfound@3"] if labels == "fraction" else GRADE_SCALE
+    scale = labels == "graded" and data.draw(st.booleans())
+    options = {"max_grade": 3, "grade_probabilities": [0.5, 0.25, 0.25]} if scale else {}
+    expected = _quiet(evaluate, y, score, query_id=query, metrics=metrics,
+                      sample_weight=weight, **options)
+    refused = labels == "graded" and not scale and mode != "open" and y.max() > 1
+    if refused:
+        with pytest.raises(ValueError, match="=None reads the largest grade"):
+            _feed(data, mode, y, score, query, weight, metrics, options)
+    else:
+        merged = _feed(data, mode, y, score, query, weight, metrics, options)
+        _assert_same(_quiet(merged.result), expected)
+
+
+# B2: contiguous=True refuses a query id that comes back in a later update.
+def test_contiguous_refuses_an_id_that_comes_back_in_a_later_update():
+    """The streaming guide's promise, across updates (issue 34, B2).
+
+    Query 1 (AP 1) is cut off by queries 2 and 3, then comes back with a
+    second run, which was scored as another query 1 (AP 1/2) instead.
+    """
+    accumulator = RankingAccumulator(["map"], contiguous=True)
+    accumulator.update([1, 0, 0, 1], [0.9, 0.8, 0.7, 0.6], query_id=[1, 1, 2, 2])
+    accumulator.update([1, 1], [0.5, 0.4], query_id=[3, 3])      # completes 2
+    before = accumulator.result()
+    # the first query (still open, for a merge) and a completed one
+    for ids, match in (([1, 1], "query id 1 appears in two separate runs"),
+                       ([2], "query id 2 was completed in an earlier update")):
+        with pytest.raises(ValueError, match=match):
+            accumulator.update([0] * len(ids), [0.95] * len(ids), query_id=ids)
+        assert accumulator.n_rows_ == 6 and accumulator.result() == before
+    accumulator.update([0, 1], [0.3, 0.2], query_id=[3, 4])     # 3 goes on: fine
+    # and with complete=True batches
+    accumulator = RankingAccumulator(["mrr"], contiguous=True)
+    accumulator.update([1, 0], [0.9, 0.8], query_id=["a", "a"], complete=True)
+    with pytest.raises(ValueError, match="query id 'a' was completed"):
+        accumulator.update([1], [0.3], query_id=["a"])
+    with pytest.raises(ValueError, match="query id 'a' was completed"):
+        accumulator.update([1], [0.3], query_id=["a"], complete=True)
+
+
+def test_contiguous_completed_ids_survive_pickling_and_reset_forgets_them():
+    accumulator = RankingAccumulator(["mrr"], contiguous=True)
+    accumulator.update([1, 0, 1], [0.9, 0.8, 0.7], query_id=[1, 2, 3])
+    accumulator = pickle.loads(pickle.dumps(accumulator))
+    with pytest.raises(ValueError, match=r"query id 2\.0 was completed"):
+        accumulator.update([1], [0.5], query_id=[2.0])  # 2.0 is query 2, as in evaluate
+    accumulator.reset()
+    accumulator.update([1], [0.5], query_id=[2])
+    # only contiguous=True remembers ids: complete=True alone starts a new query
+    plain = RankingAccumulator(["mrr"])
+    plain.update([0, 1], [0.9, 0.8], query_id=[1, 1], complete=True)
+    plain.update([1], [0.5], query_id=[1], complete=True)
+    assert not plain._closed_ids and plain.result() == {"mrr": 0.75}
+
+
+def test_contiguous_merge_refuses_a_query_completed_on_one_side():
+    def piece(ids):
+        accumulator = RankingAccumulator(["mrr"], contiguous=True)
+        accumulator.update([1] * len(ids), np.linspace(1, 0, len(ids)), query_id=ids)
+        return accumulator
+
+    # 2 completed in the first piece, open (first run) in the other
+    with pytest.raises(ValueError, match="query id 2 was completed in one accumulator"):
+        piece([1, 2, 3]).merge(piece([2, 5]))
+    with pytest.raises(ValueError, match="query id 2 was completed in one accumulator"):
+        piece([2, 5]).merge(piece([1, 2, 3]))
+    with pytest.raises(ValueError, match="query id 2 was completed in both"):
+        piece([1, 2, 3]).merge(piece([4, 2, 6]))
+    # a query cut between two pieces (open on both sides) is joined
+    left, right = piece([1, 2, 3]), piece([3, 4, 5])
+    merged = left.merge(right)
+    assert merged.result() == {"mrr": 1.0} and merged.n_rows_ == 6
+    # after a merge in stream order, updates go on: 5 continues, 3 is closed
+    merged.update([0, 1], [0.9, 0.8], query_id=[5, 6])
+    with pytest.raises(ValueError, match="query id 3 was completed"):
+        merged.update([1], [0.5], query_id=[3])
+    # queries 1-4 and 6: RR 1; 5: its relevant row (score 0) below the new 0.9: 1/2
+    assert merged.result() == pytest.approx({"mrr": 5.5 / 6})
+
+
+# B8: an empty batch is a no-op; an unreadable tensor names the argument and the cast.
+@pytest.mark.parametrize("kwargs", [{}, {"contiguous": True}])
+@pytest.mark.parametrize("complete", [False, True])
+def test_an_empty_batch_is_a_no_op(kwargs, complete):
+    accumulator = RankingAccumulator(["mrr", "ndcg@2"], keep_per_query=True, **kwargs)
+    accumulator.update([1, 0], [0.9, 0.8], query_id=[1, 1])
+    before = accumulator.result()
+    for empty in ([], np.array([]), np.empty(0, dtype=np.int64)):
+        accumulator.update(empty, empty, query_id=empty, complete=complete)
+        accumulator.update(empty, empty, query_id=empty, sample_weight=empty,
+                           complete=complete)
+    assert accumulator.n_rows_ == 2 and accumulator.result() == before
+    # nothing given yet is still an error at result()
+    fresh = RankingAccumulator(["mrr"])
+    fresh.update([], [], query_id=[])
+    with pytest.raises(ValueError, match="no rows"):
+        fresh.result()
+    # an empty argument beside a non-empty one is not an empty batch
+    with pytest.raises(ValueError, match="`y_true` is empty"):
+        accumulator.update([], [0.5], query_id=[1])
+    with pytest.raises(ValueError, match="`query_id` has 1 id.*empty"):
+        accumulator.update([], [], query_id=[1])
+    with pytest.raises(ValueError, match="`sample_weight` has 1 weight.*empty"):
+        accumulator.update([], [], query_id=[], sample_weight=[1.0])
+
+
+def test_an_empty_tensor_batch_is_a_no_op_and_bfloat16_names_the_cast():
+    torch = needs("torch")
+    accumulator = RankingAccumulator(["mrr"])
+    empty = torch.empty(0)
+    accumulator.update(empty, empty, query_id=torch.empty(0, dtype=torch.int64))
+    assert accumulator.n_rows_ == 0
+    y = torch.tensor([1.0, 0.0])
+    score = torch.tensor([0.5, 0.25], dtype=torch.bfloat16)
+    with pytest.raises(ValueError, match=r"`y_score`.*torch\.bfloat16.*"
+                                         r"y_score\.float\(\)"):
+        accumulator.update(y, score, query_id=[1, 1])
+    with pytest.raises(ValueError, match=r"`y_true`.*bfloat16.*y_true\.float\(\)"):
+        accumulator.update(y.to(torch.bfloat16), score.float(), query_id=[1, 1])
+    # the cast the message names works (0.5 and 0.25 are exact in bfloat16)
+    accumulator.update(y, score.float(), query_id=[1, 1])
+    assert accumulator.result() == {"mrr": 1.0}
+    # evaluate names it too
+    with pytest.raises(ValueError, match=r"`y_score`.*y_score\.float\(\)"):
+        evaluate(y, score, query_id=[1, 1])

@@ -127,6 +127,57 @@ def test_two_dimensional_input_equals_sklearn(name, case):
     assert result[STEMS[name]] == pytest.approx(expected, rel=1e-12, abs=1e-15)
 
 
+SPARSE_FORMATS = ["csr_matrix", "csc_matrix", "coo_matrix", "lil_matrix",
+                  "csr_array", "csc_array", "coo_array", "dok_array"]
+
+
+@pytest.mark.parametrize("name", ["label_ranking_loss",
+                                  "label_ranking_average_precision_score"])
+@pytest.mark.parametrize("form", SPARSE_FORMATS)
+@settings(max_examples=15, deadline=None, derandomize=True, database=None)
+@given(case=multilabel())
+def test_sparse_y_true_equals_sklearn(name, form, case):
+    """scikit-learn takes a sparse indicator y_true for these two (issue 34, B9)."""
+    sparse = pytest.importorskip("scipy.sparse")
+    y_true, y_score, sample_weight = case
+    sparse_y_true = getattr(sparse, form)(y_true)
+    expected = getattr(sklearn.metrics, name)(sparse_y_true, y_score,
+                                              sample_weight=sample_weight)
+    got = getattr(skrank, name)(sparse_y_true, y_score, sample_weight=sample_weight)
+    assert got == pytest.approx(expected, rel=1e-12, abs=1e-15)
+
+
+def test_sparse_y_true_hand_worked():
+    sparse = pytest.importorskip("scipy.sparse")
+    y_true = sparse.csr_matrix([[1, 0, 0], [0, 1, 1]])
+    y_score = [[0.2, 0.5, 0.1], [0.3, 0.2, 0.9]]
+    # row 1: label 0 below label 1: 1 wrong pair of 2; row 2: label 1 below
+    # label 0: 1 of 2 -> loss 1/2
+    assert skrank.label_ranking_loss(y_true, y_score) == 0.5
+    # row 1: 1/2; row 2: label 2 first (1/1), label 1 third (2/3) -> 5/6
+    assert skrank.label_ranking_average_precision_score(y_true, y_score) == (
+        pytest.approx((1 / 2 + 5 / 6) / 2))
+    # coverage: row 1 needs 2 labels, row 2 all 3 (scikit-learn refuses sparse here)
+    assert skrank.coverage_error(y_true, y_score) == 2.5
+    # 1-D rows with query ids take a 1-D sparse array (scipy >= 1.13 makes one)
+    try:
+        flat = sparse.coo_array(np.array([1, 0, 0, 0, 1, 1]))
+    except (TypeError, ValueError):
+        return
+    if flat.ndim != 1:  # older scipy makes it (1, 6)
+        return
+    per_query = skrank.label_ranking_loss(
+        flat, [0.2, 0.5, 0.1, 0.3, 0.2, 0.9], query_id=[1, 1, 1, 2, 2, 2],
+        aggregate=None)
+    np.testing.assert_allclose(per_query.value, [0.5, 0.5])
+
+
+def test_other_metrics_name_a_sparse_argument_and_the_fix():
+    sparse = pytest.importorskip("scipy.sparse")
+    with pytest.raises(ValueError, match=r"`y_true` is a scipy sparse.*toarray"):
+        skrank.ndcg_score(sparse.csr_matrix([[1, 0, 1]]), [[0.5, 0.2, 0.1]])
+
+
 @SETTINGS
 @given(case=multilabel(min_labels=1))
 def test_lrap_with_one_label_equals_sklearn(case):

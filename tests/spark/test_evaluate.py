@@ -7,6 +7,7 @@ the merged partial means change nothing. A real local SparkSession
 (``conftest.py``); skipped, with the reason, without pyspark or Java.
 """
 
+import re
 import sys
 
 import numpy as np
@@ -184,13 +185,27 @@ def test_frames_with_a_size_estimate_get_one_partition_per_8_mib(spark, tmp_path
 
 
 def test_bad_rows_raise_the_in_memory_error_on_the_driver(spark):
-    rows = click_log(8, n_rows=20, n_queries=3)
-    rows.loc[3, "label"] = -1
+    """The in-memory error, naming the row by its query (issue 34, B10).
+
+    A Spark row has no position the caller knows: the worker's position
+    inside its shuffled partition named another row ("row 58" for row 5).
+    """
+    rows = click_log(8, n_rows=60, n_queries=6)
+    rows.loc[5, "label"] = -1
     with pytest.raises(ValueError) as expected:
         in_memory(rows, ["map"])
+    assert "at row 5." in str(expected.value)
     with pytest.raises(ValueError) as got:
         skrank.spark.evaluate(frame(spark, rows), metrics=["map"])
-    assert str(got.value) == str(expected.value)
+    query = rows.loc[5, "qid"]
+    assert str(got.value) == str(expected.value).replace(
+        "at row 5.", f"at a row of query {query!r}.")
+    rows = click_log(8, n_rows=60, n_queries=6)
+    rows.loc[5, "score"] = np.nan
+    with pytest.raises(ValueError, match=rf"`y_score` contains NaN.*\(nan at a row "
+                                         rf"of query {query!r}\)") as got:
+        skrank.spark.evaluate(frame(spark, rows), metrics=["map"])
+    assert re.search(r"row \d", str(got.value)) is None
 
 
 def test_argument_errors(spark):
