@@ -15,6 +15,7 @@ here: ``skrank.metrics`` (metric functions, :func:`evaluate`),
 # ``skrank`` command stay fast, scikit-learn loads only when needed.
 _LAZY = {
     "load_digits_retrieval": "datasets",
+    "simulate_clicks": "datasets",
     "QueryValues": "metrics",
     "RankingAccumulator": "metrics",
     "average_precision_score": "metrics",
@@ -70,8 +71,8 @@ _LAZY = {
     "read_qrels": "io",
     "read_run": "io",
 }
-_SUBPACKAGES = ("dask", "datasets", "io", "metrics", "model_selection", "plot", "spark",
-                "stats")
+_SUBPACKAGES = ("clicks", "dask", "datasets", "io", "metrics", "model_selection", "plot",
+                "spark", "stats")
 
 
 def __getattr__(name):
@@ -131,6 +132,7 @@ __all__ = [
     "label_ranking_average_precision_score",
     "label_ranking_loss",
     "load_digits_retrieval",
+    "simulate_clicks",
     "make_ranking_scorer",
     "ndcg_score",
     "permutation_importance",

@@ -28,6 +28,7 @@ ALLOWED = {
     "io": {"_core", "metrics", "stats"},
     "dask": {"_core", "metrics", "stats"},
     "spark": {"_core", "metrics"},
+    "clicks": {"_core", "metrics"},
 }
 
 

@@ -1,0 +1,110 @@
+"""Expectation-maximisation for the position-based click model, on aggregated cells.
+
+The position-based model (PBM) says a document ``d`` shown at position
+``k`` is clicked with probability ``theta[k] * gamma[d]``: examined with
+probability ``theta[k]``, and then clicked when relevant (``gamma[d]``).
+The data come as *cells*: one per (item, position) pair with its click
+and impression counts (weighted counts are fine). Each EM step is a few
+whole-array passes over the cells and two ``np.bincount`` sums; the only
+loop is over the iterations.
+
+For a cell with ``c`` clicks out of ``n`` impressions and ``u = n - c``
+non-clicks, the E step gives, for each non-click, the posterior
+probability that the document was examined but not relevant,
+``theta (1 - gamma) / (1 - theta gamma)``, and that it was relevant but not
+examined, ``(1 - theta) gamma / (1 - theta gamma)``; a click means both.
+The M step averages them (Chuklin, Markov and de Rijke, 2015, ch. 4;
+Wang et al., WSDM 2018):
+
+    theta[k] = (C_k + theta[k] * sum_{cells at k} u (1 - gamma) / (1 - theta gamma)) / N_k
+    gamma[d] = (C_d + gamma[d] * sum_{cells of d} u (1 - theta) / (1 - theta gamma)) / N_d
+
+Both stay in [0, 1]. Only ratios of ``theta`` are identified (``theta * s``
+and ``gamma / s`` fit equally well), which is why the estimators report
+``theta`` relative to position 1.
+"""
+
+import numpy as np
+
+#: EM stops when no position's theta (relative to the largest) moves more than this
+TOLERANCE = 1e-6
+#: and after this many iterations at most
+MAX_ITER = 2000
+
+
+def pbm_em(position, item, clicks, impressions, *, n_positions, n_items,
+           theta=None, gamma=None, tol=TOLERANCE, max_iter=MAX_ITER):
+    """Fit the PBM by EM on cells; returns ``(theta, gamma, n_iter)``.
+
+    Parameters
+    ----------
+    position : ndarray of int, shape (n_cells,)
+        0-based position of each cell, in ``0..n_positions-1``.
+    item : ndarray of int, shape (n_cells,)
+        The item (query-document pair) of each cell, in ``0..n_items-1``.
+    clicks, impressions : ndarray of float, shape (n_cells,)
+        Counts (or weighted counts) of each cell; ``clicks <= impressions``.
+    theta, gamma : ndarray, default=None
+        Starting values (a warm start); by default the click rate of each
+        position divided by the largest, and 0.5.
+
+    Positions or items without impressions keep their starting values;
+    their estimates mean nothing and the caller leaves them out.
+    """
+    clicks = np.asarray(clicks, dtype=np.float64)
+    impressions = np.asarray(impressions, dtype=np.float64)
+    misses = impressions - clicks
+    position_clicks = np.bincount(position, clicks, n_positions)
+    position_shown = np.bincount(position, impressions, n_positions)
+    item_clicks = np.bincount(item, clicks, n_items)
+    item_shown = np.bincount(item, impressions, n_items)
+    shown_at = position_shown > 0
+    item_seen = item_shown > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if theta is None:
+            rate = np.where(shown_at, position_clicks / position_shown, 0.0)
+            top = rate.max()
+            theta = np.where(rate > 0, 0.9 * rate / top if top > 0 else 0.5, 0.5)
+        if gamma is None:
+            gamma = np.full(n_items, 0.5)
+        theta = np.array(theta, dtype=np.float64)
+        gamma = np.array(gamma, dtype=np.float64)
+        step = _EMStep(position, item, misses, position_clicks, item_clicks,
+                       np.where(shown_at, position_shown, 1.0),
+                       np.where(item_seen, item_shown, 1.0), shown_at, item_seen)
+        n_iter = 0
+        while n_iter < max_iter:
+            new_theta, new_gamma = step(theta, gamma)
+            n_iter += 1
+            # only ratios of theta are identified: watch theta relative to
+            # its largest value (the scale may drift along the ridge)
+            change = np.abs(new_theta / new_theta.max() - theta / theta.max()).max()
+            theta, gamma = new_theta, new_gamma
+            if change < tol:
+                break
+    return theta, gamma, n_iter
+
+
+class _EMStep:
+    """One EM step of the PBM on fixed cells (a callable: (theta, gamma) -> new)."""
+
+    def __init__(self, position, item, misses, position_clicks, item_clicks,
+                 position_shown, item_shown, shown_at, item_seen):
+        self.position, self.item, self.misses = position, item, misses
+        self.position_clicks, self.item_clicks = position_clicks, item_clicks
+        self.position_shown, self.item_shown = position_shown, item_shown
+        self.shown_at, self.item_seen = shown_at, item_seen
+
+    def __call__(self, theta, gamma):
+        n_positions, n_items = theta.shape[0], gamma.shape[0]
+        t = theta[self.position]
+        g = gamma[self.item]
+        # non-clicks over the probability of a non-click (kept above 0)
+        ratio = self.misses / np.maximum(1.0 - t * g, 1e-300)
+        new_theta = (self.position_clicks + theta * np.bincount(
+            self.position, ratio * (1.0 - g), n_positions)) / self.position_shown
+        new_gamma = (self.item_clicks + gamma * np.bincount(
+            self.item, ratio * (1.0 - t), n_items)) / self.item_shown
+        new_theta = np.where(self.shown_at, new_theta, theta)
+        new_gamma = np.where(self.item_seen, new_gamma, gamma)
+        return new_theta, new_gamma
