@@ -262,6 +262,11 @@ def evaluate(
     score = check_score("y_score", y_score, ndim=(1,))
     position = check_positions(position)
     check_same_rows(click=click, y_score=score, position=position)
+    if query_id is None:
+        raise ValueError(
+            "`query_id` is required: one id per row, naming the displayed list "
+            "(impression) the row belongs to."
+        )
     theta = propensity_per_row(propensity, position)
     if clip is not None:
         clipped = theta < clip

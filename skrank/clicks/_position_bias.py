@@ -26,6 +26,15 @@ class PositionBias:
     each row's propensity: it can be passed wherever a propensity is
     taken (:func:`skrank.clicks.evaluate`).
 
+    Parameters
+    ----------
+    propensity : array-like of shape (K,)
+        Positive propensities of positions 1..K (relative to position 1,
+        as estimated; values above 1 are allowed: a position examined
+        more often than the first).
+    interval, n_impressions, n_clicks, method, confidence_level, n_resamples
+        As the attributes below; :func:`estimate_position_bias` fills them.
+
     Attributes
     ----------
     propensity : ndarray of shape (K,)
@@ -90,7 +99,10 @@ class PositionBias:
 
         A position outside 1..K is a ValueError naming its first row.
         """
-        position = check_positions(position)
+        return self._lookup(check_positions(position))
+
+    def _lookup(self, position):
+        """``__call__`` on positions already checked (int64, >= 1)."""
         beyond = position > self.max_position
         if beyond.any():
             raise ValueError(

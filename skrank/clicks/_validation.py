@@ -155,12 +155,12 @@ def propensity_per_row(propensity, position):
     position (refusing positions it does not cover); a callable is called
     with the positions, once per distinct position; an array or a number
     gives the values as they are. Callables and arrays must give values in
-    (0, 1].
+    (0, 1]. ``position`` comes from :func:`check_positions`.
     """
     from ._position_bias import PositionBias  # the result type; imports us
 
     if isinstance(propensity, PositionBias):
-        return propensity(position)
+        return propensity._lookup(position)
     if callable(propensity):
         # one call with the distinct positions (a table, no sort of the rows)
         distinct = np.flatnonzero(np.bincount(position))

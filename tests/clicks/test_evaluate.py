@@ -219,3 +219,8 @@ def test_duplicate_position_found_with_sparse_positions():
     with pytest.raises(ValueError, match="row 2 repeats row 0"):
         evaluate([0, 1, 0], [1, 2, 3], position=[10**6, 1, 10**6], query_id=[5, 5, 5],
                  propensity=1.0)
+
+
+def test_query_id_is_required():
+    with pytest.raises(ValueError, match="`query_id` is required"):
+        evaluate([1, 0], [1, 0], position=[1, 2], query_id=None, propensity=1.0)
