@@ -138,8 +138,9 @@ by_naive = max(results, key=lambda r: r[3])
 by_ips = max(results, key=lambda r: r[4])
 best = max(r[5] for r in results)
 for label, chosen in (("naive click-nDCG@10", by_naive), ("IPS-DCG@10", by_ips)):
-    print(f"selected by {label:<20} logger score={chosen[0]!s:<5} leaves={chosen[1]:<3} "
-          f"trees={chosen[2]:<4} true nDCG@10 = {chosen[5]:.3f} (best {best:.3f})")
+    print(f"selected by {label:<20} logger score={chosen[0]!s:<5} "
+          f"leaves={chosen[1]:<3} trees={chosen[2]:<4} true nDCG@10 = {chosen[5]:.3f} "
+          f"(best {best:.3f})")
 naive_rank = np.corrcoef(np.argsort(np.argsort([r[3] for r in results])),
                          np.argsort(np.argsort([r[5] for r in results])))[0, 1]
 ips_rank = np.corrcoef(np.argsort(np.argsort([r[4] for r in results])),

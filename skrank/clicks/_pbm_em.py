@@ -16,8 +16,8 @@ examined, ``(1 - theta) gamma / (1 - theta gamma)``; a click means both.
 The M step averages them (Chuklin, Markov and de Rijke, 2015, ch. 4;
 Wang et al., WSDM 2018):
 
-    theta[k] = (C_k + theta[k] * sum_{cells at k} u (1 - gamma) / (1 - theta gamma)) / N_k
-    gamma[d] = (C_d + gamma[d] * sum_{cells of d} u (1 - theta) / (1 - theta gamma)) / N_d
+    theta[k] = (C_k + theta[k] sum_{cells at k} u (1 - gamma) / (1 - theta gamma)) / N_k
+    gamma[d] = (C_d + gamma[d] sum_{cells of d} u (1 - theta) / (1 - theta gamma)) / N_d
 
 Both stay in [0, 1]. Only ratios of ``theta`` are identified (``theta * s``
 and ``gamma / s`` fit equally well), which is why the estimators report

@@ -118,10 +118,11 @@ class PositionBias:
         shown = min(self.max_position, 10)
         values = ", ".join(f"{value:.3g}" for value in self.propensity[:shown])
         more = ", ..." if self.max_position > shown else ""
-        text = (f"PositionBias(method={self.method!r}, positions=1..{self.max_position}, "
-                f"propensity=[{values}{more}]")
+        text = (f"PositionBias(method={self.method!r}, "
+                f"positions=1..{self.max_position}, propensity=[{values}{more}]")
         if self.interval is not None:
-            text += f", {self.confidence_level:.0%} interval by {self.n_resamples} resamples"
+            text += (f", {self.confidence_level:.0%} interval by {self.n_resamples} "
+                     "resamples")
         clicks = int(np.sum(self.n_clicks))
         impressions = int(np.sum(self.n_impressions))
         if impressions:

@@ -23,7 +23,7 @@ def simulate_clicks(
     n_sessions=1,
     random_state=None,
 ):
-    """Simulate click logs of a ranker over labelled data (a simulator for examples and tests).
+    """Simulate click logs of a ranker over labelled data (for examples and tests).
 
     Each query's rows are ranked by ``logger_score`` (descending; ties in
     input order) and shown, whole, in ``n_sessions`` sessions; a simulated
