@@ -31,7 +31,7 @@ from ._pbm_em import pbm_em
 
 def pair_statistics(cell_item, cell_position, cell_rate, cell_query, *, n_positions,
                     n_queries):
-    """Per-query sums of ``c[k, k']`` and ``n[k, k']``: a sparse (n_queries, 2 K^2) matrix.
+    """Per-query sums of ``c[k, k']``, ``n[k, k']``: a sparse (n_queries, 2 K^2) matrix.
 
     ``cell_*`` describe one cell per (query-document pair, position) seen,
     sorted by ``cell_item``: its 0-based position, its click rate and the
