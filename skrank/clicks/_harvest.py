@@ -86,7 +86,8 @@ def all_pairs(totals, n_positions):
     position = (set_index * n_positions + k[None, :]).ravel()
     item = (set_index * n_pairs + pair[None, :]).ravel()
     theta, _, _ = pbm_em(position, item, clicks.ravel(), shown.ravel(),
-                         n_positions=n_sets * n_positions, n_items=n_sets * n_pairs)
+                         n_positions=n_sets * n_positions, n_items=n_sets * n_pairs,
+                         n_sets=n_sets)
     theta = theta.reshape(n_sets, n_positions)
     reached = np.bincount(
         position, shown.ravel() > 0, n_sets * n_positions

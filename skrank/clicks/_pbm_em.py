@@ -33,7 +33,7 @@ MAX_ITER = 2000
 
 
 def pbm_em(position, item, clicks, impressions, *, n_positions, n_items,
-           theta=None, gamma=None, tol=TOLERANCE, max_iter=MAX_ITER):
+           theta=None, gamma=None, tol=TOLERANCE, max_iter=MAX_ITER, n_sets=1):
     """Fit the PBM by EM on cells; returns ``(theta, gamma, n_iter)``.
 
     Parameters
@@ -47,6 +47,11 @@ def pbm_em(position, item, clicks, impressions, *, n_positions, n_items,
     theta, gamma : ndarray, default=None
         Starting values (a warm start); by default the click rate of each
         position divided by the largest, and 0.5.
+    n_sets : int, default=1
+        Independent data sets stacked in the cells (set ``b`` owns
+        positions ``b * K .. b * K + K - 1``, ``K = n_positions / n_sets``):
+        convergence is judged on each set's theta relative to its own
+        largest.
 
     Positions or items without impressions keep their starting values;
     their estimates mean nothing and the caller leaves them out.
@@ -78,11 +83,18 @@ def pbm_em(position, item, clicks, impressions, *, n_positions, n_items,
             n_iter += 1
             # only ratios of theta are identified: watch theta relative to
             # its largest value (the scale may drift along the ridge)
-            change = np.abs(new_theta / new_theta.max() - theta / theta.max()).max()
+            change = np.abs(
+                _relative(new_theta, n_sets) - _relative(theta, n_sets)).max()
             theta, gamma = new_theta, new_gamma
             if change < tol:
                 break
     return theta, gamma, n_iter
+
+
+def _relative(theta, n_sets):
+    """Each set's theta over its largest value."""
+    by_set = theta.reshape(n_sets, -1)
+    return by_set / by_set.max(axis=1, keepdims=True)
 
 
 class _EMStep:

@@ -433,14 +433,27 @@ def _em(click, position, query, doc, n_positions, n_resamples, rng):
     if not n_resamples:
         return theta, None
     n_queries = int(query.max()) + 1
-    draws = np.empty((n_resamples, n_positions))
-    for b in range(n_resamples):  # one EM fit per resample
-        counts = np.bincount(rng.integers(0, n_queries, n_queries),
-                             minlength=n_queries).astype(np.float64)
-        weight = counts[cell_query]
-        fitted, _, _ = pbm_em(cell_position, item, clicks * weight, shown * weight,
-                              n_positions=n_positions, n_items=n_items,
-                              theta=theta, gamma=gamma)
-        clicked = np.bincount(cell_position, clicks * weight, n_positions) > 0
-        draws[b] = np.where(clicked, fitted, np.nan)
-    return theta, draws
+    n_cells = item.shape[0]
+    # resamples fitted together, as one EM on stacked copies of the cells
+    # (copy b: positions b*K + k, items b*n_items + i), warm-started from
+    # the estimate; chunks keep the stack near 2**22 cells
+    chunk = max(1, min(n_resamples, (1 << 22) // n_cells))
+    draws = []
+    for start in range(0, n_resamples, chunk):
+        size = min(chunk, n_resamples - start)
+        picks = rng.integers(0, n_queries, size=(size, n_queries))
+        picks += (np.arange(size) * n_queries)[:, None]
+        counts = np.bincount(picks.ravel(), minlength=size * n_queries)
+        weight = counts.reshape(size, n_queries)[:, cell_query].astype(np.float64)
+        copy = np.arange(size)[:, None]
+        stacked_position = (copy * n_positions + cell_position).ravel()
+        fitted, _, _ = pbm_em(
+            stacked_position, (copy * n_items + item).ravel(),
+            (clicks * weight).ravel(), (shown * weight).ravel(),
+            n_positions=size * n_positions, n_items=size * n_items,
+            theta=np.tile(theta, size), gamma=np.tile(gamma, size), tol=1e-5,
+            n_sets=size)
+        clicked = np.bincount(stacked_position, (clicks * weight).ravel(),
+                              size * n_positions) > 0
+        draws.append(np.where(clicked, fitted, np.nan).reshape(size, n_positions))
+    return theta, np.concatenate(draws, axis=0)
