@@ -165,6 +165,8 @@ def propensity_per_row(propensity, position):
         # one call with the distinct positions (a table, no sort of the rows)
         distinct = np.flatnonzero(np.bincount(position))
         values = np.asarray(propensity(distinct), dtype=np.float64)
+        if values.ndim == 0:  # one value for every position
+            values = np.full(distinct.shape, float(values))
         if values.shape != distinct.shape:
             raise ValueError(
                 "`propensity` called with an array of positions must return one "

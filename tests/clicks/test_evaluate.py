@@ -224,3 +224,9 @@ def test_duplicate_position_found_with_sparse_positions():
 def test_query_id_is_required():
     with pytest.raises(ValueError, match="`query_id` is required"):
         evaluate([1, 0], [1, 0], position=[1, 2], query_id=None, propensity=1.0)
+
+
+def test_a_callable_may_return_one_number():
+    a = evaluate([1, 0, 1], [3, 2, 1], position=[1, 2, 3], query_id=[0, 0, 0],
+                 propensity=lambda k: 0.5, metrics="arp")
+    assert a["arp"] == pytest.approx(1 / 0.5 + 3 / 0.5)
