@@ -76,7 +76,8 @@ def pbm_em(position, item, clicks, impressions, *, n_positions, n_items,
         gamma = np.array(gamma, dtype=np.float64)
         step = _EMStep(position, item, misses, position_clicks, item_clicks,
                        np.where(shown_at, position_shown, 1.0),
-                       np.where(item_seen, item_shown, 1.0), shown_at, item_seen)
+                       np.where(item_seen, item_shown, 1.0), shown_at, item_seen,
+                       n_sets)
         n_iter = 0
         while n_iter < max_iter:
             new_theta, new_gamma = step(theta, gamma)
@@ -101,11 +102,12 @@ class _EMStep:
     """One EM step of the PBM on fixed cells (a callable: (theta, gamma) -> new)."""
 
     def __init__(self, position, item, misses, position_clicks, item_clicks,
-                 position_shown, item_shown, shown_at, item_seen):
+                 position_shown, item_shown, shown_at, item_seen, n_sets=1):
         self.position, self.item, self.misses = position, item, misses
         self.position_clicks, self.item_clicks = position_clicks, item_clicks
         self.position_shown, self.item_shown = position_shown, item_shown
         self.shown_at, self.item_seen = shown_at, item_seen
+        self.n_sets = n_sets
 
     def __call__(self, theta, gamma):
         n_positions, n_items = theta.shape[0], gamma.shape[0]
@@ -119,4 +121,11 @@ class _EMStep:
             self.item, ratio * (1.0 - t), n_items)) / self.item_shown
         new_theta = np.where(self.shown_at, new_theta, theta)
         new_gamma = np.where(self.item_seen, new_gamma, gamma)
+        # the same fit with each set's largest theta at 1: theta / s and
+        # gamma * s stay probabilities (s <= 1), and the scale no longer
+        # drifts along the ridge of equal likelihood
+        scale = new_theta.reshape(self.n_sets, -1).max(axis=1)
+        scale = np.where(scale > 0, scale, 1.0)
+        new_theta = (new_theta.reshape(self.n_sets, -1) / scale[:, None]).ravel()
+        new_gamma = (new_gamma.reshape(self.n_sets, -1) * scale[:, None]).ravel()
         return new_theta, new_gamma
