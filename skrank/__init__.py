@@ -8,7 +8,9 @@ The public names live in subpackages by concern and are all re-exported
 here: ``skrank.metrics`` (metric functions, :func:`evaluate`),
 ``skrank.model_selection`` (scorers, :class:`FAPCutoffClassifier`),
 ``skrank.plot`` (displays), ``skrank.stats`` (:func:`compare`) and
-``skrank.datasets``; ``skrank.dask.evaluate`` runs on Dask DataFrames. The engine they share is the private ``skrank._core``.
+``skrank.datasets``; ``skrank.dask.evaluate`` runs on Dask DataFrames, and
+``skrank.clicks`` evaluates rankers from click logs (not re-exported). The
+engine they share is the private ``skrank._core``.
 """
 
 # The public names, by the subpackage that defines them: the one list from
@@ -18,6 +20,7 @@ here: ``skrank.metrics`` (metric functions, :func:`evaluate`),
 _PUBLIC = {
     "datasets": (
         "load_digits_retrieval",
+        "simulate_clicks",
     ),
     "metrics": (
         "DifferenceExplanation",

@@ -1,11 +1,27 @@
-"""Evaluating rankers and slate policies from logged clicks.
+"""Evaluating rankers and slate policies from click logs.
 
-:func:`slate_estimate`: off-policy estimates of a slate policy's value from
-slates a stochastic policy logged (standard, independent and
-reward-interaction IPS, plain or self-normalised), with a bootstrap interval
-over slates.
+:func:`estimate_position_bias` estimates how much more often users examine
+one position than another (the position-based model); :func:`evaluate`
+uses those propensities to estimate, from the clicks a logging ranker
+collected, the DCG, precision and average relevant position a new ranker
+would have (inverse propensity scoring). :func:`slate_estimate` gives
+off-policy estimates of a slate policy's value from slates a stochastic
+policy logged (standard, independent and reward-interaction IPS, plain or
+self-normalised), with a bootstrap interval over slates.
+
+``skrank.clicks.evaluate`` is not ``skrank.evaluate`` (which scores
+relevance labels), so these names are not re-exported at the top level.
 """
 
-from ._slate import slate_estimate
+from ._evaluate import ClickEvaluation, evaluate
+from ._position_bias import PositionBias, estimate_position_bias
+from ._slate import SlateEstimate, slate_estimate
 
-__all__ = ["slate_estimate"]
+__all__ = [
+    "ClickEvaluation",
+    "PositionBias",
+    "SlateEstimate",
+    "estimate_position_bias",
+    "evaluate",
+    "slate_estimate",
+]

@@ -1,0 +1,149 @@
+"""Expectation-maximisation for the position-based click model, on aggregated cells.
+
+The position-based model (PBM) says a document ``d`` shown at position
+``k`` is clicked with probability ``theta[k] * gamma[d]``: examined with
+probability ``theta[k]``, and then clicked when relevant (``gamma[d]``).
+The data come as *cells*: one per (item, position) pair with its click
+and impression counts (weighted counts are fine). Each EM step is a few
+whole-array passes over the cells and two ``np.bincount`` sums; the only
+loop is over the iterations.
+
+For a cell with ``c`` clicks out of ``n`` impressions and ``u = n - c``
+non-clicks, the E step gives, for each non-click, the posterior
+probability that the document was examined but not relevant,
+``theta (1 - gamma) / (1 - theta gamma)``, and that it was relevant but not
+examined, ``(1 - theta) gamma / (1 - theta gamma)``; a click means both.
+The M step averages them (Chuklin, Markov and de Rijke, 2015, ch. 4;
+Wang et al., WSDM 2018):
+
+    theta[k] = (C_k + theta[k] sum_{cells at k} u (1 - gamma) / (1 - theta gamma)) / N_k
+    gamma[d] = (C_d + gamma[d] sum_{cells of d} u (1 - theta) / (1 - theta gamma)) / N_d
+
+Both stay in [0, 1]. Only ratios of ``theta`` are identified (``theta * s``
+and ``gamma / s`` fit equally well), which is why the estimators report
+``theta`` relative to position 1.
+"""
+
+import numpy as np
+
+#: EM stops when no position's theta (relative to the largest) moves more than this
+TOLERANCE = 1e-6
+#: and after this many iterations at most
+MAX_ITER = 2000
+
+
+def pbm_em(position, item, clicks, impressions, *, n_positions, n_items,
+           theta=None, gamma=None, tol=TOLERANCE, max_iter=MAX_ITER, n_sets=1):
+    """Fit the PBM by EM on cells; returns ``(theta, gamma, n_iter)``.
+
+    Parameters
+    ----------
+    position : ndarray of int, shape (n_cells,)
+        0-based position of each cell, in ``0..n_positions-1``.
+    item : ndarray of int, shape (n_cells,)
+        The item (query-document pair) of each cell, in ``0..n_items-1``.
+    clicks, impressions : ndarray of float, shape (n_cells,)
+        Counts (or weighted counts) of each cell; ``clicks <= impressions``.
+    theta, gamma : ndarray, default=None
+        Starting values (a warm start); by default the click rate of each
+        position divided by the largest, and 0.5.
+    n_sets : int, default=1
+        Independent data sets stacked in the cells (set ``b`` owns
+        positions ``b * K .. b * K + K - 1``, ``K = n_positions / n_sets``):
+        convergence is judged on each set's theta relative to its own
+        largest.
+
+    Positions or items without impressions keep their starting values;
+    their estimates mean nothing and the caller leaves them out.
+    """
+    clicks = np.asarray(clicks, dtype=np.float64)
+    impressions = np.asarray(impressions, dtype=np.float64)
+    misses = impressions - clicks
+    position_clicks = np.bincount(position, clicks, n_positions)
+    position_shown = np.bincount(position, impressions, n_positions)
+    item_clicks = np.bincount(item, clicks, n_items)
+    item_shown = np.bincount(item, impressions, n_items)
+    shown_at = position_shown > 0
+    item_seen = item_shown > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if theta is None:
+            rate = np.where(shown_at, position_clicks / position_shown, 0.0)
+            top = rate.max()
+            theta = np.where(rate > 0, 0.9 * rate / top if top > 0 else 0.5, 0.5)
+        if gamma is None:
+            gamma = np.full(n_items, 0.5)
+        theta = np.array(theta, dtype=np.float64)
+        gamma = np.array(gamma, dtype=np.float64)
+        step = _EMStep(position, item, misses, position_clicks, item_clicks,
+                       np.where(shown_at, position_shown, 1.0),
+                       np.where(item_seen, item_shown, 1.0), shown_at, item_seen,
+                       n_sets)
+        n_iter = 0
+        # SQUAREM (Varadhan and Roland, Scand. J. Statist. 2008): two EM
+        # steps give a direction r and a curvature v; the point extrapolated
+        # along them (step length alpha <= -1; -1 is the two plain steps) is
+        # clipped to [0, 1] and polished by a third EM step. With the scale
+        # pinned (each set's largest theta is 1) this needs about a fifth of
+        # the EM steps of plain EM for the same accuracy.
+        while n_iter < max_iter:
+            theta1, gamma1 = step(theta, gamma)
+            theta2, gamma2 = step(theta1, gamma1)
+            r_t, r_g = theta1 - theta, gamma1 - gamma
+            v_t, v_g = theta2 - theta1 - r_t, gamma2 - gamma1 - r_g
+            norm_v = np.sqrt(np.dot(v_t, v_t) + np.dot(v_g, v_g))
+            norm_r = np.sqrt(np.dot(r_t, r_t) + np.dot(r_g, r_g))
+            alpha = min(-norm_r / norm_v, -1.0) if norm_v > 0 else -1.0
+            new_theta = np.clip(theta - 2 * alpha * r_t + alpha * alpha * v_t,
+                                1e-12, 1.0)
+            new_gamma = np.clip(gamma - 2 * alpha * r_g + alpha * alpha * v_g, 0.0, 1.0)
+            new_theta, new_gamma = step(new_theta, new_gamma)
+            if not (np.isfinite(new_theta).all() and np.isfinite(new_gamma).all()):
+                new_theta, new_gamma = theta2, gamma2  # plain EM steps instead
+            n_iter += 3
+            # only ratios of theta are identified: watch theta relative to
+            # its largest value (the scale may drift along the ridge)
+            change = np.abs(
+                _relative(new_theta, n_sets) - _relative(theta, n_sets)).max()
+            theta, gamma = new_theta, new_gamma
+            if change < tol:
+                break
+    return theta, gamma, n_iter
+
+
+def _relative(theta, n_sets):
+    """Each set's theta over its largest value."""
+    by_set = theta.reshape(n_sets, -1)
+    return by_set / by_set.max(axis=1, keepdims=True)
+
+
+class _EMStep:
+    """One EM step of the PBM on fixed cells (a callable: (theta, gamma) -> new)."""
+
+    def __init__(self, position, item, misses, position_clicks, item_clicks,
+                 position_shown, item_shown, shown_at, item_seen, n_sets=1):
+        self.position, self.item, self.misses = position, item, misses
+        self.position_clicks, self.item_clicks = position_clicks, item_clicks
+        self.position_shown, self.item_shown = position_shown, item_shown
+        self.shown_at, self.item_seen = shown_at, item_seen
+        self.n_sets = n_sets
+
+    def __call__(self, theta, gamma):
+        n_positions, n_items = theta.shape[0], gamma.shape[0]
+        t = theta[self.position]
+        g = gamma[self.item]
+        # non-clicks over the probability of a non-click (kept above 0)
+        ratio = self.misses / np.maximum(1.0 - t * g, 1e-300)
+        new_theta = (self.position_clicks + theta * np.bincount(
+            self.position, ratio * (1.0 - g), n_positions)) / self.position_shown
+        new_gamma = (self.item_clicks + gamma * np.bincount(
+            self.item, ratio * (1.0 - t), n_items)) / self.item_shown
+        new_theta = np.where(self.shown_at, new_theta, theta)
+        new_gamma = np.where(self.item_seen, new_gamma, gamma)
+        # the same fit with each set's largest theta at 1: theta / s and
+        # gamma * s stay probabilities (s <= 1), and the scale no longer
+        # drifts along the ridge of equal likelihood
+        scale = new_theta.reshape(self.n_sets, -1).max(axis=1)
+        scale = np.where(scale > 0, scale, 1.0)
+        new_theta = (new_theta.reshape(self.n_sets, -1) / scale[:, None]).ravel()
+        new_gamma = (new_gamma.reshape(self.n_sets, -1) * scale[:, None]).ravel()
+        return new_theta, new_gamma

@@ -1,0 +1,200 @@
+"""Per-row checks of click logs, shared by every click estimator.
+
+One wording for each refusal, naming the argument and the first bad row
+(rows count from 0, as numpy and pandas' ``iloc`` do). The position-bias
+estimators, :func:`skrank.clicks.evaluate`, the slate estimators and the
+click scorer all read their inputs through these helpers.
+"""
+
+from numbers import Real
+
+import numpy as np
+
+from .._core._factorize import _factorize
+from .._core._validation import (
+    _check_dimensions,
+    _reject_complex,
+    _reject_masked,
+    _to_array,
+    first_position,
+)
+
+
+def _numbers(name, values):
+    """``values`` as a non-empty 1-D numpy array of real numbers (any dtype)."""
+    _reject_masked(name, values)
+    array = _to_array(name, values)
+    _reject_complex(name, array)
+    _check_dimensions(name, array, (1,))
+    if array.dtype.kind not in "biuf":
+        try:
+            array = array.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"`{name}` must contain numbers.") from None
+    return array
+
+
+def check_clicks(click):
+    """``click`` as a float64 array of 0s and 1s (booleans accepted)."""
+    array = _numbers("click", click)
+    bad = ~((array == 0) | (array == 1))
+    if bad.any():
+        raise ValueError(
+            f"`click` must be 0 or 1 (one displayed document per row, clicked or "
+            f"not), got {array[bad][0]!r} at {first_position(bad)}."
+        )
+    return array.astype(np.float64)
+
+
+def check_positions(position):
+    """``position`` as an int64 array of 1-based ranks (whole numbers >= 1)."""
+    array = _numbers("position", position)
+    if array.dtype.kind == "f":
+        bad = ~np.isfinite(array) | (array != np.floor(np.where(np.isfinite(array),
+                                                                 array, 0.0)))
+        if bad.any():
+            raise ValueError(
+                "`position` must hold whole numbers (the 1-based rank at which "
+                f"the logger showed the row), got {array[bad][0]!r} at "
+                f"{first_position(bad)}."
+            )
+    bad = array < 1
+    if bad.any():
+        raise ValueError(
+            "`position` must be 1 or more (1 is the top of the list), got "
+            f"{array[bad][0]!r} at {first_position(bad)}."
+        )
+    return array.astype(np.int64)
+
+
+def check_same_rows(**arrays):
+    """Every array has the first one's number of rows."""
+    names = list(arrays)
+    first = names[0]
+    n_rows = arrays[first].shape[0]
+    for name in names[1:]:
+        if arrays[name].shape[0] != n_rows:
+            raise ValueError(
+                f"`{name}` has {arrays[name].shape[0]} rows but `{first}` has "
+                f"{n_rows}: give one value per displayed document."
+            )
+
+
+def list_codes(query_id, n_rows, name="query_id"):
+    """Integer codes 0..n_lists-1 of ``query_id`` (ascending id order) and the ids.
+
+    Returns ``(codes, ids)`` with ``ids[codes]`` the id of each row.
+    """
+    if query_id is None:
+        raise ValueError(
+            f"`{name}` is required: one id per row, saying which displayed list "
+            "(or query) the row belongs to."
+        )
+    keys, labels = _factorize(query_id, n_rows)
+    distinct, codes = np.unique(keys, return_inverse=True)
+    ids = distinct if labels is None else labels[distinct]
+    return codes.reshape(-1).astype(np.intp), ids
+
+
+def check_one_row_per_position(codes, position, name="query_id", rows=None):
+    """Refuse two rows of one list at one position, naming the later of the first pair.
+
+    ``rows`` (ascending) gives the input row of each entry when the arrays
+    are a subset of the rows.
+    """
+    rows = np.arange(codes.shape[0]) if rows is None else np.asarray(rows)
+    key = codes.astype(np.int64) * (int(position.max()) + 1) + position
+    order = np.argsort(key, kind="stable")
+    ordered = key[order]
+    same = np.flatnonzero(ordered[1:] == ordered[:-1])
+    if same.shape[0]:
+        later = int(order[same + 1].min())  # stable: the later entry of a pair
+        first = int(np.flatnonzero(key == key[later])[0])
+        raise ValueError(
+            f"Two rows of one list are at the same position: row {rows[later]} "
+            f"repeats row {rows[first]} (same `{name}`, `position` "
+            f"{int(position[later])}). A "
+            "list shows one document per position; give each displayed list "
+            "its own id."
+        )
+
+
+def check_clip(clip):
+    """``clip`` as a float in (0, 1], or None."""
+    if clip is None:
+        return None
+    if isinstance(clip, (bool, np.bool_)) or not isinstance(clip, Real) or not (
+        0 < clip <= 1
+    ):
+        raise ValueError(
+            f"`clip` must be a number in (0, 1] (the smallest propensity a click "
+            f"may have; smaller ones are raised to it) or None, got {clip!r}."
+        )
+    return float(clip)
+
+
+def check_propensity_values(values, name="propensity", where=None):
+    """Refuse propensities that are not in (0, 1]; ``where`` maps index -> row."""
+    values = np.asarray(values, dtype=np.float64)
+    bad = ~((values > 0) & (values <= 1))  # NaN is bad too
+    if bad.any():
+        index = int(np.flatnonzero(bad)[0])
+        row = index if where is None else int(where[index])
+        raise ValueError(
+            f"`{name}` must be in (0, 1] (the probability that the row's position "
+            f"is examined, relative to position 1), got {values[index]!r} at row "
+            f"{row}."
+        )
+    return values
+
+
+def propensity_per_row(propensity, position):
+    """The propensity of each row: from a PositionBias, a callable or an array.
+
+    A :class:`~skrank.clicks.PositionBias` gives its estimate of each
+    position (refusing positions it does not cover); a callable is called
+    with the positions, once per distinct position; an array or a number
+    gives the values as they are. Callables and arrays must give values in
+    (0, 1]. ``position`` comes from :func:`check_positions`.
+    """
+    from ._position_bias import PositionBias  # the result type; imports us
+
+    if isinstance(propensity, PositionBias):
+        return propensity._lookup(position)
+    if callable(propensity):
+        # one call with the distinct positions (a table, no sort of the rows)
+        distinct = np.flatnonzero(np.bincount(position))
+        values = np.asarray(propensity(distinct), dtype=np.float64)
+        if values.ndim == 0:  # one value for every position
+            values = np.full(distinct.shape, float(values))
+        if values.shape != distinct.shape:
+            raise ValueError(
+                "`propensity` called with an array of positions must return one "
+                f"value per position, got shape {values.shape} for "
+                f"{distinct.shape[0]} positions."
+            )
+        bad = ~((values > 0) & (values <= 1))
+        if bad.any():  # name the first row at the first bad position
+            where = np.zeros(int(distinct[-1]) + 1, dtype=bool)
+            where[distinct[bad]] = True
+            check_propensity_values(values[bad][:1], where=[
+                int(np.flatnonzero(where[position])[0])])
+        table = np.zeros(int(distinct[-1]) + 1)
+        table[distinct] = values
+        return table[position]
+    if np.ndim(propensity) == 0:
+        if isinstance(propensity, (bool, np.bool_)) or not isinstance(propensity, Real):
+            raise ValueError(
+                "`propensity` must be a PositionBias, a callable of positions, or "
+                f"numbers (one per row), got {propensity!r}."
+            )
+        values = np.full(position.shape, propensity, dtype=np.float64)
+    else:
+        values = _numbers("propensity", propensity)
+    if values.shape != position.shape:
+        raise ValueError(
+            f"`propensity` has {values.shape[0]} values but there are "
+            f"{position.shape[0]} rows: give one per row, a PositionBias, or a "
+            "callable of positions."
+        )
+    return check_propensity_values(values.astype(np.float64))

@@ -1,0 +1,162 @@
+"""estimate_position_bias and PositionBias: hand-worked cases, recovery, intervals, bad input."""
+
+import numpy as np
+import pytest
+
+from skrank.clicks import PositionBias, estimate_position_bias
+from skrank.datasets import simulate_clicks
+
+THETA = 1.0 / np.arange(1, 11) ** 0.8  # positions 1..10, theta(1) = 1
+
+
+def test_randomized_is_the_click_rate_ratio():
+    # position 1: 3 clicks in 4 rows, position 2: 1 in 4
+    bias = estimate_position_bias([1, 1, 0, 0, 1, 0, 1, 0], [1, 2, 1, 2, 1, 2, 1, 2],
+                                  query_id=[1, 1, 2, 2, 3, 3, 4, 4],
+                                  method="randomized", n_resamples=0)
+    np.testing.assert_allclose(bias.propensity, [1.0, (1 / 4) / (3 / 4)])
+    assert bias.interval is None
+    np.testing.assert_array_equal(bias.n_impressions, [4, 4])
+    np.testing.assert_array_equal(bias.n_clicks, [3, 1])
+
+
+@pytest.mark.parametrize("method", ["harvest", "em"])
+def test_one_pair_at_two_positions(method):
+    # one (query, doc) at position 1 (clicks 2 of 4) and position 2 (1 of 4):
+    # theta2 gamma / (theta1 gamma) = (1/4) / (2/4) for both estimators
+    click = [1, 1, 0, 0, 1, 0, 0, 0]
+    position = [1, 1, 1, 1, 2, 2, 2, 2]
+    bias = estimate_position_bias(click, position, query_id=np.zeros(8),
+                                  doc_id=np.zeros(8), method=method, n_resamples=0)
+    np.testing.assert_allclose(bias.propensity, [1.0, 0.5], rtol=1e-5)
+
+
+def _varied_logs(n_queries, n_rankers, n_sessions, seed):
+    """PBM clicks of several noisy rankers of the same queries (pairs move)."""
+    rng = np.random.default_rng(seed)
+    query = np.repeat(np.arange(n_queries), 10)
+    doc = np.arange(query.shape[0])
+    label = rng.integers(0, 5, query.shape[0])
+    logs = [simulate_clicks(label, label + rng.normal(0, 2, label.shape[0]),
+                            query_id=query, propensity=THETA, n_sessions=n_sessions,
+                            random_state=seed + r)
+            for r in range(n_rankers)]
+    return (np.concatenate([log.click for log in logs]),
+            np.concatenate([log.position for log in logs]),
+            np.concatenate([log.query_id for log in logs]),
+            np.concatenate([doc[log.row] for log in logs]))
+
+
+@pytest.mark.parametrize("method", ["harvest", "em"])
+def test_recovers_theta_from_varied_rankers(method):
+    click, position, query, doc = _varied_logs(1000, 5, 40, seed=0)  # 2e6 rows
+    bias = estimate_position_bias(click, position, query_id=query, doc_id=doc,
+                                  method=method, n_resamples=0)
+    np.testing.assert_allclose(bias.propensity, THETA / THETA[0], rtol=0.05)
+
+
+def test_randomized_recovers_theta():
+    rng = np.random.default_rng(1)
+    query = np.repeat(np.arange(4000), 10)
+    label = rng.integers(0, 2, query.shape[0])
+    # a randomised experiment: each session shows the list in a random order
+    log = simulate_clicks(label, rng.random(query.shape[0]), query_id=query,
+                          propensity=THETA, n_sessions=1, random_state=2)
+    click, position = [log.click], [log.position]
+    for seed in range(3, 30):  # fresh shuffles
+        log = simulate_clicks(label, rng.random(query.shape[0]), query_id=query,
+                              propensity=THETA, random_state=seed)
+        click.append(log.click)
+        position.append(log.position)
+    bias = estimate_position_bias(np.concatenate(click), np.concatenate(position),
+                                  query_id=np.tile(query, 28), method="randomized",
+                                  n_resamples=0)
+    np.testing.assert_allclose(bias.propensity, THETA / THETA[0], rtol=0.05)
+
+
+def test_interval_brackets_the_estimate():
+    click, position, query, doc = _varied_logs(100, 3, 20, seed=4)
+    for method in ("randomized", "harvest", "em"):
+        bias = estimate_position_bias(click, position, query_id=query, doc_id=doc,
+                                      method=method, n_resamples=30, random_state=0)
+        assert bias.interval.shape == (10, 2)
+        np.testing.assert_allclose(bias.interval[0], [1.0, 1.0])
+        assert (bias.interval[:, 0] <= bias.propensity + 1e-9).all()
+        assert (bias.propensity <= bias.interval[:, 1] + 1e-9).all()
+
+
+@pytest.mark.slow
+def test_interval_coverage_near_nominal():
+    # 200 randomised experiments of 200 queries: the 90% interval of theta(2)
+    # and theta(3) should cover the truth about 90% of the time
+    rng = np.random.default_rng(7)
+    theta = np.array([1.0, 0.6, 0.4])
+    covered = []
+    for rep in range(200):
+        n_queries, n_sessions = 200, 5
+        gamma = rng.beta(2, 3, size=(n_queries, 3))
+        shown = np.argsort(rng.random((n_queries * n_sessions, 3)), axis=1)
+        position = np.empty_like(shown)
+        np.put_along_axis(position, shown, np.arange(3)[None, :], axis=1)
+        query = np.repeat(np.arange(n_queries), n_sessions)
+        p_click = theta[position] * gamma[query][:, :]
+        click = (rng.random(p_click.shape) < p_click).astype(int)
+        bias = estimate_position_bias(click.ravel(), position.ravel() + 1,
+                                      query_id=np.repeat(query, 3),
+                                      method="randomized", confidence_level=0.9,
+                                      n_resamples=300, random_state=rep)
+        covered.append((bias.interval[1:, 0] <= theta[1:]) &
+                       (theta[1:] <= bias.interval[1:, 1]))
+    rate = np.mean(covered)
+    assert 0.84 <= rate <= 0.96  # 400 intervals: 0.9 +- 3 standard errors
+
+
+def test_position_without_evidence_is_named_or_left_out():
+    click = [1, 0, 1, 0, 1, 1]
+    position = [1, 2, 1, 2, 3, 3]  # position 2 has no click
+    with pytest.raises(ValueError, match="Position 2 has no evidence.*max_position=1"):
+        estimate_position_bias(click, position, query_id=[0, 0, 1, 1, 2, 2],
+                               method="randomized", n_resamples=0)
+    bias = estimate_position_bias(click, position, query_id=[0, 0, 1, 1, 2, 2],
+                                  method="randomized", max_position=1, n_resamples=0)
+    np.testing.assert_array_equal(bias.propensity, [1.0])
+    assert (bias.propensity > 0).all()
+
+
+def test_harvest_needs_a_pair_at_two_positions():
+    # doc 0 only ever at position 1, doc 1 only at position 2: no intervention
+    with pytest.raises(ValueError, match="Position 1 has no evidence"):
+        estimate_position_bias([1, 1, 0, 1], [1, 2, 1, 2], query_id=[0, 0, 0, 0],
+                               doc_id=[0, 1, 0, 1], method="harvest", n_resamples=0)
+
+
+def test_position_bias_call_repr_and_plot():
+    bias = PositionBias([1.0, 0.5, 0.25], method="randomized")
+    np.testing.assert_array_equal(bias([3, 1]), [0.25, 1.0])
+    assert "positions=1..3" in repr(bias) and "0.25" in repr(bias)
+    with pytest.raises(ValueError, match="covers positions 1..3.*row 1"):
+        bias([1, 4])
+    with pytest.raises(ValueError, match="positive and finite.*position 2"):
+        PositionBias([1.0, 0.0])
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    ax = bias.plot()
+    assert ax.get_xlabel() == "position"
+
+
+@pytest.mark.parametrize("change, message", [
+    (dict(method="cascade"), "`method` must be one of"),
+    (dict(doc_id=None), "`doc_id` is required for method='em'"),
+    (dict(max_position=0), "`max_position` must be a positive integer"),
+    (dict(confidence_level=1.0), "`confidence_level` must be a number in"),
+    (dict(n_resamples=-1), "`n_resamples` must be a non-negative integer"),
+    (dict(click=[1, 0.5]), r"`click` must be 0 or 1.*row 1"),
+    (dict(position=[0, 1]), r"`position` must be 1 or more.*row 0"),
+    (dict(query_id=None), "`query_id` is required"),
+])
+def test_bad_input(change, message):
+    arguments = dict(click=[1, 0], position=[1, 2], query_id=[0, 0], doc_id=[0, 1])
+    arguments.update(change)
+    click, position = arguments.pop("click"), arguments.pop("position")
+    with pytest.raises(ValueError, match=message):
+        estimate_position_bias(click, position, **arguments)
