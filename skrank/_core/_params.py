@@ -20,6 +20,7 @@ from numbers import Real
 import numpy as np
 from typing import Callable, NamedTuple
 
+from ._peer_rules import peer_rules
 from ._presets import (
     FUNCTION_STEMS,
     SCORE_OPTIONS,
@@ -352,6 +353,7 @@ def check_params(func):
                 for name, value in defaults.items():
                     if name in rules and name not in kwargs:
                         kwargs[name] = rules[name].check(name, value)
+                args = _as_the_peer_reads(peer_rules(convention, stem), args, kwargs)
             elif func.__name__ == "evaluate" and not isinstance(kwargs["compat"], Preset):
                 # the preset applies per metric; explicit options win
                 kwargs["compat"] = Preset(
@@ -368,6 +370,23 @@ def check_params(func):
         return func(*args, **kwargs)
 
     return checked
+
+
+def _as_the_peer_reads(rules, args, kwargs):
+    """``args`` with ``y_true`` (and ``kwargs`` with ``sample_weight``) as the
+    peer reads them under a preset (see ``_peer_rules``); ``kwargs`` in place."""
+    if rules is None:
+        return args
+    y_true = args[0] if args else kwargs.get("y_true")
+    y_true, weight = rules.apply(
+        y_true, kwargs.get("sample_weight"), kwargs.get("query_id"), kwargs
+    )
+    if kwargs.get("sample_weight") is not None:
+        kwargs["sample_weight"] = weight
+    if args:
+        return (y_true, *args[1:])
+    kwargs["y_true"] = y_true
+    return args
 
 
 class Preset(NamedTuple):
