@@ -119,12 +119,21 @@ def _integer_grades(rules, labels, query_id, options):
         )
 
 
-def _exp_grades_up_to(limit):
-    """Under the exponential gain: integer grades 0..limit (XGBoost, LightGBM)."""
-    def check(rules, labels, query_id, options):
-        if options.get("gain", "exponential") != "exponential":
-            return
+def _exponential(options):
+    return options.get("gain", "exponential") == "exponential"
+
+
+def _exp_integer_grades(rules, labels, query_id, options):
+    """Integer grades under the exponential gain (XGBoost's ndcg)."""
+    if _exponential(options):
         _integer_grades(rules, labels, query_id, options)
+
+
+def _exp_grades_up_to(limit):
+    """Grades up to ``limit`` under the exponential gain (XGBoost, LightGBM)."""
+    def check(rules, labels, query_id, options):
+        if not _exponential(options):
+            return
         bad = labels > limit
         if bad.any():
             rules.refuse(
@@ -189,22 +198,22 @@ RULES = {
     "binary": _binary,
     "unit_interval": _unit_interval,
     "integer_grades": _integer_grades,
+    "exp_integer_grades": _exp_integer_grades,
     "exp_grades_up_to_30": _exp_grades_up_to(30),
     "exp_grades_up_to_31": _exp_grades_up_to(31),
     "two_rows": _two_rows,
     "judged_non_relevant": _judged_non_relevant,
 }
 
-#: rule name -> what it says, for describe_convention
+#: rule name -> what the peer (and the preset) raises on, for describe_convention
 RULE_TEXT = {
-    "binary": "binary labels (0/1), else a ValueError",
-    "unit_interval": "labels in [0, 1], else a ValueError",
-    "integer_grades": "integer grades, else a ValueError",
-    "exp_grades_up_to_30": "with the exponential gain, integer grades 0..30, "
-                           "else a ValueError",
-    "exp_grades_up_to_31": "with the exponential gain, integer grades 0..31, "
-                           "else a ValueError",
-    "two_rows": "a query of one row is a ValueError",
-    "judged_non_relevant": "a query with relevant rows and no judged non-relevant "
-                           "row is a ValueError: the peer gives nan",
+    "binary": "labels other than 0 and 1",
+    "unit_interval": "labels above 1",
+    "integer_grades": "fractional labels",
+    "exp_integer_grades": "fractional labels with the exponential gain",
+    "exp_grades_up_to_30": "grades above 30 with the exponential gain",
+    "exp_grades_up_to_31": "grades above 31 with the exponential gain",
+    "two_rows": "a query of one row",
+    "judged_non_relevant": "a query with relevant rows and no judged "
+                           "non-relevant one (the peer gives nan)",
 }

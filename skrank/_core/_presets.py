@@ -114,7 +114,7 @@ PRESETS = {
          "no_relevant": "one"},
         {
             "ndcg": _M("ndcg", ("ndcg", "ndcg@{k}", "ndcg-", "ndcg@{k}-"), k=32,
-                       rules=("exp_grades_up_to_31",)),
+                       rules=("exp_integer_grades", "exp_grades_up_to_31")),
             "map": _M("map", ("map", "map@{k}", "map-", "map@{k}-"),
                       {"normalize": "min"}, k=32, note="min(R, k, n)",
                       rules=("binary",)),
@@ -449,7 +449,8 @@ def input_rules(metric):
         phrases.append(f"relevant: label > {metric.relevant_above:g}")
     if not metric.weighted:
         phrases.append("ignores sample_weight")
-    phrases += [RULE_TEXT[rule] for rule in metric.rules]
+    if metric.rules:
+        phrases.append("ValueError on " + ", ".join(RULE_TEXT[r] for r in metric.rules))
     return phrases
 
 

@@ -44,8 +44,8 @@ def describe_convention(name):
     compat='lightgbm': LightGBM 4.7
       options: ties='input', gain='exponential', no_relevant='one'
       metrics:
-        ndcg             ndcg@{k}
-        map              map@{k}  [normalize='min']  (denominator min(R, k, n))
+        ndcg             ndcg@{k}  (ValueError on fractional labels, grades above 30 ...)
+        map              map@{k}  [normalize='min']  (denominator min(R, k, n); relevant: label > 0.5)
       notes:
     ...
     """
