@@ -304,7 +304,10 @@ PRESETS = {
             "a query with no relevant row scores 0 and is counted",
             "trec_eval 9.x (inside pytrec_eval) stores scores as float32: add "
             "score_dtype='float32'",
+            "trec_eval reads relevance as an integer (0.5 is 0, 1.7 is 1): the "
+            "preset casts y_true to integers for every metric",
         ),
+        labels="integer",
     ),
     "spark": Convention(
         "spark", "Spark MLlib RankingMetrics", "4.3",

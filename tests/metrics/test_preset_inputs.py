@@ -8,6 +8,9 @@ Each expected value comes from the peer itself, or from arithmetic written
 out; each refusal is checked against the peer raising on the same input.
 """
 
+import os
+import shutil
+import subprocess
 import warnings
 
 import numpy as np
@@ -331,3 +334,29 @@ def test_ranx_bpref_nan_is_refused():
     assert np.isnan(want["bpref"][0])  # query a: no judged non-relevant row
     with pytest.raises(ValueError, match="compat='ranx'.*bpref.*query 'a'"):
         evaluate(y, s, query_id=q, metrics=["bpref"], compat="ranx")
+
+
+@pytest.mark.peers
+def test_trec_eval_reads_relevance_as_integers(tmp_path):
+    binary = os.environ.get("TREC_EVAL") or shutil.which("trec_eval")
+    if binary is None:
+        pytest.skip("no trec_eval binary (set TREC_EVAL=path to one built from NIST's sources)")
+    y = [0.5, 1.7, 0.0, 2.2, 0.9, 3.0]  # trec_eval reads 0, 1, 0, 2, 0, 3
+    s = [6.0, 5.0, 4.0, 3.0, 2.0, 1.0]
+    q = ["q1", "q1", "q1", "q2", "q2", "q2"]
+    docs = [f"d{i}" for i in range(len(y))]
+    (tmp_path / "qrels").write_text("".join(
+        f"{query} 0 {doc} {label}\n" for query, doc, label in zip(q, docs, y)))
+    (tmp_path / "run").write_text("".join(
+        f"{query} Q0 {doc} {i + 1} {score} tag\n"
+        for i, (query, doc, score) in enumerate(zip(q, docs, s))))
+    measures = ["map", "ndcg", "ndcg_cut_2", "P_2", "recip_rank"]
+    printed = subprocess.run(
+        [binary, *(f"-m{m}" for m in ("map", "ndcg", "ndcg_cut.2", "P.2", "recip_rank")),
+         str(tmp_path / "qrels"), str(tmp_path / "run")],
+        capture_output=True, text=True, check=True).stdout
+    want = {line.split()[0]: float(line.split()[2]) for line in printed.splitlines()
+            if line.split()[1] == "all"}
+    got = evaluate(y, s, query_id=q, metrics=measures, compat="trec_eval")
+    for name in measures:
+        assert close(got[name], want[name], tol=1e-4), name  # trec_eval prints 4 digits
