@@ -360,3 +360,22 @@ def test_trec_eval_reads_relevance_as_integers(tmp_path):
     got = evaluate(y, s, query_id=q, metrics=measures, compat="trec_eval")
     for name in measures:
         assert close(got[name], want[name], tol=1e-4), name  # trec_eval prints 4 digits
+
+
+def test_scorers_read_the_rows_as_the_preset_does():
+    from sklearn.linear_model import LinearRegression
+
+    y = np.array([0, 0.25, 0.5, 0.75, 1, 0, 1, 1, 0])
+    X = np.arange(9, 0, -1.0)[:, None]  # predictions rank the rows in input order
+    q = np.array([0] * 6 + [1] * 3)
+    w = np.array([1.0] * 6 + [3.0] * 3)
+    model = LinearRegression().fit(X, X[:, 0])
+    names = ["PrecisionAt:top=2", "MAP:top=10", "NDCG"]
+    many = skrank.get_scorer(names, compat="catboost")(model, X, y, query_id=q,
+                                                       sample_weight=w)
+    want = evaluate(y, model.predict(X), query_id=q, metrics=names, compat="catboost",
+                    sample_weight=w)
+    assert many == pytest.approx(want)
+    # query 0: P@2 = 0 (labels 0 and 0.25); query 1: 1; unweighted
+    assert many["PrecisionAt:top=2"] == pytest.approx(0.5)
+    assert many["MAP:top=10"] == pytest.approx((0.325 + 1) / 2)
