@@ -272,7 +272,9 @@ compat : str, default=None
     ``"sklearn"``, ``"ranx"``, ``"torchmetrics"``, ``"trec_eval"`` or
     ``"spark"`` (see :func:`describe_convention`). The preset's options
     become this call's defaults; options given explicitly win. A
-    ``ValueError`` lists the peer's metrics when it lacks this one.
+    ``ValueError`` lists the peer's metrics when it lacks this one. The
+    preset also reads ``y_true`` and ``sample_weight`` as the peer does,
+    and input the peer raises on is a ``ValueError`` naming the rule.
 """,
     "score_dtype": """\
 score_dtype : {None, "float32"}, default=None

@@ -77,7 +77,10 @@ def evaluate(
         preset's options for it; options given explicitly win. ``metrics``
         may then also use the peer's own names (``"ndcg@10-"`` for
         XGBoost, ``"NDCG:top=5"`` for CatBoost), and a metric the peer
-        lacks is a ``ValueError`` listing what it has.
+        lacks is a ``ValueError`` listing what it has. Each metric also
+        reads ``y_true`` and ``sample_weight`` as the peer does (CatBoost's
+        0.5 border, ranx's integer labels, ...), and input the peer raises
+        on is a ``ValueError`` naming the rule.
     {score_dtype, retrieved}
     **options : dict
         Options of the metric functions, such as ``gain="linear"``
