@@ -34,8 +34,9 @@ class PeerRules:
     rules: tuple = ()
 
     def layout_key(self):
-        """What changes the rows: requests with equal keys share a layout."""
-        return (self.integer_labels, self.relevant_above, self.weighted)
+        """What changes the rows (None: nothing); equal keys share a layout."""
+        key = (self.integer_labels, self.relevant_above, self.weighted)
+        return None if key == (False, None, True) else key
 
     def apply(self, y_true, sample_weight, query_id, options):
         """``(y_true, sample_weight)`` as the peer reads them; a ValueError where it refuses.
