@@ -10,6 +10,7 @@ import numpy as np
 
 from .._core._optional import import_optional
 from .._core._params import check_params
+from .._core._peer_rules import peer_rules
 from .._core._presets import PRESETS, get_convention, parse_peer_name
 from ._evaluate import _REQUEST_OPTIONS, _metric_options, evaluate
 from ._registry import METRICS, parse_metric_name
@@ -189,6 +190,8 @@ def explain_difference(
     spec = spec_a
     current = _full_options(spec, options_a, isinstance(a, dict))
     target = _full_options(spec, options_b, isinstance(b, dict))
+    for side, options in ((a, current), (b, target)):
+        _check_same_rows(side, spec.stem, y_true, sample_weight, query_id, options)
     changed = [name for name in _PATH_ORDER if current.get(name) != target.get(name)]
     changed += sorted(n for n in target if current.get(n) != target[n] and n not in changed)
 
@@ -210,6 +213,38 @@ def explain_difference(
         _movers(start, end, n_queries),
         dict(_full_options(spec, options_a, isinstance(a, dict))), dict(target),
     )
+
+
+def _check_same_rows(side, stem, y_true, sample_weight, query_id, options):
+    """A ValueError when a preset side reads these rows differently (see
+    ``_peer_rules``): the path changes options, on the same rows."""
+    if not isinstance(side, str):
+        return
+    rules = peer_rules(get_convention(side), stem)
+    if rules is None:
+        return
+    labels, weight = rules.apply(y_true, sample_weight, query_id, options)
+    if weight is None and sample_weight is not None:
+        raise ValueError(
+            f"compat={side!r}: {rules.peer}'s {rules.metric} ignores the weights, "
+            "and explain_difference compares options on the same rows: pass "
+            "sample_weight=None to compare."
+        )
+    given = np.asarray(y_true, dtype=np.float64)
+    # a border changes what is relevant; a cast changes the grades themselves
+    same = (labels is y_true) or (
+        np.array_equal(labels > 0, given > 0) if rules.relevant_above is not None
+        else np.array_equal(labels, given)
+    )
+    if not same:
+        raise ValueError(
+            f"compat={side!r}: {rules.peer}'s {rules.metric} reads these labels "
+            "differently ("
+            + ("a label above " + f"{rules.relevant_above:g} is relevant"
+               if rules.relevant_above is not None else "it casts them to integers")
+            + "), and explain_difference compares options on the same rows: "
+            "pass the labels as the peer reads them to compare."
+        )
 
 
 def _same(a, b):

@@ -379,3 +379,20 @@ def test_scorers_read_the_rows_as_the_preset_does():
     # query 0: P@2 = 0 (labels 0 and 0.25); query 1: 1; unweighted
     assert many["PrecisionAt:top=2"] == pytest.approx(0.5)
     assert many["MAP:top=10"] == pytest.approx((0.325 + 1) / 2)
+
+
+def test_explain_difference_refuses_rows_a_preset_reads_differently():
+    # explain_difference changes options on the same rows; CatBoost's MAP would
+    # read these labels (border 0.5) and weights (ignored) differently
+    y, s = [0, 0.25, 0.5, 0.75, 1, 0], [6, 5, 4, 3, 2, 1]
+    with pytest.raises(ValueError, match=r"compat='catboost'.*above 0.5"):
+        skrank.explain_difference(y, s, metric="map@10", a={}, b="catboost")
+    with pytest.raises(ValueError, match=r"compat='catboost'.*ignores the weights"):
+        skrank.explain_difference([0, 1, 0, 1], [4, 3, 2, 1], metric="map@10",
+                                  a={}, b="catboost", sample_weight=[1, 1, 2, 2])
+    with pytest.raises(ValueError, match=r"compat='sklearn'.*one row"):
+        skrank.explain_difference([1], [1.0], metric="ndcg", a="sklearn", b={})
+    # rows both sides read as given: the usual report
+    result = skrank.explain_difference([0, 1, 0, 1], [4, 3, 2, 1], metric="map@10",
+                                       a={}, b="catboost")
+    assert result.value_b == pytest.approx((1 / 2 + 2 / 4) / 2)
