@@ -20,6 +20,7 @@ from numbers import Real
 import numpy as np
 from typing import Callable, NamedTuple
 
+from ._peer_rules import peer_rules
 from ._presets import (
     FUNCTION_STEMS,
     SCORE_OPTIONS,
@@ -271,7 +272,9 @@ compat : str, default=None
     ``"sklearn"``, ``"ranx"``, ``"torchmetrics"``, ``"trec_eval"`` or
     ``"spark"`` (see :func:`describe_convention`). The preset's options
     become this call's defaults; options given explicitly win. A
-    ``ValueError`` lists the peer's metrics when it lacks this one.
+    ``ValueError`` lists the peer's metrics when it lacks this one. The
+    preset also reads ``y_true`` and ``sample_weight`` as the peer does,
+    and input the peer raises on is a ``ValueError`` naming the rule.
 """,
     "score_dtype": """\
 score_dtype : {None, "float32"}, default=None
@@ -352,6 +355,7 @@ def check_params(func):
                 for name, value in defaults.items():
                     if name in rules and name not in kwargs:
                         kwargs[name] = rules[name].check(name, value)
+                args = _as_the_peer_reads(peer_rules(convention, stem), args, kwargs)
             elif func.__name__ == "evaluate" and not isinstance(kwargs["compat"], Preset):
                 # the preset applies per metric; explicit options win
                 kwargs["compat"] = Preset(
@@ -368,6 +372,23 @@ def check_params(func):
         return func(*args, **kwargs)
 
     return checked
+
+
+def _as_the_peer_reads(rules, args, kwargs):
+    """``args`` with ``y_true`` (and ``kwargs`` with ``sample_weight``) as the
+    peer reads them under a preset (see ``_peer_rules``); ``kwargs`` in place."""
+    if rules is None:
+        return args
+    y_true = args[0] if args else kwargs.get("y_true")
+    y_true, weight = rules.apply(
+        y_true, kwargs.get("sample_weight"), kwargs.get("query_id"), kwargs
+    )
+    if kwargs.get("sample_weight") is not None:
+        kwargs["sample_weight"] = weight
+    if args:
+        return (y_true, *args[1:])
+    kwargs["y_true"] = y_true
+    return args
 
 
 class Preset(NamedTuple):

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._peer_rules import RULE_TEXT
+
 
 @dataclass(frozen=True)
 class MetricConvention:
@@ -24,7 +26,12 @@ class MetricConvention:
     ``names`` are the peer's spellings, ``{k}`` standing for a cutoff
     (``"ndcg@{k}"``); ``options`` override the preset's for this metric;
     ``k`` is the cutoff the peer uses when its bare name is given (XGBoost's
-    ``"ndcg"`` is ``"ndcg@32"``).
+    ``"ndcg"`` is ``"ndcg@32"``). What options cannot say (see
+    ``_peer_rules.py``): ``relevant_above``, a label above which a row is
+    relevant (the others are not: CatBoost's ``border``); ``weighted=False``
+    when the peer ignores ``sample_weight`` for this metric; ``rules``, the
+    conditions the peer raises on (keys of ``_peer_rules.RULES``), which
+    skrank raises on too.
     """
 
     stem: str
@@ -32,6 +39,9 @@ class MetricConvention:
     options: dict = field(default_factory=dict)
     k: object = None
     note: str = ""
+    relevant_above: object = None
+    weighted: bool = True
+    rules: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -46,6 +56,8 @@ class Convention:
     notes: tuple = ()
     # peer names that map to a stem with options: name -> (stem, options)
     aliases: dict = field(default_factory=dict)
+    # "integer": the peer casts every label to an integer first (ranx's qrels)
+    labels: object = None
 
     def options_for(self, stem):
         """The preset's options for the metric ``stem``; a ValueError if the peer lacks it."""
@@ -77,9 +89,10 @@ PRESETS = {
         "lightgbm", "LightGBM", "4.7",
         {"ties": "input", "gain": "exponential", "no_relevant": "one"},
         {
-            "ndcg": _M("ndcg", ("ndcg@{k}",)),
+            "ndcg": _M("ndcg", ("ndcg@{k}",),
+                       rules=("integer_grades", "exp_grades_up_to_30")),
             "map": _M("map", ("map@{k}",), {"normalize": "min"},
-                      note="denominator min(R, k, n)"),
+                      note="denominator min(R, k, n)", relevant_above=0.5),
         },
         notes=(
             "gain 2^label - 1 (label_gain's default; integer labels 0..30)",
@@ -90,8 +103,9 @@ PRESETS = {
             "without a relevant row as 1 unweighted while its weight counts in "
             "the denominator, which skrank does not copy (the two agree without "
             "weights, or when every query has a relevant row)",
-            "map@k: relevant means label > 0.5; skrank's y_true > 0 agrees on "
-            "integer labels",
+            "map@k: relevant means label > 0.5, which the preset applies",
+            "ndcg: integer labels, at most 30 with the default label_gain "
+            "(LightGBM raises otherwise, and so does the preset)",
         ),
     ),
     "xgboost": Convention(
@@ -99,12 +113,14 @@ PRESETS = {
         {"ties": "input", "score_dtype": "float32", "gain": "exponential",
          "no_relevant": "one"},
         {
-            "ndcg": _M("ndcg", ("ndcg", "ndcg@{k}", "ndcg-", "ndcg@{k}-"), k=32),
+            "ndcg": _M("ndcg", ("ndcg", "ndcg@{k}", "ndcg-", "ndcg@{k}-"), k=32,
+                       rules=("exp_integer_grades", "exp_grades_up_to_31")),
             "map": _M("map", ("map", "map@{k}", "map-", "map@{k}-"),
-                      {"normalize": "min"}, k=32, note="binary labels; min(R, k, n)"),
+                      {"normalize": "min"}, k=32, note="min(R, k, n)",
+                      rules=("binary",)),
             "precision": _M("precision", ("pre", "pre@{k}"),
                             {"normalize": "min", "no_relevant": "zero"}, k=32,
-                            note="divides by min(k, n); binary labels"),
+                            note="divides by min(k, n)", rules=("binary",)),
         },
         notes=(
             "scores are cast to float32: scores equal in float32 tie",
@@ -113,6 +129,9 @@ PRESETS = {
             "no relevant row scores 1, or 0 with the '-' suffix "
             "(no_relevant='zero')",
             "the bare names ndcg, map and pre mean @32",
+            "map and pre take binary labels only, ndcg integer grades up to 31 "
+            "with the exponential gain: XGBoost raises otherwise, and so does "
+            "the preset",
         ),
     ),
     "catboost": Convention(
@@ -122,12 +141,15 @@ PRESETS = {
             "ndcg": _M("ndcg", ("NDCG", "NDCG:top={k}"), {"no_relevant": "one"}),
             "dcg": _M("dcg", ("DCG", "DCG:top={k}"), {"no_relevant": "zero"}),
             "map": _M("map", ("MAP", "MAP:top={k}"),
-                      {"normalize": "min", "no_relevant": "zero"}),
+                      {"normalize": "min", "no_relevant": "zero"},
+                      relevant_above=0.5, weighted=False),
             "precision": _M("precision", ("PrecisionAt", "PrecisionAt:top={k}"),
-                            {"normalize": "min", "no_relevant": "zero"}),
+                            {"normalize": "min", "no_relevant": "zero"},
+                            relevant_above=0.5, weighted=False),
             "recall": _M("recall", ("RecallAt", "RecallAt:top={k}"),
-                         {"no_relevant": "one"}),
-            "mrr": _M("mrr", ("MRR", "MRR:top={k}"), {"no_relevant": "zero"}),
+                         {"no_relevant": "one"}, relevant_above=0.5, weighted=False),
+            "mrr": _M("mrr", ("MRR", "MRR:top={k}"), {"no_relevant": "zero"},
+                      relevant_above=0.5),
             "err": _M("err", ("ERR", "ERR:top={k}"), {"no_relevant": "zero"}),
             "pfound": _M("pfound", ("PFound", "PFound:top={k}"),
                          {"no_relevant": "zero"}),
@@ -143,8 +165,17 @@ PRESETS = {
             "NDCG of a query with no relevant row is 1; MAP's and MRR's 0; "
             "RecallAt's 1",
             "MAP divides by min(R, k, n); PrecisionAt by min(k, n)",
+            "MAP, PrecisionAt, RecallAt and MRR count a row as relevant when "
+            "its label is above 0.5 (their border parameter), as the preset "
+            "does",
+            "sample_weight stands for CatBoost's group weights (one weight per "
+            "query): NDCG, DCG, MRR, ERR and PFound weigh queries by them; "
+            "MAP, PrecisionAt, RecallAt and QueryAUC ignore them, and so does "
+            "the preset; CatBoost's object weights (weight=) change no ranking "
+            "metric",
             "QueryAUC gives half credit for ties, scores one-class queries 0 "
-            "and keeps them in an unweighted mean",
+            "and keeps them in an unweighted mean; it also takes soft labels "
+            "in [0, 1], which skrank refuses (0/1 only)",
             "ERR and PFound read targets in [0, 1] as probabilities, as "
             "skrank's max_grade=None; CatBoost reads larger grades as they are "
             "(values above 1), where skrank maps them to (2^g - 1) / 2^g_max",
@@ -156,14 +187,16 @@ PRESETS = {
         "sklearn", "scikit-learn", "1.9.1",
         {"ties": "average", "gain": "linear", "no_relevant": "zero"},
         {
-            "ndcg": _M("ndcg", ("ndcg_score",)),
-            "dcg": _M("dcg", ("dcg_score",)),
+            "ndcg": _M("ndcg", ("ndcg_score",), rules=("two_rows",)),
+            "dcg": _M("dcg", ("dcg_score",), rules=("two_rows",)),
             "map": _M("map", ("average_precision_score",),
                       {"tie_blocks": "threshold"},
                       note="a tie block counts once: the precision at its end "
-                           "times the recall it adds"),
-            "coverage_error": _M("coverage_error", ("coverage_error",)),
-            "label_ranking_loss": _M("label_ranking_loss", ("label_ranking_loss",)),
+                           "times the recall it adds", rules=("binary",)),
+            "coverage_error": _M("coverage_error", ("coverage_error",),
+                                 rules=("two_rows",)),
+            "label_ranking_loss": _M("label_ranking_loss", ("label_ranking_loss",),
+                                     rules=("two_rows",)),
             "label_ranking_average_precision": _M(
                 "label_ranking_average_precision",
                 ("label_ranking_average_precision_score",)),
@@ -173,6 +206,9 @@ PRESETS = {
             "averaged",
             "linear gain, ties averaged (the expected value over their orders)",
             "a query with no relevant row scores 0 and is counted",
+            "a query of one row is a ValueError for ndcg_score, dcg_score, "
+            "coverage_error and label_ranking_loss, graded labels for "
+            "average_precision_score, as in scikit-learn",
         ),
     ),
     "ranx": Convention(
@@ -188,17 +224,27 @@ PRESETS = {
             "hits": _M("hits", ("hits", "hits@{k}")),
             "r_precision": _M("r_precision", ("r-precision",)),
             "f1": _M("f1", ("f1", "f1@{k}")),
+            "dcg": _M("dcg", ("dcg", "dcg@{k}")),
+            "bpref": _M("bpref", ("bpref",), rules=("judged_non_relevant",)),
+            "rbp": _M("rbp", ("rbp.{p}",), {"gain": "linear"},
+                      note="rbp.95 is p=0.95 (rbp@8: p=0.8); the gain is the "
+                           "grade, over the whole list"),
         },
         notes=(
-            "relevant means qrel >= 1 after an integer cast",
+            "relevant means qrel >= 1 after an integer cast: the preset casts "
+            "y_true to integers (0.5 is 0, 1.7 is 1) for every metric",
             "ndcg is linear, ndcg_burges exponential; the ideal is cut at "
             "min(k, R)",
             "MAP divides by R; a query with no relevant row scores 0",
             "ranx's order of tied scores depends on how it is called, so it "
             "is undefined; skrank keeps the input order (ties='input'): pass "
             "rows in the order ranx ranks them, or scores without ties",
+            "bpref of a query with relevant rows and no judged non-relevant "
+            "row is nan in ranx (so is the mean): a ValueError under the preset",
         ),
-        aliases={"ndcg_burges": ("ndcg", {"gain": "exponential"})},
+        aliases={"ndcg_burges": ("ndcg", {"gain": "exponential"}),
+                 "dcg_burges": ("dcg", {"gain": "exponential"})},
+        labels="integer",
     ),
     "torchmetrics": Convention(
         "torchmetrics", "torchmetrics", "1.9",
@@ -207,15 +253,20 @@ PRESETS = {
         {
             "ndcg": _M("ndcg", ("retrieval_normalized_dcg",)),
             "map": _M("map", ("retrieval_average_precision",),
-                      {"normalize": "retrieved", "retrieved": "positive"}),
-            "mrr": _M("mrr", ("retrieval_reciprocal_rank",), {"retrieved": "positive"}),
+                      {"normalize": "retrieved", "retrieved": "positive"},
+                      rules=("unit_interval",)),
+            "mrr": _M("mrr", ("retrieval_reciprocal_rank",), {"retrieved": "positive"},
+                      rules=("unit_interval",)),
             "precision": _M("precision", ("retrieval_precision",),
                             {"retrieved": "positive"},
                             note="divides by k; adaptive_k=True or top_k=None: "
-                                 "normalize='min'"),
-            "recall": _M("recall", ("retrieval_recall",), {"retrieved": "positive"}),
-            "hit_rate": _M("hit_rate", ("retrieval_hit_rate",)),
-            "r_precision": _M("r_precision", ("retrieval_r_precision",)),
+                                 "normalize='min'", rules=("unit_interval",)),
+            "recall": _M("recall", ("retrieval_recall",), {"retrieved": "positive"},
+                         rules=("unit_interval",)),
+            "hit_rate": _M("hit_rate", ("retrieval_hit_rate",),
+                           rules=("unit_interval",)),
+            "r_precision": _M("r_precision", ("retrieval_r_precision",),
+                              rules=("unit_interval",)),
         },
         notes=(
             "scores are cast to float32; nDCG averages ties",
@@ -226,6 +277,8 @@ PRESETS = {
             "'pos': no_relevant='one', 'skip': no_relevant='skip')",
             "torch's order of tied scores (topk, argsort) is undefined outside "
             "nDCG; skrank averages ties there too (the expected value)",
+            "every metric but nDCG takes labels in [0, 1] (torchmetrics raises "
+            "on larger ones, and so does the preset)",
         ),
     ),
     "trec_eval": Convention(
@@ -254,7 +307,10 @@ PRESETS = {
             "a query with no relevant row scores 0 and is counted",
             "trec_eval 9.x (inside pytrec_eval) stores scores as float32: add "
             "score_dtype='float32'",
+            "trec_eval reads relevance as an integer (0.5 is 0, 1.7 is 1): the "
+            "preset casts y_true to integers for every metric",
         ),
+        labels="integer",
     ),
     "spark": Convention(
         "spark", "Spark MLlib RankingMetrics", "4.3",
@@ -372,6 +428,10 @@ def parse_peer_name(convention, name):
         if "?" in extra.values():
             return None
         text = head + (":" + ";".join(kept) if kept else "")
+    if convention.name == "ranx":  # rbp.95 and rbp@95: persistence 0.95
+        found = re.match(r"^rbp[.@]([0-9]+)$", text)
+        if found:
+            return "rbp", None, {"p": float("0." + found.group(1))}
     for alias, (stem, options) in convention.aliases.items():
         if text == alias:
             return stem, convention.metrics[stem].k, {**options, **extra}
@@ -388,6 +448,18 @@ def parse_peer_name(convention, name):
     return None
 
 
+def input_rules(metric):
+    """What a metric reads and refuses beyond its options, as short phrases."""
+    phrases = []
+    if metric.relevant_above is not None:
+        phrases.append(f"relevant: label > {metric.relevant_above:g}")
+    if not metric.weighted:
+        phrases.append("ignores sample_weight")
+    if metric.rules:
+        phrases.append("ValueError on " + ", ".join(RULE_TEXT[r] for r in metric.rules))
+    return phrases
+
+
 def describe(convention):
     """A readable text of one preset (what :func:`describe_convention` prints)."""
     lines = [f"compat={convention.name!r}: {convention.peer} {convention.version}"]
@@ -400,7 +472,8 @@ def describe(convention):
         text = f"    {stem:<16} {', '.join(metric.names)}"
         if extra:
             text += f"  [{extra}]"
-        lines.append(text + cutoff + (f"  ({metric.note})" if metric.note else ""))
+        notes = "; ".join(([metric.note] if metric.note else []) + input_rules(metric))
+        lines.append(text + cutoff + (f"  ({notes})" if notes else ""))
     for alias, (stem, options) in convention.aliases.items():
         extra = ", ".join(f"{key}={value!r}" for key, value in options.items())
         lines.append(f"    {stem:<16} {alias}  [{extra}]")
@@ -458,8 +531,9 @@ def presets_rst():
             extra = ", ".join(f"``{key}={value!r}``" for key, value in metric.options.items())
             if metric.k is not None:
                 extra += (", " if extra else "") + f"a bare name is @{metric.k}"
-            if metric.note:
-                extra += (" (" if extra else "") + metric.note + (")" if extra else "")
+            notes = "; ".join(([metric.note] if metric.note else []) + input_rules(metric))
+            if notes:
+                extra += (" (" if extra else "") + notes + (")" if extra else "")
             lines += [f"   * - ``{stem}``", f"     - {names}", f"     - {extra or '-'}"]
         for alias, (stem, options) in convention.aliases.items():
             extra = ", ".join(f"``{key}={value!r}``" for key, value in options.items())

@@ -10,7 +10,8 @@ import numpy as np
 
 from .._core._optional import import_optional
 from .._core._params import check_params
-from .._core._presets import PRESETS
+from .._core._peer_rules import peer_rules
+from .._core._presets import PRESETS, get_convention
 from ._evaluate import _REQUEST_OPTIONS, _metric_options, evaluate
 from ._names import resolve_metric_name
 
@@ -44,8 +45,8 @@ def describe_convention(name):
     compat='lightgbm': LightGBM 4.7
       options: ties='input', gain='exponential', no_relevant='one'
       metrics:
-        ndcg             ndcg@{k}
-        map              map@{k}  [normalize='min']  (denominator min(R, k, n))
+        ndcg             ndcg@{k}  (ValueError on fractional labels, grades above 30 ...)
+        map              map@{k}  [normalize='min']  (denominator min(R, k, n); relevant: label > 0.5)
       notes:
     ...
     """
@@ -228,6 +229,8 @@ def walk_conventions(y_true, y_score, query_id, sample_weight, metric, a, b):
     spec = spec_a
     current = _full_options(spec, options_a, isinstance(a, dict))
     target = _full_options(spec, options_b, isinstance(b, dict))
+    for side, options in ((a, current), (b, target)):
+        _check_same_rows(side, spec.stem, y_true, sample_weight, query_id, options)
     changed = [name for name in _PATH_ORDER if current.get(name) != target.get(name)]
     changed += sorted(n for n in target if current.get(n) != target[n] and n not in changed)
 
@@ -248,6 +251,38 @@ def walk_conventions(y_true, y_score, query_id, sample_weight, metric, a, b):
         dict(_full_options(spec, options_a, isinstance(a, dict))), dict(target),
         ((spec, options_a["k"]), (spec, options_b["k"])),
     )
+
+
+def _check_same_rows(side, stem, y_true, sample_weight, query_id, options):
+    """A ValueError when a preset side reads these rows differently (see
+    ``_peer_rules``): the path changes options, on the same rows."""
+    if not isinstance(side, str):
+        return
+    rules = peer_rules(get_convention(side), stem)
+    if rules is None:
+        return
+    labels, weight = rules.apply(y_true, sample_weight, query_id, options)
+    if weight is None and sample_weight is not None:
+        raise ValueError(
+            f"compat={side!r}: {rules.peer}'s {rules.metric} ignores the weights, "
+            "and explain_difference compares options on the same rows: pass "
+            "sample_weight=None to compare."
+        )
+    given = np.asarray(y_true, dtype=np.float64)
+    # a border changes what is relevant; a cast changes the grades themselves
+    same = (labels is y_true) or (
+        np.array_equal(labels > 0, given > 0) if rules.relevant_above is not None
+        else np.array_equal(labels, given)
+    )
+    if not same:
+        raise ValueError(
+            f"compat={side!r}: {rules.peer}'s {rules.metric} reads these labels "
+            "differently ("
+            + ("a label above " + f"{rules.relevant_above:g} is relevant"
+               if rules.relevant_above is not None else "it casts them to integers")
+            + "), and explain_difference compares options on the same rows: "
+            "pass the labels as the peer reads them to compare."
+        )
 
 
 def _same(a, b):

@@ -10,6 +10,7 @@ import numpy as np
 from .._core._params import check_params
 from .._core._aggregate import aggregate_queries, check_aggregate_options
 from .._core._layout import rank_queries
+from .._core._peer_rules import peer_rules
 from .._core._presets import convert_scores
 from .._core._validation import LABEL_SCORES_WARNING
 from ._calls import call_metric, dry_run
@@ -77,7 +78,10 @@ def evaluate(
         preset's options for it; options given explicitly win. ``metrics``
         may then also use the peer's own names (``"ndcg@10-"`` for
         XGBoost, ``"NDCG:top=5"`` for CatBoost), and a metric the peer
-        lacks is a ``ValueError`` listing what it has.
+        lacks is a ``ValueError`` listing what it has. Each metric also
+        reads ``y_true`` and ``sample_weight`` as the peer does (CatBoost's
+        0.5 border, ranx's integer labels, ...), and input the peer raises
+        on is a ``ValueError`` naming the rule.
     {score_dtype, retrieved}
     **options : dict
         Options of the metric functions, such as ``gain="linear"``
@@ -143,9 +147,11 @@ def evaluate(
     explicit = set(options) | (
         set(shared) if compat is None else set(compat.explicit) & set(shared)
     )
+    convention = None if compat is None else compat.convention
     for name, (spec, k), preset in zip(metrics, parsed, presets):
         requests.append(make_request(
-            name, spec, k, {**shared, **taken[name]}, preset, explicit
+            name, spec, k, {**shared, **taken[name]}, preset, explicit,
+            peer_rules(convention, spec.stem),
         ))
     return score_requests(
         y_true, y_score, requests, query_id=query_id, sample_weight=sample_weight,
@@ -170,6 +176,7 @@ class MetricRequest(NamedTuple):
     ties: str = "average"
     score_dtype: object = None
     retrieved: str = "all"
+    peer: object = None  # a preset's PeerRules: the labels and weights it reads
 
 
 def parse_names(metrics, compat=None):
@@ -192,13 +199,13 @@ def parse_names(metrics, compat=None):
 _REQUEST_OPTIONS = ("ties", "no_relevant", "score_dtype", "retrieved")
 
 
-def make_request(key, spec, k, given, preset=None, explicit=()):
+def make_request(key, spec, k, given, preset=None, explicit=(), peer=None):
     """One :class:`MetricRequest` from the options given and a preset's.
 
     ``given`` holds the caller's values of the shared options and the
     metric's own; those in ``explicit`` (and every metric option) win over
     the ``preset``'s; the preset's options the metric does not take are
-    left out.
+    left out. ``peer``: the preset's :class:`PeerRules` of this metric, or None.
     """
     accepted = _metric_options(spec) | set(_REQUEST_OPTIONS)
     merged = dict(given)
@@ -212,7 +219,7 @@ def make_request(key, spec, k, given, preset=None, explicit=()):
         key, spec, k, kernel_options, function_options,
         shared.get("no_relevant", "skip"),
         shared.get("ties", "average") if follows else "average",
-        shared.get("score_dtype"), shared.get("retrieved", "all"),
+        shared.get("score_dtype"), shared.get("retrieved", "all"), peer,
     )
 
 
@@ -240,10 +247,12 @@ def score_requests(y_true, y_score, requests, *, query_id, sample_weight,
     # the names of the metrics that need 0/1 labels: a refusal names them
     binary = ", ".join(dict.fromkeys(r.spec.stem for r in requests if r.spec.binary))
     layouts, results = {}, {}
-    for request in requests:
+    inputs = [_peer_input(r, y_true, sample_weight, query_id) for r in requests]
+    for request, (labels, weights) in zip(requests, inputs):
         if request.function_options:
             continue
-        layout_key = (request.ties, request.score_dtype, request.retrieved)
+        layout_key = (request.ties, request.score_dtype, request.retrieved,
+                      None if request.peer is None else request.peer.layout_key())
         ranked = layouts.get(layout_key)
         if ranked is None:
             with warnings.catch_warnings():
@@ -252,7 +261,7 @@ def score_requests(y_true, y_score, requests, *, query_id, sample_weight,
                     warnings.filterwarnings("ignore", re.escape(LABEL_SCORES_WARNING))
                 scores = convert_scores(y_score, request.score_dtype, request.retrieved)
                 ranked = layouts[layout_key] = rank_queries(
-                    y_true, scores, query_id=query_id, sample_weight=sample_weight,
+                    labels, scores, query_id=query_id, sample_weight=weights,
                     ties=request.ties, binary=binary,
                 )
         values, undefined, weights, policy = metric_query_values(
@@ -263,13 +272,13 @@ def score_requests(y_true, y_score, requests, *, query_id, sample_weight,
             values, ranked, no_relevant=policy, aggregate=aggregate,
             undefined=undefined, weights=weights,
         )
-    for request in requests:
+    for request, (labels, weights) in zip(requests, inputs):
         if not request.function_options:
             continue
         # the metric's own function applies its options (one more sort)
         spec = request.spec
         shared = {
-            "query_id": query_id, "sample_weight": sample_weight,
+            "query_id": query_id, "sample_weight": weights,
             "ties": request.ties, "no_relevant": request.no_relevant,
             "aggregate": aggregate, "k": request.k,
             "score_dtype": request.score_dtype, "retrieved": request.retrieved,
@@ -278,10 +287,18 @@ def score_requests(y_true, y_score, requests, *, query_id, sample_weight,
             if layouts:  # the shared layout has already warned about 0/1 scores
                 warnings.filterwarnings("ignore", re.escape(LABEL_SCORES_WARNING))
             results[request.key] = call_metric(
-                spec.func, y_true, y_score, shared,
+                spec.func, labels, y_score, shared,
                 **spec.options, **request.function_options,
             )
     return {request.key: results[request.key] for request in requests}
+
+
+def _peer_input(request, y_true, sample_weight, query_id):
+    """``(y_true, sample_weight)`` of a request: as its preset's peer reads them."""
+    if request.peer is None:
+        return y_true, sample_weight
+    options = {**request.kernel_options, **request.function_options}
+    return request.peer.apply(y_true, sample_weight, query_id, options)
 
 
 def _follows_ties(spec):

@@ -17,6 +17,7 @@ import numpy as np
 
 from .._core._validation import check_option, check_positive_int, _describe
 from .._core._presets import get_convention, parse_peer_name
+from .._core._peer_rules import peer_rules
 from ..metrics._calls import call_metric, dry_run
 from ..metrics._evaluate import MetricRequest, make_request, score_requests, split_options
 from ..metrics._names import resolve_metric_name
@@ -454,7 +455,8 @@ def _score_many(scorers, y_true, y_score, *, query_id, sample_weight):
             preset = convention.options_for(spec.stem)
             if k is None:
                 k = convention.metrics[spec.stem].k
-            requests.append(make_request(key, spec, k, kwargs, preset, set(kwargs)))
+            requests.append(make_request(key, spec, k, kwargs, preset, set(kwargs),
+                                         peer_rules(convention, spec.stem)))
             continue
         # set metrics score 0/1 decisions: the function keeps the input order
         ties = kwargs.pop("ties", "input" if spec.response_method == "predict" else "average")
