@@ -10,7 +10,7 @@ and Java 17)::
 What it does, in order (each step prints one line; everything lands in
 ``<out>/spark_results.json``):
 
-1. **Data.** The Parquet files of ``dask_bench.py`` (its ``write_parquet``:
+1. **Data.** The Parquet files of ``bench_dask.py`` (its ``write_parquet``:
    ``qid`` int64 drawn uniformly, so every query's rows are spread over all
    files, ``label`` int8, ``score`` float64 without ties, ``item`` int64),
    written once and reused.
@@ -31,10 +31,10 @@ What it does, in order (each step prints one line; everything lands in
    the repartition by query alone, and the repartition plus the hand-over of
    Arrow batches to Python (no metric).
 3. **Dask**, after the SparkSession stopped: ``skrank.dask.evaluate`` on a
-   ``LocalCluster`` of ``--cores`` single-threaded workers (``dask_bench.py``'s
+   ``LocalCluster`` of ``--cores`` single-threaded workers (``bench_dask.py``'s
    ``run_dask``), four and six metrics.
 4. **In memory** (``--inmemory-max-rows``, default 1e7): ``skrank.evaluate`` in
-   a fresh process, as ``dask_bench.py`` runs it.
+   a fresh process, as ``bench_dask.py`` runs it.
 
 Nothing here is a test: timings depend on the machine (and on what else it
 runs); compare the ratios taken in one run.
@@ -53,7 +53,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from dask_bench import SPARK_METRICS, run_dask, write_parquet  # noqa: E402
+from bench_dask import SPARK_METRICS, run_dask, write_parquet  # noqa: E402
 
 FOUR = ["ndcg@10", "map", "precision@10", "recall@10"]
 SIX = FOUR + ["mrr", "gauc"]
@@ -175,7 +175,7 @@ def run_spark(path, args):
 
 
 def _inmemory(path):
-    command = [sys.executable, str(HERE / "dask_bench.py"), "--worker", "inmemory",
+    command = [sys.executable, str(HERE / "bench_dask.py"), "--worker", "inmemory",
                "--path", str(path)]
     env = {**os.environ, "PYTHONPATH": str(HERE.parent)}
     done = subprocess.run(command, capture_output=True, text=True, env=env,

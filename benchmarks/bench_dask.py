@@ -2,9 +2,9 @@
 
 Usage (from the repository root, with ``pip install -e ".[dask,bench]"``)::
 
-    python benchmarks/dask_bench.py                      # 1e8 rows / 1e7 queries
-    python benchmarks/dask_bench.py --rows 1e7 --queries 1e6 --skip-spark
-    python benchmarks/dask_bench.py --spark-python /path/to/venv/bin/python
+    python benchmarks/bench_dask.py                      # 1e8 rows / 1e7 queries
+    python benchmarks/bench_dask.py --rows 1e7 --queries 1e6 --skip-spark
+    python benchmarks/bench_dask.py --spark-python /path/to/venv/bin/python
 
 What it does, in order (each step prints one line and lands in
 ``<out>/dask_results.json``):
