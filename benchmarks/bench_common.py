@@ -21,9 +21,15 @@ generators are in ``bench_data.py``.
     during the block stands in (a lower bound; ``reset`` says which);
   - numpy's allocations alone: :class:`TracedPeak` (``tracemalloc``'s peak
     over the block, untouched pages included);
-  - a command in a fresh process: :func:`run_command`, which waits for the
-    child with ``os.wait4`` and so gets that one child's own ``ru_maxrss``
-    (exact, what ``/usr/bin/time`` reports) and CPU time.
+  - a command in a fresh process: :func:`run_command`, which starts it
+    under ``/usr/bin/time`` (its ``%M``: the command's own peak RSS) and
+    reaps it with ``os.wait4`` (that one child's CPU time). A child forked
+    straight from Python would not do for the peak: Linux carries the
+    forking process's peak RSS into the child's ``ru_maxrss`` across
+    ``exec``, so a small tool would be charged this interpreter's memory;
+    ``/usr/bin/time`` is a small process to fork from. Without it, the
+    child's ``ru_maxrss`` is reported (an upper bound; ``peak_exact`` says
+    which).
 * **Results.** :func:`write_json` writes a results file, :func:`append_results`
   appends a markdown section to ``benchmarks/RESULTS.md``, and
   :func:`add_results_options` gives a script the ``--json`` / ``--append``
@@ -158,8 +164,16 @@ def reset_peak_rss():
 
 
 def max_rss_bytes():
-    """This process's peak RSS so far, in bytes (``ru_maxrss``: KiB on Linux)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    """This process's peak RSS so far, in bytes.
+
+    ``VmHWM`` of ``/proc/self/status``: the peak of this program's own memory
+    (``ru_maxrss`` instead, where ``/proc`` is missing, which on Linux also
+    counts the parent's memory when this process was started).
+    """
+    peak = status_kib("VmHWM")
+    if peak is None:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    return peak * 1024
 
 
 class PeakRSS:
@@ -231,7 +245,8 @@ class CommandRun:
 
     seconds: float  # wall clock, start to exit
     cpu_seconds: float  # user + system time of the child (and what it waited for)
-    peak_rss_bytes: int  # the child's own ru_maxrss
+    peak_rss_bytes: int  # the command's own peak RSS (see peak_exact)
+    peak_exact: bool  # False: ru_maxrss, which counts the forking parent's memory
     returncode: int
     stdout: str
     stderr: str
@@ -245,33 +260,50 @@ class CommandRun:
         return json.loads(self.stdout.strip().splitlines()[-1])
 
 
+TIME = "/usr/bin/time"  # GNU time: -f %M is the peak RSS in KiB, -o its file
+
+
 def run_command(command, *, env=None, timeout=None, check=True):
     """Run ``command`` in a fresh process: time, CPU time, peak RSS and output.
 
-    The child is reaped with ``os.wait4``, whose resource usage is that
-    child's alone: its peak RSS is exact whatever ran before it. With
+    The peak RSS is ``/usr/bin/time``'s (the command's own) when that program
+    is there; the child is reaped with ``os.wait4`` for its CPU time. With
     ``check``, a non-zero exit raises RuntimeError with the end of stderr.
     """
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        start = time.perf_counter()
-        child = subprocess.Popen(command, stdout=out, stderr=err, env=env)
-        try:
-            status, usage = _wait4(child.pid, timeout)
-        except subprocess.TimeoutExpired:
-            child.kill()
-            os.waitpid(child.pid, 0)
-            child.returncode = -9
-            raise
-        seconds = time.perf_counter() - start
-        child.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        done = CommandRun(seconds, usage.ru_utime + usage.ru_stime,
-                          usage.ru_maxrss * 1024, child.returncode,
-                          out.read().decode(errors="replace"),
-                          err.read().decode(errors="replace"))
+    command = [str(part) for part in command]
+    with tempfile.TemporaryDirectory() as tmp:
+        peak_file = Path(tmp) / "peak"
+        exact = os.access(TIME, os.X_OK)
+        full = [TIME, "-f", "%M", "-o", str(peak_file), *command] if exact else command
+        with open(Path(tmp) / "out", "w+b") as out, open(Path(tmp) / "err", "w+b") as err:
+            start = time.perf_counter()
+            child = subprocess.Popen(full, stdout=out, stderr=err, env=env)
+            try:
+                status, usage = _wait4(child.pid, timeout)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                os.waitpid(child.pid, 0)
+                child.returncode = -9
+                raise
+            seconds = time.perf_counter() - start
+            child.returncode = os.waitstatus_to_exitcode(status)
+            out.seek(0)
+            err.seek(0)
+            stdout = out.read().decode(errors="replace")
+            stderr = err.read().decode(errors="replace")
+        peak = usage.ru_maxrss * 1024
+        if exact:
+            # the last line: GNU time writes "Command exited with non-zero
+            # status N" before it when the command fails
+            lines = peak_file.read_text().split() if peak_file.exists() else []
+            if lines and lines[-1].isdigit():
+                peak = int(lines[-1]) * 1024
+            else:
+                exact = False
+        done = CommandRun(seconds, usage.ru_utime + usage.ru_stime, peak, exact,
+                          child.returncode, stdout, stderr)
     if check and done.returncode:
-        raise RuntimeError(f"{Path(str(command[0])).name} failed "
+        raise RuntimeError(f"{Path(command[0]).name} failed "
                            f"({done.returncode}): {done.stderr[-3000:]}")
     return done
 
