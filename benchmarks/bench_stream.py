@@ -50,33 +50,40 @@ def _chunk(seed, start_row, n_rows):
 
 
 def run_stream(tool, n_rows, chunk):
-    import numpy as np
-
     import skrank
 
-    probe = bench_common.TracedPeak().__enter__()  # from before the data is made
-    seconds = 0.0
-    if tool == "in-memory":
-        parts = [_chunk(i, start, min(chunk, n_rows - start))
-                 for i, start in enumerate(range(0, n_rows, chunk))]
-        label, score, query = (np.concatenate(p) for p in zip(*parts))
-        del parts
-        began = time.perf_counter()
-        result = skrank.evaluate(label, score, query_id=query, metrics=STREAM_METRICS)
-        seconds = time.perf_counter() - began
-    else:
-        accumulator = skrank.RankingAccumulator(STREAM_METRICS, contiguous=True)
-        for i, start in enumerate(range(0, n_rows, chunk)):
-            label, score, query = _chunk(i, start, min(chunk, n_rows - start))
-            began = time.perf_counter()
-            accumulator.update(label, score, query_id=query)
-            seconds += time.perf_counter() - began
-            del label, score, query
-        began = time.perf_counter()
-        result = accumulator.result()
-        seconds += time.perf_counter() - began
-    probe.__exit__(None, None, None)
+    with bench_common.TracedPeak() as probe:  # from before the data is made
+        if tool == "in-memory":
+            seconds, result = _in_memory(skrank, n_rows, chunk)
+        else:
+            seconds, result = _streamed(skrank, n_rows, chunk)
     return {"seconds": seconds, "peak_mb": probe.peak / 2**20, "result": result}
+
+
+def _in_memory(skrank, n_rows, chunk):
+    import numpy as np
+
+    parts = [_chunk(i, start, min(chunk, n_rows - start))
+             for i, start in enumerate(range(0, n_rows, chunk))]
+    label, score, query = (np.concatenate(p) for p in zip(*parts))
+    del parts
+    began = time.perf_counter()
+    result = skrank.evaluate(label, score, query_id=query, metrics=STREAM_METRICS)
+    return time.perf_counter() - began, result
+
+
+def _streamed(skrank, n_rows, chunk):
+    seconds = 0.0
+    accumulator = skrank.RankingAccumulator(STREAM_METRICS, contiguous=True)
+    for i, start in enumerate(range(0, n_rows, chunk)):
+        label, score, query = _chunk(i, start, min(chunk, n_rows - start))
+        began = time.perf_counter()
+        accumulator.update(label, score, query_id=query)
+        seconds += time.perf_counter() - began
+        del label, score, query
+    began = time.perf_counter()
+    result = accumulator.result()
+    return seconds + time.perf_counter() - began, result
 
 
 def _loop_data(n_batches, batch_rows):
