@@ -406,14 +406,20 @@ def add_results_options(parser, append=False):
                             help="append the printed section to benchmarks/RESULTS.md")
 
 
-def publish(args, text, data=None, echo=True):
-    """Print a script's markdown section (unless ``echo`` is False: already
-    printed line by line), then save it as the ``--json`` / ``--append``
-    options of :func:`add_results_options` ask."""
+def publish(args, text, data=None, *, echo=True, title=None, preformatted=False):
+    """Print a script's figures, then save them as its options ask.
+
+    ``text`` is printed unless ``echo`` is False (already printed line by
+    line). With ``--json`` the ``data`` go to that file with the command and
+    the machine; with ``--append`` the text goes to RESULTS.md, under a
+    ``## title`` when given, and in a code block when ``preformatted``
+    (plain-text tables).
+    """
     if echo:
         print(text, flush=True)
     if getattr(args, "json", None) and data is not None:
         write_json(args.json, {"command": command_line(), "machine": machine(),
                                **data})
     if getattr(args, "append", False):
-        append_results(text)
+        body = f"```\n{text.strip(chr(10))}\n```" if preformatted else text
+        append_results(f"## {title}\n\n{body}" if title else body)

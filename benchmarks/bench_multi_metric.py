@@ -71,7 +71,9 @@ def main(argv=None):
                      f"predict calls: {calls[name]}")
     data = {"rows": n, "metrics": NAMES, "predict_calls": calls,
             "seconds": {name: t.as_dict() for name, t in timings.items()}}
-    bench_common.publish(args, "\n".join(lines), data)
+    bench_common.publish(args, "\n".join(lines), data, preformatted=True,
+                         title="Several metrics in cross_validate "
+                               "(`bench_multi_metric.py`)")
 
 
 if __name__ == "__main__":

@@ -96,7 +96,9 @@ def main(argv=None):
             lines.append(line)
             data["runs"].append({"rows": int(query.shape[0]), "ids": kind, **{
                 k: t.as_dict() for k, t in timings.items()}})
-    bench_common.publish(args, "\n".join(lines), data, echo=False)
+    bench_common.publish(args, "\n".join(lines), data, echo=False,
+                         title="QueryGroupRanker overhead against a bare LightGBM "
+                               "fit (`bench_query_group.py`)")
 
 
 if __name__ == "__main__":

@@ -80,7 +80,8 @@ def main(argv=None):
     data = {"rows": args.rows, "queries": args.queries, "segments": args.segments,
             "resamples": args.resamples, "resampling_seconds": resample_time,
             "seconds": {name: t.as_dict() for name, t in timings.items()}}
-    bench_common.publish(args, "\n".join(lines), data)
+    bench_common.publish(args, "\n".join(lines), data, preformatted=True,
+                         title="evaluate_by against evaluate (`bench_segments.py`)")
 
 
 if __name__ == "__main__":

@@ -180,7 +180,7 @@ def main(argv=None):
     parser.add_argument("--batch-rows", type=int, default=1000)
     bench_common.add_results_options(parser)
     args = parser.parse_args(argv)
-    report, text = {}, ["## Streaming evaluation (`bench_stream.py`)"]
+    report, text = {}, []
     if args.part in ("stream", "both"):
         sizes = (int(args.rows), int(args.chunk))
         rows = {tool: _in_subprocess("stream", tool, sizes)
@@ -199,7 +199,8 @@ def main(argv=None):
         text += _table(f"{sizes[0]} batches of {sizes[1]} rows, 10 metrics", rows,
                        "torchmetrics")
         report["loop"] = rows
-    bench_common.publish(args, "\n".join(text), report, echo=False)
+    bench_common.publish(args, "\n".join(text), report, echo=False, preformatted=True,
+                         title="Streaming evaluation (`bench_stream.py`)")
 
 
 if __name__ == "__main__":
