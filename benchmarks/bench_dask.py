@@ -98,9 +98,8 @@ def run_dask(paths, workers, memory_limit, local_directory, metrics):
                 df = dd.read_parquet(str(path), columns=["qid", "label", "score"])
                 sampler = RssSampler(client)
                 sampler.start()
-                start = time.perf_counter()
-                values = skrank.dask.evaluate(df, metrics, no_relevant="zero")
-                seconds = time.perf_counter() - start
+                seconds, _, values = bench_common.time_call(
+                    skrank.dask.evaluate, df, metrics, no_relevant="zero")
                 sampler.stop.set()
                 sampler.join()
                 peak = max(sampler.peak.values()) if sampler.peak else float("nan")
@@ -121,14 +120,14 @@ def run_inmemory(path, metrics):
 
     import skrank
 
-    start = time.perf_counter()
-    table = pq.read_table(str(path), columns=["qid", "label", "score"])
-    qid, label, score = (table[c].to_numpy() for c in ("qid", "label", "score"))
-    read = time.perf_counter() - start
-    start = time.perf_counter()
-    values = skrank.evaluate(label, score, query_id=qid, metrics=metrics,
-                             no_relevant="zero")
-    seconds = time.perf_counter() - start
+    def read_arrays():
+        table = pq.read_table(str(path), columns=["qid", "label", "score"])
+        return [table[c].to_numpy() for c in ("qid", "label", "score")]
+
+    read, _, (qid, label, score) = bench_common.time_call(read_arrays)
+    seconds, _, values = bench_common.time_call(
+        skrank.evaluate, label, score, query_id=qid, metrics=metrics,
+        no_relevant="zero")
     peak = bench_common.max_rss_bytes()
     return {"seconds": seconds, "read_seconds": read, "peak_rss_gb": peak / 1e9,
             "values": values, "rows": int(qid.shape[0])}

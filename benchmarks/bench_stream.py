@@ -28,7 +28,6 @@ The data is ``bench_data``'s ``log_chunk`` and ``batches``; the probes are
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -67,9 +66,9 @@ def _in_memory(skrank, n_rows, chunk):
              for i, start in enumerate(range(0, n_rows, chunk))]
     label, score, query = (np.concatenate(p) for p in zip(*parts))
     del parts
-    began = time.perf_counter()
-    result = skrank.evaluate(label, score, query_id=query, metrics=STREAM_METRICS)
-    return time.perf_counter() - began, result
+    seconds, _, result = bench_common.time_call(
+        skrank.evaluate, label, score, query_id=query, metrics=STREAM_METRICS)
+    return seconds, result
 
 
 def _streamed(skrank, n_rows, chunk):
@@ -77,13 +76,11 @@ def _streamed(skrank, n_rows, chunk):
     accumulator = skrank.RankingAccumulator(STREAM_METRICS, contiguous=True)
     for i, start in enumerate(range(0, n_rows, chunk)):
         label, score, query = _chunk(i, start, min(chunk, n_rows - start))
-        began = time.perf_counter()
-        accumulator.update(label, score, query_id=query)
-        seconds += time.perf_counter() - began
+        seconds += bench_common.time_call(
+            accumulator.update, label, score, query_id=query)[0]
         del label, score, query
-    began = time.perf_counter()
-    result = accumulator.result()
-    return seconds + time.perf_counter() - began, result
+    last, _, result = bench_common.time_call(accumulator.result)
+    return seconds + last, result
 
 
 def _loop_data(n_batches, batch_rows):
@@ -125,18 +122,18 @@ def run_loop(tool, n_batches, batch_rows):
             metric.update(*_warm_up_torch())
             metric.compute()
             metric.reset()
-    with bench_common.PeakRSS() as probe:
-        began = time.perf_counter()
+    def epoch():
         if tool == "skrank":
             for score, label, query in batches:
                 accumulator.update(label, score, query_id=query, complete=True)
-            result = accumulator.result()
-        else:
-            for score, label, query in batches:
-                for metric in metrics.values():
-                    metric.update(score, label, indexes=query)
-            result = {name: float(metric.compute()) for name, metric in metrics.items()}
-        seconds = time.perf_counter() - began
+            return accumulator.result()
+        for score, label, query in batches:
+            for metric in metrics.values():
+                metric.update(score, label, indexes=query)
+        return {name: float(metric.compute()) for name, metric in metrics.items()}
+
+    with bench_common.PeakRSS() as probe:
+        seconds, _, result = bench_common.time_call(epoch)
     return {"seconds": seconds, "peak_mb": probe.extra / 2**20, "result": result}
 
 
