@@ -1,4 +1,11 @@
-"""Synthetic ranking data for the benchmarks: one generator, named configurations.
+"""Synthetic data for every benchmark: the core matrix's configurations, and the rest.
+
+Every script takes its data from here; the generators of one script's own
+data keep that script's name in their docstring. Each is seeded, so a
+script makes the same rows on every run.
+
+The core matrix (``run.py``)
+----------------------------
 
 A configuration is five choices, written into its name, e.g.
 ``1e6-q10-binary-noties-int``:
@@ -25,8 +32,27 @@ Arrays saved for a run: ``y_true`` (int64), ``y_score`` (float64),
 ``query_id`` (int64 or ``<U10``) and ``codes`` (int64 codes 0..n_queries-1
 of the same queries: what the floor, ``np.lexsort((-y_score, codes))``,
 sorts; a tool given string ids must do that factorisation itself).
+
+The other scripts' data
+-----------------------
+* :func:`shuffled_rows`: given query sizes, rows in random order, binary
+  labels at one rate (``bench_fap_tail.py``);
+* :func:`segment_data`: queries of equal size with a segment each
+  (``bench_segments.py``);
+* :func:`features_data`: a feature matrix with query ids, for fitting
+  (``bench_multi_metric.py``) and :func:`grouped_features` (queries of 2 to
+  60 rows, ``bench_query_group.py``);
+* :func:`log_chunk` and :func:`batches`: a log written query by query, in
+  chunks or in batches of whole queries (``bench_stream.py``);
+* :func:`trec_files`: a TREC run and qrels with string ids, and the same
+  run in the orders systems write (``bench_trec.py``);
+* :func:`write_parquet`: Parquet files of (qid, label, score, item) with
+  every query spread over all files (``bench_dask.py``, ``bench_spark.py``).
 """
 
+import json
+import shutil
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -174,3 +200,192 @@ def describe(arrays):
         "queries_with_both_classes": float(both.mean()),
         "rows_tied_with_previous": float(tied / max(y_true.shape[0], 1)),
     }
+
+
+# -- the other scripts' data -----------------------------------------------------------
+def shuffled_rows(sizes, rate=0.2, seed=0):
+    """``(y_true, y_score, query)`` for queries of ``sizes``, rows in random order.
+
+    Binary labels at ``rate``, scores ``0.6 * label + N(0, 1)``, query ids the
+    integers ``0..len(sizes)-1``.
+    """
+    rng = np.random.default_rng(seed)
+    query = np.repeat(np.arange(sizes.shape[0]), sizes)
+    query = query[rng.permutation(query.shape[0])]
+    y_true = (rng.random(query.shape[0]) < rate).astype(np.int64)
+    y_score = 0.6 * y_true + rng.standard_normal(query.shape[0])
+    return y_true, y_score, query
+
+
+def segment_data(n_rows, n_queries, n_segments, seed=0):
+    """``(y_true, y_score, query_id, segment)``: equal queries, a segment per query.
+
+    Rows in random order; each query draws its rate of relevant rows from
+    Beta(1, 4); int64 ids ``10**9 + 7919 * query``; segment
+    ``(query * 7) % n_segments``.
+    """
+    rng = np.random.default_rng(seed)
+    per_query = n_rows // n_queries
+    query = np.repeat(np.arange(n_queries), per_query)
+    rng.shuffle(query)
+    query_id = 10**9 + 7919 * query
+    rate = rng.beta(1, 4, n_queries)
+    y_true = (rng.random(query.shape[0]) < rate[query]).astype(np.int64)
+    y_score = 0.6 * y_true + rng.normal(size=query.shape[0])
+    segment = (query * 7) % n_segments
+    return y_true, y_score, query_id, segment
+
+
+def features_data(n_rows, n_features=10, seed=0):
+    """``(X, y, query_id)``: normal features, labels ``X[:, 0] + noise > 1``.
+
+    Query ids drawn uniformly from ``n_rows // 20`` values (about 20 rows each).
+    """
+    rng = np.random.default_rng(seed)
+    query_id = rng.integers(0, n_rows // 20, size=n_rows)
+    X = rng.normal(size=(n_rows, n_features))
+    y = (X[:, 0] + rng.normal(size=n_rows) > 1.0).astype(int)
+    return X, y, query_id
+
+
+def grouped_features(n_rows, seed=0):
+    """``(X, y, query, sizes)``: queries of 2 to 60 rows in order, 20 features.
+
+    Binary labels at a rate of about 0.1; at most ``n_rows`` rows.
+    """
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(2, 61, size=n_rows // 20)
+    sizes = sizes[np.cumsum(sizes) <= n_rows]
+    query = np.repeat(np.arange(sizes.shape[0]), sizes)
+    X = rng.standard_normal((query.shape[0], 20))
+    y = (X[:, 0] + rng.standard_normal(query.shape[0]) > 1.6).astype(np.int64)
+    return X, y, query, sizes
+
+
+def log_chunk(seed, start_row, n_rows, rows_per_query=10):
+    """Rows ``start_row..start_row+n_rows`` of a log written query by query.
+
+    ``(label, score, query)``: int8 labels at rate 0.2, uniform scores, query
+    ids in order, ``rows_per_query`` rows each.
+    """
+    rng = np.random.default_rng(seed)
+    rows = np.arange(start_row, start_row + n_rows)
+    query = rows // rows_per_query
+    label = (rng.random(n_rows) < 0.2).astype(np.int8)
+    score = rng.random(n_rows)
+    return label, score, query
+
+
+def batches(n_batches, batch_rows, rows_per_query=10, seed=0):
+    """``n_batches`` batches ``(score, label, query)`` of whole queries, in order.
+
+    Boolean labels at rate 0.2, uniform scores.
+    """
+    rng = np.random.default_rng(seed)
+    out = []
+    for b in range(n_batches):
+        query = (b * (batch_rows // rows_per_query)
+                 + np.arange(batch_rows) // rows_per_query)
+        label = rng.random(batch_rows) < 0.2
+        out.append((rng.random(batch_rows), label, query))
+    return out
+
+
+def trec_files(root, n_lines, n_queries, seed=0):
+    """A TREC run of ``n_lines`` lines, its qrels, and the run in three more orders.
+
+    The run (``run.txt``) has string ids ``Q<n>`` and ``DOC-<n>``, one line
+    per (query, document), rows shuffled; the qrels judge 60 retrieved and
+    20 unretrieved documents per query. Returns a dict of paths: ``qrels``,
+    ``run``, ``grouped`` (the lines grouped by query, stable),
+    ``ranked`` (by query then score descending, with ranks) and
+    ``numeric`` (ranked, queries in numeric order: Q2 before Q10).
+    """
+    rng = np.random.default_rng(seed)
+    per_query = n_lines // n_queries
+    qids = np.repeat(np.arange(n_queries), per_query)
+    docs = rng.integers(0, 50_000_000, size=qids.shape[0])
+    # one document per (query, doc): make the ids unique inside a query
+    docs = docs + (np.arange(qids.shape[0]) % per_query) * 50_000_000
+    scores = rng.normal(size=qids.shape[0]).round(4)
+    shuffle = rng.permutation(qids.shape[0])
+    qids, docs, scores = qids[shuffle], docs[shuffle], scores[shuffle]
+    paths = {name: root / f"{name}.txt" for name in ("qrels", "run")}
+    with open(paths["run"], "w") as handle:
+        for q, d, s in zip(qids.tolist(), docs.tolist(), scores.tolist()):
+            handle.write(f"Q{q} Q0 DOC-{d} 0 {s} bench\n")
+    with open(paths["qrels"], "w") as handle:
+        order = np.argsort(qids, kind="stable")
+        start = np.searchsorted(qids[order], np.arange(n_queries))
+        for q in range(n_queries):
+            rows = order[start[q] : start[q] + 60]
+            for d in docs[rows].tolist():
+                handle.write(f"Q{q} 0 DOC-{d} {int(rng.random() < 0.3)}\n")
+            for i in range(20):
+                handle.write(f"Q{q} 0 NEW-{q}-{i} {int(rng.random() < 0.5)}\n")
+
+    paths["grouped"] = root / "run_grouped.txt"
+    with open(paths["run"]) as source, open(paths["grouped"], "w") as target:
+        lines = source.readlines()
+        lines.sort(key=lambda line: line.split(" ", 1)[0])  # stable: by query only
+        target.writelines(lines)
+        del lines
+    # as systems write runs: by query, then by rank (score descending), with
+    # the rank field filled in
+    paths["ranked"] = root / "run_ranked.txt"
+    with open(paths["grouped"]) as source, open(paths["ranked"], "w") as target:
+        fields = [line.split() for line in source]
+        fields.sort(key=lambda f: (f[0], -float(f[4])))
+        rank, previous = 0, None
+        for f in fields:
+            rank = rank + 1 if f[0] == previous else 1
+            previous = f[0]
+            target.write(f"{f[0]} {f[1]} {f[2]} {rank} {f[4]} {f[5]}\n")
+        del fields
+    # the same, queries in numeric order (Q2 before Q10), as systems that
+    # number their topics write them: not trec_eval's order of query ids
+    paths["numeric"] = root / "run_numeric.txt"
+    with open(paths["ranked"]) as source, open(paths["numeric"], "w") as target:
+        lines = source.readlines()
+        lines.sort(key=lambda line: int(line.split(" ", 1)[0][1:]))  # stable: ranks stay
+        target.writelines(lines)
+        del lines
+    return paths
+
+
+ROWS_PER_FILE = 1_000_000
+
+
+def write_parquet(path, rows, queries, seed):
+    """``rows`` rows of (qid, label, score, item) as Parquet files of ROWS_PER_FILE.
+
+    Query ids drawn uniformly (every query spread over many files), int8
+    labels ``score + noise > 1.2`` (about a fifth relevant), float64 scores
+    without ties, a unique int64 item per row. Reused when the same files
+    are there (returns 0.0); else returns the seconds spent writing.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    marker = path / "_done.json"
+    spec = {"rows": rows, "queries": queries, "seed": seed, "per_file": ROWS_PER_FILE}
+    if marker.exists() and json.loads(marker.read_text()) == spec:
+        return 0.0
+    shutil.rmtree(path, ignore_errors=True)
+    path.mkdir(parents=True)
+    start = time.perf_counter()
+    rng = np.random.default_rng(seed)
+    for number, first in enumerate(range(0, rows, ROWS_PER_FILE)):
+        size = min(ROWS_PER_FILE, rows - first)
+        score = rng.standard_normal(size)
+        label = (score + rng.standard_normal(size) > 1.2).astype(np.int8)
+        table = pa.table({
+            "qid": rng.integers(0, queries, size, dtype=np.int64),
+            "label": label,
+            "score": score,
+            # a unique item id per row, which Spark's RankingMetrics needs
+            "item": np.arange(first, first + size, dtype=np.int64),
+        })
+        pq.write_table(table, path / f"part-{number:05d}.parquet")
+    marker.write_text(json.dumps(spec))
+    return time.perf_counter() - start

@@ -7,18 +7,24 @@ The model is a ``HistGradientBoostingRegressor`` fitted once (``cv`` folds
 reuse a prefit-like cheap fit: ``max_iter=50``), so the time is split between
 fitting, predicting and scoring. Both scorings run in one process, side by
 side, ``--repeats`` times; the minimum of each is reported with the ratio
-and the number of ``predict`` calls each made.
+and the number of ``predict`` calls each made. Data: ``bench_data``'s
+``features_data`` (10 normal features, about 20 rows per query).
 """
 
 import argparse
-import time
+import sys
+from pathlib import Path
 
-import numpy as np
 import sklearn
 from sklearn.ensemble import HistGradientBoostingRegressor
 from sklearn.model_selection import GroupKFold, cross_validate
 
 import skrank
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_common  # noqa: E402
+from bench_data import features_data  # noqa: E402
 
 NAMES = ["ndcg@10", "map", "gauc", "precision@5", "fap@10"]
 
@@ -31,39 +37,43 @@ class Counting(HistGradientBoostingRegressor):
         return super().predict(X)
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=400_000)
     parser.add_argument("--repeats", type=int, default=2)
-    args = parser.parse_args()
-    rng = np.random.default_rng(0)
+    bench_common.add_results_options(parser)
+    args = parser.parse_args(argv)
     n = args.rows
-    qid = rng.integers(0, n // 20, size=n)
-    X = rng.normal(size=(n, 10))
-    y = (X[:, 0] + rng.normal(size=n) > 1.0).astype(int)
+    X, y, qid = features_data(n)
     sklearn.set_config(enable_metadata_routing=True)
     scorings = {
         "multi-metric scorer": skrank.get_scorer(NAMES),
         "dict of 5 scorers": {name: skrank.get_scorer(name) for name in NAMES},
     }
-    times = {name: [] for name in scorings}
+
+    def run(scoring):
+        Counting.calls = 0
+        cross_validate(
+            Counting(max_iter=50), X, y, cv=GroupKFold(4), scoring=scoring,
+            params={"query_id": qid, "groups": qid},
+        )
+        return Counting.calls
+
     calls = {}
-    for _ in range(args.repeats):
-        for name, scoring in scorings.items():
-            Counting.calls = 0
-            start = time.perf_counter()
-            cross_validate(
-                Counting(max_iter=50), X, y, cv=GroupKFold(4), scoring=scoring,
-                params={"query_id": qid, "groups": qid},
-            )
-            times[name].append(time.perf_counter() - start)
-            calls[name] = Counting.calls
-    base = min(times["multi-metric scorer"])
-    print(f"{n:,} rows, {n // 20:,} queries, 4 folds, {len(NAMES)} metrics")
+    timings = bench_common.alternate(
+        {name: (lambda scoring=scoring: run(scoring)) for name, scoring in scorings.items()},
+        args.repeats, after=calls.__setitem__)
+    base = timings["multi-metric scorer"].best
+    lines = [f"{n:,} rows, {n // 20:,} queries, 4 folds, {len(NAMES)} metrics"]
     for name in scorings:
-        best = min(times[name])
-        print(f"  {name:22s} {best:7.2f} s  {best / base:5.2f}x  "
-              f"predict calls: {calls[name]}")
+        best = timings[name].best
+        lines.append(f"  {name:22s} {best:7.2f} s  {best / base:5.2f}x  "
+                     f"predict calls: {calls[name]}")
+    data = {"rows": n, "metrics": NAMES, "predict_calls": calls,
+            "seconds": {name: t.as_dict() for name, t in timings.items()}}
+    bench_common.publish(args, "\n".join(lines), data, preformatted=True,
+                         title="Several metrics in cross_validate "
+                               "(`bench_multi_metric.py`)")
 
 
 if __name__ == "__main__":

@@ -18,25 +18,15 @@ by other work on the machine than LightGBM's default of all cores).
 """
 
 import argparse
-import time
+import sys
+from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-def make_data(n_rows, seed=0):
-    rng = np.random.default_rng(seed)
-    sizes = rng.integers(2, 61, size=n_rows // 20)
-    sizes = sizes[np.cumsum(sizes) <= n_rows]
-    query = np.repeat(np.arange(sizes.shape[0]), sizes)
-    X = rng.standard_normal((query.shape[0], 20))
-    y = (X[:, 0] + rng.standard_normal(query.shape[0]) > 1.6).astype(np.int64)
-    return X, y, query, sizes
-
-
-def seconds(func):
-    start = time.perf_counter()
-    func()
-    return time.perf_counter() - start
+import bench_common  # noqa: E402
+from bench_data import grouped_features  # noqa: E402
 
 
 def main(argv=None):
@@ -45,6 +35,7 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--trees", type=int, default=20)
     parser.add_argument("--threads", type=int, default=1)
+    bench_common.add_results_options(parser)
     args = parser.parse_args(argv)
 
     import lightgbm
@@ -54,15 +45,15 @@ def main(argv=None):
     from skrank.model_selection._query_group import QueryGroupRanker, _QueryLayout
 
     params = {"n_estimators": args.trees, "n_jobs": args.threads, "verbose": -1}
-    print(f"skrank {skrank.__version__}, lightgbm {lightgbm.__version__}, "
-          f"scikit-learn {sklearn.__version__}; {params}; minimum of {args.repeats} "
-          "runs\n")
     header = ("rows", "queries", "ids", "bare fit s", "wrapper fit s", "ratio",
               "sort+take s")
-    print(" | ".join(header))
-    print(" | ".join("---" for _ in header))
+    lines = [f"skrank {skrank.__version__}, lightgbm {lightgbm.__version__}, "
+             f"scikit-learn {sklearn.__version__}; {params}; minimum of {args.repeats} "
+             "runs\n", " | ".join(header), " | ".join("---" for _ in header)]
+    print("\n".join(lines))
+    data = {"params": params, "repeats": args.repeats, "runs": []}
     for size in args.sizes:
-        X0, y0, query, sizes = make_data(int(float(size)))
+        X0, y0, query, sizes = grouped_features(int(float(size)))
         rng = np.random.default_rng(1)
         shuffle = rng.permutation(query.shape[0])
         Xs, ys = X0[shuffle], y0[shuffle]
@@ -89,19 +80,25 @@ def main(argv=None):
                 layout = _QueryLayout(keys)
                 Xs[layout.order], ys[layout.order]
 
-            bare_s = wrapped_s = sort_s = np.inf
-            for _ in range(args.repeats):  # alternate, so both see the same machine
-                bare_s = min(bare_s, seconds(bare))
-                wrapped_s = min(wrapped_s, seconds(wrapped))
-                sort_s = min(sort_s, seconds(overhead))
+            # alternate, so both see the same machine
+            timings = bench_common.alternate(
+                {"bare": bare, "wrapper": wrapped, "sort+take": overhead}, args.repeats)
+            bare_s, wrapped_s, sort_s = (timings[k].best for k in timings)
             np.testing.assert_allclose(  # the same model
                 ranker.predict(X),
                 lightgbm.LGBMRanker(**params)
                 .fit(X, y, group=sizes).predict(X),
                 rtol=1e-9,
             )
-            print(f"{query.shape[0]:,} | {sizes.shape[0]:,} | {kind} | {bare_s:.3f} | "
-                  f"{wrapped_s:.3f} | {wrapped_s / bare_s:.3f} | {sort_s:.4f}")
+            line = (f"{query.shape[0]:,} | {sizes.shape[0]:,} | {kind} | {bare_s:.3f} | "
+                    f"{wrapped_s:.3f} | {wrapped_s / bare_s:.3f} | {sort_s:.4f}")
+            print(line, flush=True)
+            lines.append(line)
+            data["runs"].append({"rows": int(query.shape[0]), "ids": kind, **{
+                k: t.as_dict() for k, t in timings.items()}})
+    bench_common.publish(args, "\n".join(lines), data, echo=False,
+                         title="QueryGroupRanker overhead against a bare LightGBM "
+                               "fit (`bench_query_group.py`)")
 
 
 if __name__ == "__main__":

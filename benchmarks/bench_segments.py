@@ -17,37 +17,30 @@ the sums).
 """
 
 import argparse
+import sys
 import time
-
-import numpy as np
+from pathlib import Path
 
 import skrank
 from skrank._core import _resample
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-def make_data(n_rows, n_queries, n_segments, seed=0):
-    rng = np.random.default_rng(seed)
-    per_query = n_rows // n_queries
-    query = np.repeat(np.arange(n_queries), per_query)
-    rng.shuffle(query)
-    query_id = 10**9 + 7919 * query
-    rate = rng.beta(1, 4, n_queries)
-    y_true = (rng.random(query.shape[0]) < rate[query]).astype(np.int64)
-    y_score = 0.6 * y_true + rng.normal(size=query.shape[0])
-    segment = (query * 7) % n_segments
-    return y_true, y_score, query_id, segment
+import bench_common  # noqa: E402
+from bench_data import segment_data  # noqa: E402
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--queries", type=int, default=100_000)
     parser.add_argument("--segments", type=int, default=20)
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=3)
-    args = parser.parse_args()
-    y_true, y_score, query_id, segment = make_data(args.rows, args.queries,
-                                                   args.segments)
+    bench_common.add_results_options(parser)
+    args = parser.parse_args(argv)
+    y_true, y_score, query_id, segment = segment_data(args.rows, args.queries,
+                                                      args.segments)
 
     resample_time = []
     original = _resample.Resampler.sums
@@ -68,28 +61,27 @@ def main():
             y_true, y_score, by=segment, query_id=query_id,
             n_resamples=args.resamples, random_state=0),
     }
-    times = {name: [] for name in calls}
-    cpu = {name: [] for name in calls}
-    for _ in range(args.repeats):
-        for name, call in calls.items():
-            start, start_cpu = time.perf_counter(), time.process_time()
-            result = call()
-            times[name].append(time.perf_counter() - start)
-            cpu[name].append(time.process_time() - start_cpu)
+    timings = bench_common.alternate(calls, args.repeats)
     result = calls["evaluate_by"]()
-    best = {name: min(values) for name, values in times.items()}
-    best_cpu = {name: min(values) for name, values in cpu.items()}
-    print(f"{args.rows:,} rows, {args.queries:,} queries, {len(result.segments)} "
-          f"segments, {len(result.metrics)} metrics, {args.resamples:,} resamples; "
-          f"best of {args.repeats}")
+    best = {name: t.best for name, t in timings.items()}
+    best_cpu = {name: t.cpu_best for name, t in timings.items()}
+    lines = [f"{args.rows:,} rows, {args.queries:,} queries, {len(result.segments)} "
+             f"segments, {len(result.metrics)} metrics, {args.resamples:,} resamples; "
+             f"best of {args.repeats}"]
     for name, value in best.items():
-        print(f"  {name:<26} {value:7.3f} s   {value / best['evaluate']:5.2f}x evaluate")
-    print(f"  {'of which resampling':<26} {min(resample_time):7.3f} s   "
-          f"{min(resample_time) / best['evaluate']:5.2f}x evaluate")
+        lines.append(f"  {name:<26} {value:7.3f} s   "
+                     f"{value / best['evaluate']:5.2f}x evaluate")
+    lines.append(f"  {'of which resampling':<26} {min(resample_time):7.3f} s   "
+                 f"{min(resample_time) / best['evaluate']:5.2f}x evaluate")
     ratio = best["evaluate_by"] / best["evaluate"]
     ratio_cpu = best_cpu["evaluate_by"] / best_cpu["evaluate"]
-    print(f"ratio evaluate_by / evaluate: {ratio:.2f} wall clock, {ratio_cpu:.2f} CPU "
-          "time (goal: at most 3)")
+    lines.append(f"ratio evaluate_by / evaluate: {ratio:.2f} wall clock, "
+                 f"{ratio_cpu:.2f} CPU time (goal: at most 3)")
+    data = {"rows": args.rows, "queries": args.queries, "segments": args.segments,
+            "resamples": args.resamples, "resampling_seconds": resample_time,
+            "seconds": {name: t.as_dict() for name, t in timings.items()}}
+    bench_common.publish(args, "\n".join(lines), data, preformatted=True,
+                         title="evaluate_by against evaluate (`bench_segments.py`)")
 
 
 if __name__ == "__main__":

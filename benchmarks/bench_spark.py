@@ -10,7 +10,7 @@ and Java 17)::
 What it does, in order (each step prints one line; everything lands in
 ``<out>/spark_results.json``):
 
-1. **Data.** The Parquet files of ``dask_bench.py`` (its ``write_parquet``:
+1. **Data.** The Parquet files of ``bench_dask.py`` (its ``write_parquet``:
    ``qid`` int64 drawn uniformly, so every query's rows are spread over all
    files, ``label`` int8, ``score`` float64 without ties, ``item`` int64),
    written once and reused.
@@ -31,29 +31,27 @@ What it does, in order (each step prints one line; everything lands in
    the repartition by query alone, and the repartition plus the hand-over of
    Arrow batches to Python (no metric).
 3. **Dask**, after the SparkSession stopped: ``skrank.dask.evaluate`` on a
-   ``LocalCluster`` of ``--cores`` single-threaded workers (``dask_bench.py``'s
+   ``LocalCluster`` of ``--cores`` single-threaded workers (``bench_dask.py``'s
    ``run_dask``), four and six metrics.
 4. **In memory** (``--inmemory-max-rows``, default 1e7): ``skrank.evaluate`` in
-   a fresh process, as ``dask_bench.py`` runs it.
+   a fresh process, as ``bench_dask.py`` runs it.
 
 Nothing here is a test: timings depend on the machine (and on what else it
 runs); compare the ratios taken in one run.
 """
 
 import argparse
-import json
 import os
-import platform
-import subprocess
 import sys
-import time
 import warnings
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from dask_bench import SPARK_METRICS, run_dask, write_parquet  # noqa: E402
+import bench_common  # noqa: E402
+from bench_dask import SPARK_METRICS, run_dask  # noqa: E402
+from bench_data import write_parquet  # noqa: E402
 
 FOUR = ["ndcg@10", "map", "precision@10", "recall@10"]
 SIX = FOUR + ["mrr", "gauc"]
@@ -108,9 +106,9 @@ def skrank_spark(df, metrics, **options):
 
 
 def _timed(function, *args):
-    start = time.perf_counter()
-    values = function(*args)
-    return time.perf_counter() - start, values
+    """(wall seconds, value) of one call (driver CPU time says little here)."""
+    seconds, _, values = bench_common.time_call(function, *args)
+    return seconds, values
 
 
 def breakdown(df):
@@ -175,14 +173,10 @@ def run_spark(path, args):
 
 
 def _inmemory(path):
-    command = [sys.executable, str(HERE / "dask_bench.py"), "--worker", "inmemory",
+    command = [sys.executable, str(HERE / "bench_dask.py"), "--worker", "inmemory",
                "--path", str(path)]
     env = {**os.environ, "PYTHONPATH": str(HERE.parent)}
-    done = subprocess.run(command, capture_output=True, text=True, env=env,
-                          timeout=3600)
-    if done.returncode:
-        raise RuntimeError(done.stderr[-3000:])
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return bench_common.run_command(command, env=env, timeout=3600).last_json()
 
 
 def compare(results):
@@ -206,7 +200,7 @@ def compare(results):
     return diffs
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", type=float, default=1e6)
     parser.add_argument("--queries", type=float, default=None,
@@ -225,7 +219,7 @@ def main():
     parser.add_argument("--data-dir", type=Path, default=HERE / "out" / "dask-data")
     parser.add_argument("--out", type=Path, default=HERE / "out")
     parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     rows = int(args.rows)
     queries = int(args.queries) if args.queries else max(1, rows // 10)
 
@@ -234,10 +228,11 @@ def main():
     print(f"data: {rows:.0e} rows, {queries:.0e} queries "
           f"({'written in %.0f s' % seconds if seconds else 'reused'})", flush=True)
     args.out.mkdir(parents=True, exist_ok=True)
+    machine = bench_common.machine()
     results = {
-        "command": " ".join(sys.argv), "machine": platform.processor()
-        or platform.machine(), "cpus": os.cpu_count(),
-        "python": platform.python_version(), "rows": rows, "queries": queries,
+        "command": " ".join(sys.argv), "machine": machine["cpu"],
+        "cpus": machine["cores"], "python": machine["python"],
+        "rows": rows, "queries": queries,
         "shuffle_partitions": args.shuffle_partitions,
     }
     import pyspark
@@ -265,7 +260,7 @@ def main():
     for name, diff in results["max_abs_difference"].items():
         print(f"values: {name} vs skrank.spark: max |difference| {diff:.1e}")
     out_file = args.out / f"spark_results_{rows:.0e}.json"
-    out_file.write_text(json.dumps(results, indent=1, default=float))
+    bench_common.write_json(out_file, results)
     print(f"results in {out_file.name}")
 
 

@@ -17,19 +17,25 @@ Two parts, each tool in its own subprocess (peak memory is per process):
   (whole queries of 10 rows) with 10 metrics, as a validation loop sees
   them: ``RankingAccumulator.update(..., complete=True)`` on torch tensors
   against torchmetrics' retrieval metrics (``update`` per batch,
-  ``compute`` at the end). Peak memory is the growth of the process's
-  peak RSS during the loop (torch's allocations are not seen by
-  tracemalloc). Needs torch and torchmetrics.
+  ``compute`` at the end). Peak memory is the process's peak RSS during
+  the loop over its RSS before (``bench_common.PeakRSS``; torch's
+  allocations are not seen by tracemalloc). Needs torch and torchmetrics.
 
 Prints one table per part with the ratios; ``--json`` writes the numbers.
+The data is ``bench_data``'s ``log_chunk`` and ``batches``; the probes are
+``bench_common``'s (``TracedPeak``, ``PeakRSS``, ``run_command``).
 """
 
 import argparse
-import json
-import resource
-import subprocess
 import sys
-import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import bench_common  # noqa: E402
+from bench_data import batches as log_batches  # noqa: E402
+from bench_data import log_chunk  # noqa: E402
 
 ROWS_PER_QUERY = 10
 STREAM_METRICS = ["ndcg@10", "map", "mrr", "precision@10", "recall@10"]
@@ -39,60 +45,49 @@ LOOP_METRICS = ["ndcg@10", "ndcg", "map", "map@10", "mrr", "mrr@10",
 
 def _chunk(seed, start_row, n_rows):
     """Rows ``start_row..start_row+n_rows`` of the log: ids in order, 10 per query."""
-    import numpy as np
-
-    rng = np.random.default_rng(seed)
-    rows = np.arange(start_row, start_row + n_rows)
-    query = rows // ROWS_PER_QUERY
-    label = (rng.random(n_rows) < 0.2).astype(np.int8)
-    score = rng.random(n_rows)
-    return label, score, query
+    return log_chunk(seed, start_row, n_rows, ROWS_PER_QUERY)
 
 
 def run_stream(tool, n_rows, chunk):
-    import tracemalloc
-
-    import numpy as np
-
     import skrank
 
-    tracemalloc.start()
+    with bench_common.TracedPeak() as probe:  # from before the data is made
+        if tool == "in-memory":
+            seconds, result = _in_memory(skrank, n_rows, chunk)
+        else:
+            seconds, result = _streamed(skrank, n_rows, chunk)
+    return {"seconds": seconds, "peak_mb": probe.peak / 2**20, "result": result}
+
+
+def _in_memory(skrank, n_rows, chunk):
+    import numpy as np
+
+    parts = [_chunk(i, start, min(chunk, n_rows - start))
+             for i, start in enumerate(range(0, n_rows, chunk))]
+    label, score, query = (np.concatenate(p) for p in zip(*parts))
+    del parts
+    seconds, _, result = bench_common.time_call(
+        skrank.evaluate, label, score, query_id=query, metrics=STREAM_METRICS)
+    return seconds, result
+
+
+def _streamed(skrank, n_rows, chunk):
     seconds = 0.0
-    if tool == "in-memory":
-        parts = [_chunk(i, start, min(chunk, n_rows - start))
-                 for i, start in enumerate(range(0, n_rows, chunk))]
-        label, score, query = (np.concatenate(p) for p in zip(*parts))
-        del parts
-        began = time.perf_counter()
-        result = skrank.evaluate(label, score, query_id=query, metrics=STREAM_METRICS)
-        seconds = time.perf_counter() - began
-    else:
-        accumulator = skrank.RankingAccumulator(STREAM_METRICS, contiguous=True)
-        for i, start in enumerate(range(0, n_rows, chunk)):
-            label, score, query = _chunk(i, start, min(chunk, n_rows - start))
-            began = time.perf_counter()
-            accumulator.update(label, score, query_id=query)
-            seconds += time.perf_counter() - began
-            del label, score, query
-        began = time.perf_counter()
-        result = accumulator.result()
-        seconds += time.perf_counter() - began
-    _, peak = tracemalloc.get_traced_memory()
-    return {"seconds": seconds, "peak_mb": peak / 2**20, "result": result}
+    accumulator = skrank.RankingAccumulator(STREAM_METRICS, contiguous=True)
+    for i, start in enumerate(range(0, n_rows, chunk)):
+        label, score, query = _chunk(i, start, min(chunk, n_rows - start))
+        seconds += bench_common.time_call(
+            accumulator.update, label, score, query_id=query)[0]
+        del label, score, query
+    last, _, result = bench_common.time_call(accumulator.result)
+    return seconds + last, result
 
 
 def _loop_data(n_batches, batch_rows):
-    import numpy as np
     import torch
 
-    rng = np.random.default_rng(0)
-    batches = []
-    for b in range(n_batches):
-        query = b * (batch_rows // ROWS_PER_QUERY) + np.arange(batch_rows) // ROWS_PER_QUERY
-        label = rng.random(batch_rows) < 0.2
-        batches.append((torch.from_numpy(rng.random(batch_rows)),
-                        torch.from_numpy(label), torch.from_numpy(query)))
-    return batches
+    return [tuple(torch.from_numpy(a) for a in batch)
+            for batch in log_batches(n_batches, batch_rows, ROWS_PER_QUERY)]
 
 
 def _torchmetrics_collection():
@@ -112,10 +107,6 @@ def _torchmetrics_collection():
     }
 
 
-def _peak_rss_mb():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
 def run_loop(tool, n_batches, batch_rows):
     import skrank
 
@@ -131,19 +122,19 @@ def run_loop(tool, n_batches, batch_rows):
             metric.update(*_warm_up_torch())
             metric.compute()
             metric.reset()
-    base = _peak_rss_mb()
-    began = time.perf_counter()
-    if tool == "skrank":
-        for score, label, query in batches:
-            accumulator.update(label, score, query_id=query, complete=True)
-        result = accumulator.result()
-    else:
+    def epoch():
+        if tool == "skrank":
+            for score, label, query in batches:
+                accumulator.update(label, score, query_id=query, complete=True)
+            return accumulator.result()
         for score, label, query in batches:
             for metric in metrics.values():
                 metric.update(score, label, indexes=query)
-        result = {name: float(metric.compute()) for name, metric in metrics.items()}
-    seconds = time.perf_counter() - began
-    return {"seconds": seconds, "peak_mb": _peak_rss_mb() - base, "result": result}
+        return {name: float(metric.compute()) for name, metric in metrics.items()}
+
+    with bench_common.PeakRSS() as probe:
+        seconds, _, result = bench_common.time_call(epoch)
+    return {"seconds": seconds, "peak_mb": probe.extra / 2**20, "result": result}
 
 
 def _warm_up():
@@ -159,23 +150,22 @@ def _warm_up_torch():
 
 def _in_subprocess(part, tool, args):
     code = (
-        "import json, sys; sys.path.insert(0, 'benchmarks'); import bench_stream as b; "
+        f"import json, sys; sys.path.insert(0, {str(HERE)!r}); import bench_stream as b; "
         f"out = b.run_{part}({tool!r}, *{args!r}); print(json.dumps(out))"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    if done.returncode:
-        raise RuntimeError(done.stderr)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return bench_common.run_command([sys.executable, "-c", code]).last_json()
 
 
 def _table(title, rows, baseline):
-    print(f"\n{title}")
-    print(f"{'tool':<12} {'time (s)':>9} {'peak (MB)':>10} {'time ratio':>11} "
-          f"{'memory ratio':>13}")
+    lines = [f"\n{title}",
+             f"{'tool':<12} {'time (s)':>9} {'peak (MB)':>10} {'time ratio':>11} "
+             f"{'memory ratio':>13}"]
     for tool, out in rows.items():
-        print(f"{tool:<12} {out['seconds']:9.2f} {out['peak_mb']:10.1f} "
-              f"{out['seconds'] / rows[baseline]['seconds']:11.2f} "
-              f"{out['peak_mb'] / max(rows[baseline]['peak_mb'], 1e-9):13.3f}")
+        lines.append(f"{tool:<12} {out['seconds']:9.2f} {out['peak_mb']:10.1f} "
+                     f"{out['seconds'] / rows[baseline]['seconds']:11.2f} "
+                     f"{out['peak_mb'] / max(rows[baseline]['peak_mb'], 1e-9):13.3f}")
+    print("\n".join(lines), flush=True)
+    return lines
 
 
 def main(argv=None):
@@ -185,29 +175,29 @@ def main(argv=None):
     parser.add_argument("--chunk", type=float, default=1e6)
     parser.add_argument("--batches", type=int, default=1000)
     parser.add_argument("--batch-rows", type=int, default=1000)
-    parser.add_argument("--json", help="write the numbers to this file")
+    bench_common.add_results_options(parser)
     args = parser.parse_args(argv)
-    report = {}
+    report, text = {}, []
     if args.part in ("stream", "both"):
         sizes = (int(args.rows), int(args.chunk))
         rows = {tool: _in_subprocess("stream", tool, sizes)
                 for tool in ("in-memory", "stream")}
-        _table(f"{sizes[0]:.0e} rows ({sizes[0] // ROWS_PER_QUERY:.0e} queries), "
-               f"chunks of {sizes[1]:.0e}", rows, "in-memory")
+        text += _table(f"{sizes[0]:.0e} rows ({sizes[0] // ROWS_PER_QUERY:.0e} "
+                       f"queries), chunks of {sizes[1]:.0e}", rows, "in-memory")
         difference = max(abs(rows["stream"]["result"][m] - rows["in-memory"]["result"][m])
                          for m in STREAM_METRICS)
-        print(f"largest difference between the two results: {difference:.1e}")
+        text.append(f"largest difference between the two results: {difference:.1e}")
+        print(text[-1])
         report["stream"] = rows
     if args.part in ("loop", "both"):
         sizes = (args.batches, args.batch_rows)
         rows = {tool: _in_subprocess("loop", tool, sizes)
                 for tool in ("torchmetrics", "skrank")}
-        _table(f"{sizes[0]} batches of {sizes[1]} rows, 10 metrics", rows,
-               "torchmetrics")
+        text += _table(f"{sizes[0]} batches of {sizes[1]} rows, 10 metrics", rows,
+                       "torchmetrics")
         report["loop"] = rows
-    if args.json:
-        with open(args.json, "w") as file:
-            json.dump(report, file, indent=1)
+    bench_common.publish(args, "\n".join(text), report, echo=False, preformatted=True,
+                         title="Streaming evaluation (`bench_stream.py`)")
 
 
 if __name__ == "__main__":

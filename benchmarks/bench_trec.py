@@ -5,26 +5,32 @@ query), and qrels that judge documents the run did not retrieve. Each tool
 runs as a fresh process (interpreter start included) with its own loader;
 the ratios come from one run. trec_eval's binary is used when one is given
 (``TREC_EVAL=/path/to/trec_eval`` or on PATH). Each tool's median and
-fastest time and its peak resident memory (``/usr/bin/time``'s maximum RSS,
-or the child's ``ru_maxrss``) are reported; ``skrank evaluate``, with and
+fastest time and its peak resident memory (the child's own ``ru_maxrss``,
+as ``/usr/bin/time`` reports it: ``bench_common.run_command``; the largest
+of the rounds) are reported; ``skrank evaluate``, with and
 without ``--stream``, and trec_eval also run on the same lines grouped by
 query, sorted by query and rank (as systems write run files), and sorted
 so with the queries in numeric order (Q2 before Q10, not trec_eval's order
 of ids). Results are appended to benchmarks/RESULTS.md.
 
     python benchmarks/bench_trec.py [--lines 2000000] [--queries 2000] [--rounds 5]
+
+The files are ``bench_data``'s ``trec_files``.
 """
 
 import argparse
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_common  # noqa: E402
+from bench_data import trec_files  # noqa: E402
 
 MEASURES = ["map", "P_10", "ndcg_cut_10", "recall_1000", "recip_rank", "bpref"]
 # the same measures as trec_eval's -m takes them (name.cutoff)
@@ -64,99 +70,28 @@ print(evaluate(qrels, run, ["map", "precision@10", "ndcg@10", "recall@1000", "mr
 """
 
 
-def make_files(root, n_lines, n_queries, seed=0):
-    rng = np.random.default_rng(seed)
-    per_query = n_lines // n_queries
-    qids = np.repeat(np.arange(n_queries), per_query)
-    docs = rng.integers(0, 50_000_000, size=qids.shape[0])
-    # one document per (query, doc): make the ids unique inside a query
-    docs = docs + (np.arange(qids.shape[0]) % per_query) * 50_000_000
-    scores = rng.normal(size=qids.shape[0]).round(4)
-    shuffle = rng.permutation(qids.shape[0])
-    qids, docs, scores = qids[shuffle], docs[shuffle], scores[shuffle]
-    run = root / "run.txt"
-    with open(run, "w") as handle:
-        for q, d, s in zip(qids.tolist(), docs.tolist(), scores.tolist()):
-            handle.write(f"Q{q} Q0 DOC-{d} 0 {s} bench\n")
-    # qrels: 60 judged retrieved documents and 20 judged unretrieved per query
-    qrels = root / "qrels.txt"
-    with open(qrels, "w") as handle:
-        order = np.argsort(qids, kind="stable")
-        start = np.searchsorted(qids[order], np.arange(n_queries))
-        for q in range(n_queries):
-            rows = order[start[q] : start[q] + 60]
-            for d in docs[rows].tolist():
-                handle.write(f"Q{q} 0 DOC-{d} {int(rng.random() < 0.3)}\n")
-            for i in range(20):
-                handle.write(f"Q{q} 0 NEW-{q}-{i} {int(rng.random() < 0.5)}\n")
-    return qrels, run
-
-
-def timed(command):
-    """Wall time, peak resident memory (MB) and stdout of one fresh process."""
-    import resource
-
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True)
-    elapsed = time.perf_counter() - start
-    if done.returncode:
-        raise RuntimeError(f"{command[0]} failed: {done.stderr[-500:]}")
-    # ru_maxrss of children is the largest so far: exact when this child is
-    # the largest yet, else a lower bound; wrapping in /usr/bin/time is exact
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return elapsed, (peak if peak > before else float("nan")) / 1024, done.stdout
-
-
-def peak_of(command):
-    """Peak RSS in MB of ``command`` measured by /usr/bin/time, or None without it."""
-    if not os.path.exists("/usr/bin/time"):
-        return None
-    done = subprocess.run(["/usr/bin/time", "-f", "%M", *command], capture_output=True,
-                          text=True)
-    return int(done.stderr.strip().splitlines()[-1]) / 1024 if done.returncode == 0 else None
-
-
-def main():
-    parser = argparse.ArgumentParser()
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, default=2_000_000)
     parser.add_argument("--queries", type=int, default=2_000)
     parser.add_argument("--rounds", type=int, default=5,
                         help="turns each tool takes; the median and fastest are kept")
     parser.add_argument("--grouped", action="store_true",
                         help="each tool runs its rounds back to back (warm memory)")
-    parser.add_argument("--no-append", action="store_true")
+    bench_common.add_results_options(parser, append=True)
     parser.add_argument("--skip", action="append", default=[], metavar="TOOL",
                         help="leave out a Python peer (ranx, pytrec_eval); repeatable")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     root = Path(tempfile.mkdtemp())
-    qrels, run = make_files(root, args.lines, args.queries)
-    grouped = root / "run_grouped.txt"
-    with open(run) as source, open(grouped, "w") as target:
-        lines = source.readlines()
-        lines.sort(key=lambda line: line.split(" ", 1)[0])  # stable: by query only
-        target.writelines(lines)
-        del lines
-    # as systems write runs: by query, then by rank (score descending), with
-    # the rank field filled in
-    ranked = root / "run_ranked.txt"
-    with open(grouped) as source, open(ranked, "w") as target:
-        fields = [line.split() for line in source]
-        fields.sort(key=lambda f: (f[0], -float(f[4])))
-        rank, previous = 0, None
-        for f in fields:
-            rank = rank + 1 if f[0] == previous else 1
-            previous = f[0]
-            target.write(f"{f[0]} {f[1]} {f[2]} {rank} {f[4]} {f[5]}\n")
-        del fields
-    # the same, queries in numeric order (Q2 before Q10), as systems that
-    # number their topics write them: not trec_eval's order of query ids
-    numeric = root / "run_numeric.txt"
-    with open(ranked) as source, open(numeric, "w") as target:
-        lines = source.readlines()
-        lines.sort(key=lambda line: int(line.split(" ", 1)[0][1:]))  # stable: ranks stay
-        target.writelines(lines)
-        del lines
+    try:
+        _compare(args, trec_files(root, args.lines, args.queries))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _compare(args, files):
+    qrels, run = files["qrels"], files["run"]
+    grouped, ranked, numeric = files["grouped"], files["ranked"], files["numeric"]
     measures = sum((["-m", m] for m in MEASURES), [])
     skrank = [sys.executable, "-m", "skrank", "evaluate", str(qrels), str(run),
               *measures, "--compat", "trec_eval", "--format", "trec"]
@@ -186,7 +121,7 @@ def main():
             commands[name] = [sys.executable, "-c", script, str(qrels), str(run)]
     # the tools take turns, round after round (or, with --grouped, each runs
     # its rounds back to back); each keeps its fastest round
-    results, times, peaks = {}, {}, {}
+    results, times, peaks, cpu = {}, {}, {}, {}
     if args.grouped:
         schedule = [name for name in list(commands) for _ in range(args.rounds)]
     else:
@@ -196,18 +131,19 @@ def main():
             continue
         command = commands[name]
         try:
-            seconds, _, out = timed(command)
+            done = bench_common.run_command(command)
         except RuntimeError as exc:
             print(f"{name}: {exc}")
             del commands[name]
             continue
+        seconds, out = done.seconds, done.stdout
         if name == reader:  # the C call's own time, no interpreter start
             seconds = float(out)
+        else:
+            peaks[name] = max(peaks.get(name, 0.0), done.peak_mb)
+            cpu.setdefault(name, []).append(done.cpu_seconds)
         results[name] = min(seconds, results.get(name, (np.inf, ""))[0]), out
         times.setdefault(name, []).append(seconds)
-    for name, command in commands.items():
-        if name != reader:
-            peaks[name] = peak_of(command)
     lines = [
         "",
         f"## TREC command, {args.lines:.0e} run lines, {args.queries} queries "
@@ -216,7 +152,8 @@ def main():
         f"Median and fastest of {args.rounds} rounds, "
         + ("each tool's rounds back to back." if args.grouped else
            "the tools taking turns.")
-        + " Peak RSS from /usr/bin/time in one more run.",
+        + " Peak RSS: the tool's process's own maximum RSS (as /usr/bin/time "
+        "reports it), the largest of its rounds.",
         "",
         "| tool (own loader, fresh process) | median s | fastest s | median ratio to "
         "skrank | peak MB |",
@@ -249,11 +186,9 @@ def main():
         lines.append("")
         lines.append("No trec_eval binary was given (TREC_EVAL=...); pytrec_eval runs "
                      "the same C code behind a Python loader.")
-    text = "\n".join(lines)
-    print(text)
-    if not args.no_append:
-        with open(Path(__file__).with_name("RESULTS.md"), "a") as handle:
-            handle.write(text + "\n")
+    data = {"lines": args.lines, "queries": args.queries, "rounds": args.rounds,
+            "seconds": times, "cpu_seconds": cpu, "peak_mb": peaks}
+    bench_common.publish(args, "\n".join(lines), data)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,9 @@ Usage (from the repository root, with ``pip install -e ".[bench]"``)::
     python benchmarks/run.py --quick               # smoke run, about a minute
     python benchmarks/run.py --sizes 1e5 1e6 --out benchmarks/out
 
+    python benchmarks/run.py list                  # the other benchmarks, by name
+    python benchmarks/run.py trec --rounds 1       # one of them: bench_trec.py's main
+
 Writes ``<out>/results.json`` (every sample) and ``<out>/results.md`` (the
 tables). See ``benchmarks/README.md`` for what is measured and how.
 
@@ -19,18 +22,12 @@ at most, on the same arrays, in the same kind of process.
 """
 
 import argparse
-import ctypes
-import gc
 import json
-import os
-import platform
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
-import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -38,6 +35,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import bench_common  # noqa: E402
 import bench_data  # noqa: E402
 import bench_methods  # noqa: E402
 from bench_data import format_rows  # noqa: E402
@@ -79,66 +77,24 @@ TRACEMALLOC_MAX_ROWS = 10**6  # the tracemalloc pass costs one more run per meth
 WORKER_TIMEOUT = 3600  # seconds
 
 
-# -- measuring -----------------------------------------------------------------
-def _status_kib(key):
-    with open("/proc/self/status") as status:
-        match = re.search(rf"^{key}:\s+(\d+) kB", status.read(), re.MULTILINE)
-    return int(match.group(1)) if match else None
-
-
-def _libc():
-    try:
-        return ctypes.CDLL("libc.so.6")
-    except OSError:  # not glibc
-        return None
-
-
-_LIBC = _libc()
-
-
-def _settle():
-    """Free what can be freed, and give the heap's free pages back to the OS."""
-    gc.collect()
-    if _LIBC is not None:
-        _LIBC.malloc_trim(0)
-
-
-def _reset_peak_rss():
-    """Reset VmHWM to the current RSS (Linux >= 4.0); False if unavailable."""
-    try:
-        with open("/proc/self/clear_refs", "w") as clear_refs:
-            clear_refs.write("5")
-        return True
-    except OSError:
-        return False
-
-
+# -- measuring (the probes are bench_common's) -------------------------------------
 def measured_run(method, state):
     """One run of ``method``: (seconds, extra peak RSS in bytes or None, value)."""
-    _settle()
-    can_reset = _reset_peak_rss()
-    base = _status_kib("VmRSS")
-    start = time.perf_counter()
-    value = method.run(state)
-    seconds = time.perf_counter() - start
-    peak = _status_kib("VmHWM") if can_reset else None
-    extra = None if peak is None or base is None else max(peak - base, 0) * 1024
-    return seconds, extra, value
+    with bench_common.PeakRSS() as probe:
+        seconds, _, value = bench_common.time_call(method.run, state)
+    # without the reset of VmHWM (outside Linux) the figure is reported as missing
+    return seconds, probe.extra if probe.reset else None, value
 
 
 def timed_run(method, state):
-    start = time.perf_counter()
-    method.run(state)
-    return time.perf_counter() - start
+    return bench_common.time_call(method.run, state)[0]
 
 
 def traced_peak(method, state):
     """Peak bytes allocated during one run, as tracemalloc sees them (numpy too)."""
-    _settle()
-    tracemalloc.reset_peak()
-    current = tracemalloc.get_traced_memory()[0]
-    method.run(state)
-    return tracemalloc.get_traced_memory()[1] - current
+    with bench_common.TracedPeak() as probe:
+        method.run(state)
+    return probe.peak
 
 
 def summarise(value):
@@ -183,9 +139,7 @@ def worker(args):
             times.append(timed_run(method, state))
         trace = None
         if args.tracemalloc and method.numpy_only:
-            tracemalloc.start()
             trace = traced_peak(method, state)
-            tracemalloc.stop()
         del state
         record = {
             "name": method.name, "tool": method.tool, "task": method.task,
@@ -200,7 +154,7 @@ def worker(args):
                 floor_record["times"].append(timed_run(floor, None))
         print(f"    {method.name:34s} {min(times):9.4f} s", file=sys.stderr, flush=True)
         del value
-        _settle()
+        bench_common.settle()
 
     result = {"group": args.worker, "rows": n_rows, "floor": floor_record,
               "methods": records}
@@ -284,52 +238,40 @@ def run_worker(group, config, data_dir, args):
     return result
 
 
-def machine():
-    cpu = "unknown"
-    try:
-        with open("/proc/cpuinfo") as info:
-            match = re.search(r"^model name\s*:\s*(.+)$", info.read(), re.MULTILINE)
-            cpu = match.group(1).strip() if match else cpu
-    except OSError:
-        pass
-    memory = None
-    try:
-        with open("/proc/meminfo") as info:
-            memory = int(re.search(r"MemTotal:\s+(\d+)", info.read()).group(1)) * 1024
-    except (OSError, AttributeError):
-        pass
-    return {"cpu": cpu, "cores": os.cpu_count(), "memory_bytes": memory,
-            "platform": platform.platform(), "python": platform.python_version()}
+# -- the other benchmarks, by name ------------------------------------------------------
+HELPERS = ("common", "data", "methods", "report")  # bench_<helper>.py: not benchmarks
 
 
-def versions():
-    from importlib import metadata
+def scripts():
+    """The other benchmarks' names: every bench_<name>.py here that is not a helper."""
+    return sorted(path.stem[len("bench_"):] for path in HERE.glob("bench_*.py")
+                  if path.stem[len("bench_"):] not in HELPERS)
 
-    out = {}
-    for name in ("skrank", "numpy", "scipy", "scikit-learn", "pandas", "ranx",
-                 "numba", "pytrec-eval-terrier", "torch", "torchmetrics"):
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            out[name] = None
-    try:
-        import skrank
 
-        out["skrank_path"] = str(Path(skrank.__file__).parent)
-        rev = subprocess.run(["git", "-C", out["skrank_path"], "rev-parse", "HEAD"],
-                             capture_output=True, text=True)
-        dirty = subprocess.run(
-            ["git", "-C", out["skrank_path"], "status", "--porcelain", "--", "."],
-            capture_output=True, text=True)
-        if rev.returncode == 0:
-            out["skrank_git"] = rev.stdout.strip() + ("+dirty" if dirty.stdout else "")
-    except ImportError:
-        pass
-    return out
+def run_script(name, argv):
+    """``bench_<name>.main(argv)``, as if ``python benchmarks/bench_<name>.py`` ran."""
+    import importlib
+
+    sys.argv = [str(HERE / f"bench_{name}.py"), *argv]
+    return importlib.import_module(f"bench_{name}").main(argv)
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] == "list":
+        for name in scripts():
+            print(f"{name:14s} benchmarks/bench_{name}.py")
+        return None
+    if argv and not argv[0].startswith("-"):
+        if argv[0] not in scripts():
+            raise SystemExit(f"no benchmark named {argv[0]!r}; "
+                             f"one of: {', '.join(scripts())}")
+        return run_script(argv[0], argv[1:])
+
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n")[0],
+        epilog="Other benchmarks: python benchmarks/run.py NAME [options], NAME one "
+               f"of {', '.join(scripts())} (NAME --help for its options).")
     parser.add_argument("--sizes", nargs="+", type=float, default=[1e5, 1e6, 1e7],
                         help="numbers of rows (default: 1e5 1e6 1e7)")
     parser.add_argument("--out", default=str(HERE / "out"),
@@ -389,8 +331,8 @@ def main(argv=None):
     report = {
         "meta": {
             "started": time.strftime("%Y-%m-%d %H:%M:%S"),
-            "command": " ".join([Path(sys.executable).name] + sys.argv),
-            "machine": machine(), "versions": versions(),
+            "command": bench_common.command_line(),
+            "machine": bench_common.machine(), "versions": bench_common.versions(),
             "repeats": args.repeats, "budget_seconds": args.budget,
             "peer_max_rows": peer_max_rows, "seed": args.seed,
             "fap_curve_max_k": bench_methods.FAP_CURVE_MAX_K, "note": args.note,
@@ -417,7 +359,7 @@ def main(argv=None):
             shutil.rmtree(directory, ignore_errors=True)
             report["datasets"].append(entry)
             report["meta"]["wall_seconds"] = time.perf_counter() - start
-            (out / "results.json").write_text(json.dumps(report, indent=1))
+            bench_common.write_json(out / "results.json", report)
     finally:
         if args.data_dir is None:
             shutil.rmtree(data_root, ignore_errors=True)

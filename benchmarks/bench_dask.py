@@ -2,9 +2,9 @@
 
 Usage (from the repository root, with ``pip install -e ".[dask,bench]"``)::
 
-    python benchmarks/dask_bench.py                      # 1e8 rows / 1e7 queries
-    python benchmarks/dask_bench.py --rows 1e7 --queries 1e6 --skip-spark
-    python benchmarks/dask_bench.py --spark-python /path/to/venv/bin/python
+    python benchmarks/bench_dask.py                      # 1e8 rows / 1e7 queries
+    python benchmarks/bench_dask.py --rows 1e7 --queries 1e6 --skip-spark
+    python benchmarks/bench_dask.py --spark-python /path/to/venv/bin/python
 
 What it does, in order (each step prints one line and lands in
 ``<out>/dask_results.json``):
@@ -35,18 +35,17 @@ taken in one run.
 import argparse
 import json
 import os
-import platform
-import resource
-import shutil
-import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
 
-import numpy as np
-
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import bench_common  # noqa: E402
+from bench_data import write_parquet  # noqa: E402
+
 METRICS = ["ndcg@10", "map", "precision@10", "recall@10", "mrr", "gauc"]
 # Spark's RankingMetrics -> skrank name (binary labels, no ties, queries with
 # no relevant row score 0 in Spark: skrank's no_relevant="zero")
@@ -56,38 +55,6 @@ SPARK_METRICS = {
     "precisionAt(10)": "precision@10",
     "recallAt(10)": "recall@10",
 }
-ROWS_PER_FILE = 1_000_000
-
-
-def write_parquet(path, rows, queries, seed):
-    """``rows`` rows in files of ROWS_PER_FILE; reused when already written."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    marker = path / "_done.json"
-    spec = {"rows": rows, "queries": queries, "seed": seed, "per_file": ROWS_PER_FILE}
-    if marker.exists() and json.loads(marker.read_text()) == spec:
-        return 0.0
-    shutil.rmtree(path, ignore_errors=True)
-    path.mkdir(parents=True)
-    start = time.perf_counter()
-    rng = np.random.default_rng(seed)
-    for number, first in enumerate(range(0, rows, ROWS_PER_FILE)):
-        size = min(ROWS_PER_FILE, rows - first)
-        score = rng.standard_normal(size)
-        label = (score + rng.standard_normal(size) > 1.2).astype(np.int8)
-        table = pa.table({
-            "qid": rng.integers(0, queries, size, dtype=np.int64),
-            "label": label,
-            "score": score,
-            # a unique item id per row, which Spark's RankingMetrics needs
-            "item": np.arange(first, first + size, dtype=np.int64),
-        })
-        pq.write_table(table, path / f"part-{number:05d}.parquet")
-    marker.write_text(json.dumps(spec))
-    return time.perf_counter() - start
-
-
 class RssSampler(threading.Thread):
     """Peak resident memory of every worker, sampled while a computation runs."""
 
@@ -131,9 +98,8 @@ def run_dask(paths, workers, memory_limit, local_directory, metrics):
                 df = dd.read_parquet(str(path), columns=["qid", "label", "score"])
                 sampler = RssSampler(client)
                 sampler.start()
-                start = time.perf_counter()
-                values = skrank.dask.evaluate(df, metrics, no_relevant="zero")
-                seconds = time.perf_counter() - start
+                seconds, _, values = bench_common.time_call(
+                    skrank.dask.evaluate, df, metrics, no_relevant="zero")
                 sampler.stop.set()
                 sampler.join()
                 peak = max(sampler.peak.values()) if sampler.peak else float("nan")
@@ -154,15 +120,15 @@ def run_inmemory(path, metrics):
 
     import skrank
 
-    start = time.perf_counter()
-    table = pq.read_table(str(path), columns=["qid", "label", "score"])
-    qid, label, score = (table[c].to_numpy() for c in ("qid", "label", "score"))
-    read = time.perf_counter() - start
-    start = time.perf_counter()
-    values = skrank.evaluate(label, score, query_id=qid, metrics=metrics,
-                             no_relevant="zero")
-    seconds = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    def read_arrays():
+        table = pq.read_table(str(path), columns=["qid", "label", "score"])
+        return [table[c].to_numpy() for c in ("qid", "label", "score")]
+
+    read, _, (qid, label, score) = bench_common.time_call(read_arrays)
+    seconds, _, values = bench_common.time_call(
+        skrank.evaluate, label, score, query_id=qid, metrics=metrics,
+        no_relevant="zero")
+    peak = bench_common.max_rss_bytes()
     return {"seconds": seconds, "read_seconds": read, "peak_rss_gb": peak / 1e9,
             "values": values, "rows": int(qid.shape[0])}
 
@@ -207,14 +173,10 @@ def run_spark(path, cores, driver_memory):
 def _subprocess(python, args, timeout):
     command = [python, str(Path(__file__).resolve()), *args]
     env = {**os.environ, "PYTHONPATH": str(HERE.parent)}
-    done = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
-                          env=env)
-    if done.returncode:
-        raise RuntimeError(done.stderr[-3000:])
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return bench_common.run_command(command, env=env, timeout=timeout).last_json()
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", type=float, default=1e8)
     parser.add_argument("--queries", type=float, default=1e7)
@@ -233,7 +195,7 @@ def main():
     parser.add_argument("--worker", choices=["inmemory", "spark"],
                         help=argparse.SUPPRESS)
     parser.add_argument("--path", type=Path, help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     if args.worker == "inmemory":
         print(json.dumps(run_inmemory(args.path, METRICS)))
@@ -251,9 +213,10 @@ def main():
         paths["large"] = args.data_dir / f"rows{rows}"
     sizes = {"small": (small_rows, small_queries), "large": (rows, queries)}
     args.out.mkdir(parents=True, exist_ok=True)
+    machine = bench_common.machine()
     results = {
-        "command": " ".join(sys.argv), "machine": platform.processor() or
-        platform.machine(), "cpus": os.cpu_count(), "python": platform.python_version(),
+        "command": " ".join(sys.argv), "machine": machine["cpu"],
+        "cpus": machine["cores"], "python": machine["python"],
         "memory_limit": args.memory_limit, "sizes": {}, "dask": [],
     }
     for name, path in paths.items():
@@ -265,7 +228,7 @@ def main():
     out_file = args.out / "dask_results.json"
 
     def save():
-        out_file.write_text(json.dumps(results, indent=1, default=float))
+        bench_common.write_json(out_file, results)
 
     results["inmemory"] = _subprocess(
         sys.executable, ["--worker", "inmemory", "--path", str(paths["small"])], 3600
