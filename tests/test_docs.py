@@ -256,3 +256,35 @@ def test_without_pyspark_the_gallery_runs_every_example_but_the_spark_one(tmp_pa
     run = dict(line.split() for line in done.stdout.splitlines())
     assert run.pop(SPARK_EXAMPLE.name) == "False"
     assert run and set(run.values()) == {"True"}, run
+
+
+# --- the compatibility page's preset tables ---------------------------------
+
+def test_preset_tables_have_no_empty_list_in_a_cell():
+    # a cell holding "-" is a bullet list with one empty item in rst: the page
+    # showed 28 empty bullets where a metric has no option of its own
+    docutils_core = needs("docutils.core")
+    from docutils import nodes
+
+    from skrank._core._presets import PRESETS, presets_rst
+
+    tree = docutils_core.publish_doctree(
+        presets_rst(), settings_overrides={"report_level": 5, "halt_level": 5})
+    tables = list(tree.findall(nodes.table))
+    assert len(tables) == len(PRESETS)
+    cells = [entry for table in tables for entry in table.findall(nodes.entry)]
+    assert cells and all(entry.astext().strip() for entry in cells)
+    assert not [entry for entry in cells if any(entry.findall(nodes.bullet_list))]
+
+
+def test_no_example_of_the_guides_hides_its_output():
+    # a skipped doctest shows no output on the page (describe_convention("catboost")
+    # printed nothing on the compatibility page)
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.rst"))]
+    skipped = [
+        f"{page.relative_to(ROOT)}: {line.strip()}"
+        for page in pages if "_build" not in page.parts and "auto_examples" not in page.parts
+        for line in page.read_text().splitlines()
+        if line.lstrip().startswith(">>>") and "+SKIP" in line
+    ]
+    assert not skipped, "\n".join(skipped)
