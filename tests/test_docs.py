@@ -288,3 +288,14 @@ def test_no_example_of_the_guides_hides_its_output():
         if line.lstrip().startswith(">>>") and "+SKIP" in line
     ]
     assert not skipped, "\n".join(skipped)
+
+
+def test_function_names_in_tables_are_not_broken_mid_name():
+    # cells may break long literals anywhere, but a cross-referenced name
+    # (which_metric's "gauc_score()") broke mid-word; the stylesheet keeps it whole
+    css = (ROOT / "docs" / "_static" / "skrank.css").read_text()
+    rules = dict(re.findall(r"([^{}]+)\{([^}]*)\}", re.sub(r"/\*.*?\*/", "", css, flags=re.S)))
+    xref = [body for selector, body in rules.items()
+            if "table td a code.xref" in " ".join(selector.split())]
+    assert xref and "white-space: nowrap" in xref[0]
+    assert "overflow-wrap: normal" in xref[0]
