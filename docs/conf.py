@@ -87,8 +87,8 @@ def example_cannot_run(path):
 
     source = Path(path).read_text()
     lines = source.splitlines()
-    first_cell = next((i + 1 for i, line in enumerate(lines) if line.startswith("# %%")),
-                      len(lines) + 1)
+    cells = [i + 1 for i, line in enumerate(lines) if line.startswith("# %%")]
+    first_cell = cells[0] if cells else len(lines) + 1
     preamble = [node for node in ast.parse(source).body if node.end_lineno < first_cell]
     exits = [i for i, node in enumerate(preamble)
              if any(isinstance(sub, ast.Raise) and "SystemExit" in ast.unparse(sub)
@@ -101,13 +101,18 @@ def example_cannot_run(path):
         with contextlib.redirect_stdout(printed):
             exec(compile(guard, str(path), "exec"), {"__name__": "__main__"})
     except SystemExit:
-        return " ".join(printed.getvalue().split()) or "it stopped before its first cell"
+        said = " ".join(printed.getvalue().split())
+        return said or "it stopped before its first cell"
     return None
 
 
 def not_run_note(reason):
     """The note at the top of the page of an example that was not run."""
-    said = re.sub(r"([\\`*_|])", r"\\\1", reason)  # plain text, not markup
+    # as the script printed it: straight quotes, no markup
+    if "`" in reason:
+        said = re.sub(r"([\\*_|])", r"\\\1", reason.replace("`", "'"))
+    else:
+        said = f"``{reason}``"
     return (
         ".. note::\n\n"
         "   **This example was not run when this site was built**, so its output\n"
@@ -211,7 +216,7 @@ def with_note_under_title(text, note):
     lines = text.split("\n")
     for i in range(1, len(lines)):
         title, underline = lines[i - 1].strip(), lines[i]
-        if title and underline and set(underline) == {"="} and len(underline) >= len(title):
+        if title and set(underline) == {"="} and len(underline) >= len(title):
             return "\n".join(lines[:i + 1] + ["", note] + lines[i + 1:])
     return note + "\n" + text
 
