@@ -204,11 +204,13 @@ def _conf_functions(*names):
     return [namespace[name] for name in names]
 
 
-def test_an_example_stopped_by_its_guard_is_found_with_the_reason(monkeypatch, tmp_path):
+def test_an_example_stopped_by_its_guard_is_found_with_the_reason(monkeypatch,
+                                                                  tmp_path):
     (cannot_run,) = _conf_functions("example_cannot_run")
     assert cannot_run(ROOT / "examples" / "tune_ranking_model.py") is None  # no guard
     monkeypatch.setitem(sys.modules, "pyspark", None)  # pyspark not installed
-    assert cannot_run(SPARK_EXAMPLE) == 'This example needs pyspark: pip install "pyspark[sql]"'
+    assert cannot_run(SPARK_EXAMPLE) == (
+        'This example needs pyspark: pip install "pyspark[sql]"')
     monkeypatch.undo()
     if importlib.util.find_spec("pyspark") is None:
         return  # the Java check needs pyspark installed
@@ -223,7 +225,8 @@ def test_a_guard_that_passes_lets_the_example_run(tmp_path):
     example.write_text(
         '"""\nTitle\n=====\n"""\ntry:\n    import math  # noqa: F401\n'
         'except ImportError:\n    print("This example needs math")\n'
-        "    raise SystemExit(0)\n\n# %%\nraise SystemExit(1)  # a cell: not the guard\n"
+        "    raise SystemExit(0)\n\n# %%\n"
+        "raise SystemExit(1)  # a cell: not the guard\n"
     )
     assert cannot_run(example) is None
 
@@ -283,7 +286,8 @@ def test_no_example_of_the_guides_hides_its_output():
     pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.rst"))]
     skipped = [
         f"{page.relative_to(ROOT)}: {line.strip()}"
-        for page in pages if "_build" not in page.parts and "auto_examples" not in page.parts
+        for page in pages
+        if "_build" not in page.parts and "auto_examples" not in page.parts
         for line in page.read_text().splitlines()
         if line.lstrip().startswith(">>>") and "+SKIP" in line
     ]
@@ -294,7 +298,8 @@ def test_function_names_in_tables_are_not_broken_mid_name():
     # cells may break long literals anywhere, but a cross-referenced name
     # (which_metric's "gauc_score()") broke mid-word; the stylesheet keeps it whole
     css = (ROOT / "docs" / "_static" / "skrank.css").read_text()
-    rules = dict(re.findall(r"([^{}]+)\{([^}]*)\}", re.sub(r"/\*.*?\*/", "", css, flags=re.S)))
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)  # no comments
+    rules = dict(re.findall(r"([^{}]+)\{([^}]*)\}", css))
     xref = [body for selector, body in rules.items()
             if "table td a code.xref" in " ".join(selector.split())]
     assert xref and "white-space: nowrap" in xref[0]

@@ -204,7 +204,7 @@ def _worker_error(exc):
 
 
 def _run(function, df):
-    """Call ``function`` (a Spark action on ``df``); a worker's error becomes the driver's.
+    """Call ``function``, a Spark action on ``df``; a worker's error is the driver's.
 
     A worker's ValueError is raised again as a plain ValueError; a module a
     worker could not import, as an ImportError naming the workers' Python

@@ -121,7 +121,9 @@ def missing_module_error(text, df):
         python = df.sparkSession.sparkContext.pythonExec
     except Exception:  # noqa: BLE001 - no context to read
         python = os.environ.get("PYSPARK_PYTHON") or _PYSPARK_DEFAULT
-    how = " (pyspark's default: python3 from the PATH)" if python == _PYSPARK_DEFAULT else ""
+    how = ""
+    if python == _PYSPARK_DEFAULT:
+        how = " (pyspark's default: python3 from the PATH)"
     return ImportError(
         f"Spark's Python workers could not import {found[-1]}, which "
         f"skrank.spark.evaluate needs on the executors: they run `{python}`{how}; "

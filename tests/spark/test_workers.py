@@ -1,4 +1,4 @@
-"""The Python that skrank.spark's jobs start on a local session (skrank/spark/_workers.py).
+"""The Python that skrank.spark's jobs start on a local session (spark/_workers.py).
 
 pyspark starts its workers with ``python3`` from the PATH unless told
 otherwise; from a virtual environment's interpreter run by its path (not
@@ -42,10 +42,11 @@ def test_an_interpreter_the_user_chose_or_a_cluster_is_left_alone(monkeypatch, c
     monkeypatch.delenv("PYSPARK_PYTHON", raising=False)
     if case == "environment":
         monkeypatch.setenv("PYSPARK_PYTHON", "/opt/python/bin/python3")
+    chosen = "/opt/python/bin/python3"
     df, context = fake_frame(
         master="spark://host:7077" if case == "cluster" else "local[2]",
-        python="/opt/python/bin/python3" if case == "context" else "python3",
-        conf={"spark.pyspark.python": "/opt/python/bin/python3"} if case == "conf" else {},
+        python=chosen if case == "context" else "python3",
+        conf={"spark.pyspark.python": chosen} if case == "conf" else {},
     )
     before = context.pythonExec
     with driver_python_for_local_workers(df):
@@ -75,6 +76,9 @@ def test_a_worker_without_a_module_is_an_importerror_naming_its_python():
     assert missing_module_error("ValueError: `y_score` holds NaN", df) is None
 
 
+CHECK = "import sys; print(sys.version_info[:2]); import pyarrow"
+
+
 def _python_without_pyarrow():
     """Another Python of this minor version that cannot import pyarrow, or None."""
     candidates = [getattr(sys, "_base_executable", None), "/usr/bin/python3",
@@ -83,7 +87,7 @@ def _python_without_pyarrow():
         if not os.path.isfile(candidate) or os.path.samefile(candidate, sys.executable):
             continue
         check = subprocess.run(
-            [candidate, "-c", "import sys; print(sys.version_info[:2]); import pyarrow"],
+            [candidate, "-c", CHECK],
             capture_output=True, text=True, timeout=60,
         )
         same_version = check.stdout.strip() == str(tuple(sys.version_info[:2]))
@@ -117,7 +121,7 @@ def test_a_venvs_python_run_by_its_path_scores_on_a_local_session(tmp_path):
         pytest.skip(reason)
     other = _python_without_pyarrow()
     if other is None:
-        pytest.skip("no other Python of this version without pyarrow to put on the PATH")
+        pytest.skip("no other Python of this version without pyarrow for the PATH")
     # the PATH's python3 is a Python without pyarrow, as for a venv not activated
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
@@ -125,7 +129,8 @@ def test_a_venvs_python_run_by_its_path_scores_on_a_local_session(tmp_path):
     env = {key: value for key, value in os.environ.items()
            if key not in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON", "VIRTUAL_ENV")}
     env["PATH"] = os.pathsep.join([str(bin_dir), env.get("PATH", "")])
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT),
+                                                      env.get("PYTHONPATH")]))
     done = subprocess.run([sys.executable, "-c", SCRIPT], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=600)
     # mrr: query a 1 (relevant first), query b 1/2 (relevant second)
