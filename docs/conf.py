@@ -6,6 +6,7 @@ in ``examples/``, which it runs, so figures and printed output are real.
 """
 
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -71,10 +72,67 @@ html_static_path = ["_static"]
 html_css_files = ["skrank.css"]
 html_show_sourcelink = False
 
+# An example that needs what this machine lacks (pyspark and Java for the
+# Spark one: the docs extra does not bring them) stops at its top with
+# "This example needs ..." and SystemExit(0). Inside Sphinx that exit would
+# end the whole build, with status 0 and no HTML. So each example's guard
+# (its statements before the first "# %%" cell, up to the last one that can
+# raise SystemExit) runs here first; an example it stops is not run by
+# sphinx-gallery, and its page shows the code with a note saying why.
+def example_cannot_run(path):
+    """What the guard of the example at ``path`` prints when it stops, or None."""
+    import ast
+    import contextlib
+    import io
+
+    source = Path(path).read_text()
+    lines = source.splitlines()
+    cells = [i + 1 for i, line in enumerate(lines) if line.startswith("# %%")]
+    first_cell = cells[0] if cells else len(lines) + 1
+    preamble = [node for node in ast.parse(source).body if node.end_lineno < first_cell]
+    exits = [i for i, node in enumerate(preamble)
+             if any(isinstance(sub, ast.Raise) and "SystemExit" in ast.unparse(sub)
+                    for sub in ast.walk(node))]
+    if not exits:
+        return None
+    guard = ast.Module(body=preamble[:exits[-1] + 1], type_ignores=[])
+    printed = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(printed):
+            exec(compile(guard, str(path), "exec"), {"__name__": "__main__"})
+    except SystemExit:
+        said = " ".join(printed.getvalue().split())
+        return said or "it stopped before its first cell"
+    return None
+
+
+def not_run_note(reason):
+    """The note at the top of the page of an example that was not run."""
+    # as the script printed it: straight quotes, no markup
+    if "`" in reason:
+        said = re.sub(r"([\\*_|])", r"\\\1", reason.replace("`", "'"))
+    else:
+        said = f"``{reason}``"
+    return (
+        ".. note::\n\n"
+        "   **This example was not run when this site was built**, so its output\n"
+        "   and figures are missing below. The machine that built it said:\n"
+        f"   {said}\n"
+    )
+
+
+NOT_RUN = {
+    path.name: reason
+    for path in sorted((ROOT / "examples").glob("*.py"))
+    if not path.name.startswith("_") and (reason := example_cannot_run(path))
+}
+_not_run = "|".join(re.escape(name) for name in NOT_RUN)
+
 sphinx_gallery_conf = {
     "examples_dirs": str(ROOT / "examples"),
     "gallery_dirs": "auto_examples",
-    "filename_pattern": r".*",  # run every example
+    # run every example but those whose guard stopped them (NOT_RUN)
+    "filename_pattern": rf"^(?!.*[\\/](?:{_not_run})$)" if NOT_RUN else r".*",
     "ignore_pattern": r"(^|/)_[^/]*\.py$",  # private scripts, if any
     "download_all_examples": False,
     "remove_config_comments": True,
@@ -145,5 +203,28 @@ class NoMailtoLinks(SphinxTransform):
                 ref.replace_self(nodes.Text(ref.astext()))
 
 
+def add_not_run_notes(app, docname, source):
+    """``source-read``: the note under the title of each example page not run."""
+    stem = docname.rpartition("/")[2]
+    if not docname.startswith("auto_examples/") or f"{stem}.py" not in NOT_RUN:
+        return
+    source[0] = with_note_under_title(source[0], not_run_note(NOT_RUN[f"{stem}.py"]))
+
+
+def with_note_under_title(text, note):
+    """``text`` (a page's reStructuredText) with ``note`` after its first title."""
+    lines = text.split("\n")
+    for i in range(1, len(lines)):
+        title, underline = lines[i - 1].strip(), lines[i]
+        if title and set(underline) == {"="} and len(underline) >= len(title):
+            return "\n".join(lines[:i + 1] + ["", note] + lines[i + 1:])
+    return note + "\n" + text
+
+
 def setup(app):
     app.add_transform(NoMailtoLinks)
+    app.connect("source-read", add_not_run_notes)
+    from sphinx.util import logging
+
+    for name, reason in NOT_RUN.items():
+        logging.getLogger(__name__).info(f"examples/{name} is not run: {reason}")

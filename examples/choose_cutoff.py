@@ -158,6 +158,7 @@ print(table.round(3).to_string())
 # while the set gathers relevant rows and falls once it only adds noise; AP@k
 # only rises; FAP@k peaks where the list should stop.
 import os
+import tempfile
 
 try:
     import matplotlib.pyplot as plt
@@ -176,9 +177,13 @@ if plt is not None:
     right.set_title("Held-out queries")
     fig.suptitle("Mean F1@k, AP@k and FAP@k against the cutoff k (digits retrieval)")
     fig.tight_layout()
-    # the figure goes to $SKRANK_EXAMPLE_PLOT, else to a PNG file here
-    # (empty: no file; the documentation shows the figure itself)
-    plot_path = os.environ.get("SKRANK_EXAMPLE_PLOT", "choose_cutoff.png")
+    # the figure goes to $SKRANK_EXAMPLE_PLOT (empty: no file; the
+    # documentation shows the figure itself), else to a new temporary
+    # folder: never into the folder the script is run from
+    plot_path = os.environ.get("SKRANK_EXAMPLE_PLOT")
+    if plot_path is None:
+        folder = tempfile.mkdtemp(prefix="skrank-")
+        plot_path = os.path.join(folder, "choose_cutoff.png")
     if plot_path:
         fig.savefig(plot_path, dpi=100)
         print(f"\nplot saved to {plot_path}")

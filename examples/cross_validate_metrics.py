@@ -107,6 +107,7 @@ print_table(
 # each other, so one fold alone would not tell them apart
 # (:func:`skrank.compare` gives paired tests over the queries).
 import os
+import tempfile
 
 try:
     import matplotlib.pyplot as plt
@@ -132,9 +133,13 @@ if plt is not None:
     ax.set_title("cross_validate with 5 query-grouped folds")
     ax.legend(loc="upper center", ncol=3)
     fig.tight_layout()
-    # the figure goes to $SKRANK_EXAMPLE_PLOT, else to a PNG file here
-    # (empty: no file; the documentation shows the figure itself)
-    plot_path = os.environ.get("SKRANK_EXAMPLE_PLOT", "cross_validate_metrics.png")
+    # the figure goes to $SKRANK_EXAMPLE_PLOT (empty: no file; the
+    # documentation shows the figure itself), else to a new temporary
+    # folder: never into the folder the script is run from
+    plot_path = os.environ.get("SKRANK_EXAMPLE_PLOT")
+    if plot_path is None:
+        folder = tempfile.mkdtemp(prefix="skrank-")
+        plot_path = os.path.join(folder, "cross_validate_metrics.png")
     if plot_path:
         fig.savefig(plot_path, dpi=100)
         print(f"\nplot saved to {plot_path}")

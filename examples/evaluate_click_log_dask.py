@@ -157,9 +157,13 @@ if __name__ == "__main__":
         ax.set_title("Per-user difference, computed on the Dask cluster")
         ax.legend()
         fig.tight_layout()
-        # the figure goes to $SKRANK_EXAMPLE_PLOT, else to a PNG file here
-        # (empty: no file; the documentation shows the figure itself)
-        plot_path = os.environ.get("SKRANK_EXAMPLE_PLOT", "evaluate_click_log_dask.png")
+        # the figure goes to $SKRANK_EXAMPLE_PLOT (empty: no file; the
+        # documentation shows the figure itself), else to a new temporary
+        # folder: never into the folder the script is run from
+        plot_path = os.environ.get("SKRANK_EXAMPLE_PLOT")
+        if plot_path is None:
+            folder = tempfile.mkdtemp(prefix="skrank-")
+            plot_path = os.path.join(folder, "evaluate_click_log_dask.png")
         if plot_path:
             fig.savefig(plot_path, dpi=100)
             print(f"\nplot saved to {plot_path}")

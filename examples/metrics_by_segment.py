@@ -113,6 +113,7 @@ print(comparison)
 # One panel per metric, one row per segment, the 95% interval as a bar and
 # the overall value as a dashed line.
 import os
+import tempfile
 
 try:
     import matplotlib.pyplot as plt
@@ -124,9 +125,13 @@ if plt is not None:
     display = both.plot()
     display.figure_.suptitle("Held-out digits queries by device and traffic band")
     display.figure_.tight_layout()
-    # the figure goes to $SKRANK_EXAMPLE_PLOT, else to a PNG file here
-    # (empty: no file; the documentation shows the figure itself)
-    plot_path = os.environ.get("SKRANK_EXAMPLE_PLOT", "metrics_by_segment.png")
+    # the figure goes to $SKRANK_EXAMPLE_PLOT (empty: no file; the
+    # documentation shows the figure itself), else to a new temporary
+    # folder: never into the folder the script is run from
+    plot_path = os.environ.get("SKRANK_EXAMPLE_PLOT")
+    if plot_path is None:
+        folder = tempfile.mkdtemp(prefix="skrank-")
+        plot_path = os.path.join(folder, "metrics_by_segment.png")
     if plot_path:
         display.figure_.savefig(plot_path, dpi=100)
-        print(f"\nforest plot saved as {os.path.basename(plot_path)}")
+        print(f"\nforest plot saved to {plot_path}")

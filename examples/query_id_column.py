@@ -112,6 +112,7 @@ print("best:", search.best_params_, "\n")
 # they ask different things: group AUC judges every relevant-irrelevant
 # pair, nDCG@10 only the top of each list.
 import os
+import tempfile
 
 try:
     import matplotlib.pyplot as plt
@@ -135,9 +136,13 @@ if plt is not None:
     ax.legend(loc="upper center", ncol=3)
     ax.set_ylim(None, ax.get_ylim()[1] + 0.04)
     fig.tight_layout()
-    # the figure goes to $SKRANK_EXAMPLE_PLOT, else to a PNG file here
-    # (empty: no file; the documentation shows the figure itself)
-    plot_path = os.environ.get("SKRANK_EXAMPLE_PLOT", "query_id_column.png")
+    # the figure goes to $SKRANK_EXAMPLE_PLOT (empty: no file; the
+    # documentation shows the figure itself), else to a new temporary
+    # folder: never into the folder the script is run from
+    plot_path = os.environ.get("SKRANK_EXAMPLE_PLOT")
+    if plot_path is None:
+        folder = tempfile.mkdtemp(prefix="skrank-")
+        plot_path = os.path.join(folder, "query_id_column.png")
     if plot_path:
         fig.savefig(plot_path, dpi=100)
         print(f"\nplot saved to {plot_path}")

@@ -119,6 +119,7 @@ print("boosting rounds kept by early stopping in the refit:",
 # boosting round. Training stopped once 20 rounds in a row brought no
 # improvement; the model keeps the best round.
 import os
+import tempfile
 
 try:
     import matplotlib.pyplot as plt
@@ -139,9 +140,13 @@ if plt is not None:
     ax.set_title("LGBMRanker early stopping on held-out queries")
     ax.legend()
     fig.tight_layout()
-    # the figure goes to $SKRANK_EXAMPLE_PLOT, else to a PNG file here
-    # (empty: no file; the documentation shows the figure itself)
-    plot_path = os.environ.get("SKRANK_EXAMPLE_PLOT", "tune_lightgbm_ranker.png")
+    # the figure goes to $SKRANK_EXAMPLE_PLOT (empty: no file; the
+    # documentation shows the figure itself), else to a new temporary
+    # folder: never into the folder the script is run from
+    plot_path = os.environ.get("SKRANK_EXAMPLE_PLOT")
+    if plot_path is None:
+        folder = tempfile.mkdtemp(prefix="skrank-")
+        plot_path = os.path.join(folder, "tune_lightgbm_ranker.png")
     if plot_path:
         fig.savefig(plot_path, dpi=100)
         print(f"\nplot saved to {plot_path}")

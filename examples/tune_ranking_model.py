@@ -136,6 +136,7 @@ print_table(
 # distance does. Points on the right edge are queries the distance already
 # solves; the spread on the left is where learning pays.
 import os
+import tempfile
 
 try:
     import matplotlib.pyplot as plt
@@ -163,9 +164,13 @@ if plt is not None:
     ax.set_xlim(-0.02, 1.02)
     ax.set_ylim(-0.02, 1.02)
     fig.tight_layout()
-    # the figure goes to $SKRANK_EXAMPLE_PLOT, else to a PNG file here
-    # (empty: no file; the documentation shows the figure itself)
-    plot_path = os.environ.get("SKRANK_EXAMPLE_PLOT", "tune_ranking_model.png")
+    # the figure goes to $SKRANK_EXAMPLE_PLOT (empty: no file; the
+    # documentation shows the figure itself), else to a new temporary
+    # folder: never into the folder the script is run from
+    plot_path = os.environ.get("SKRANK_EXAMPLE_PLOT")
+    if plot_path is None:
+        folder = tempfile.mkdtemp(prefix="skrank-")
+        plot_path = os.path.join(folder, "tune_ranking_model.png")
     if plot_path:
         fig.savefig(plot_path, dpi=100)
         print(f"\nplot saved to {plot_path}")

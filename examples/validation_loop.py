@@ -153,6 +153,7 @@ print("merged from two workers:",
 # Validation curves
 # -----------------
 import os
+import tempfile
 
 try:
     import matplotlib.pyplot as plt
@@ -171,9 +172,13 @@ if plt is not None:
     ax.legend(loc="lower right")
     ax.set_title("Metrics accumulated over validation batches")
     fig.tight_layout()
-    # the figure goes to $SKRANK_EXAMPLE_PLOT, else to a PNG file here
-    # (empty: no file; the documentation shows the figure itself)
-    plot_path = os.environ.get("SKRANK_EXAMPLE_PLOT", "validation_loop.png")
+    # the figure goes to $SKRANK_EXAMPLE_PLOT (empty: no file; the
+    # documentation shows the figure itself), else to a new temporary
+    # folder: never into the folder the script is run from
+    plot_path = os.environ.get("SKRANK_EXAMPLE_PLOT")
+    if plot_path is None:
+        folder = tempfile.mkdtemp(prefix="skrank-")
+        plot_path = os.path.join(folder, "validation_loop.png")
     if plot_path:
         fig.savefig(plot_path, dpi=100)
         print(f"\nplot saved to {plot_path}")

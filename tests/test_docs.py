@@ -172,3 +172,135 @@ def test_examples_import_no_helper_module():
         local = {p.stem for p in (ROOT / "examples").glob("*.py")}
         assert not set(imports) & local, path.name
         assert not [name for name in imports if name.startswith("_")], path.name
+
+
+# --- examples that cannot run where the site is built -----------------------
+# The Spark example stops with SystemExit(0) without pyspark or Java; inside
+# Sphinx that ended the whole build with status 0 and no HTML. docs/conf.py
+# runs each example's guard first and leaves out of the run those it stops.
+
+import importlib.util  # noqa: E402
+import os  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+
+SPARK_EXAMPLE = ROOT / "examples" / "evaluate_click_log_spark.py"
+
+
+def _conf_functions(*names):
+    """Functions of docs/conf.py (and the imports they use), without running conf.py."""
+    import ast
+
+    tree = ast.parse((ROOT / "docs" / "conf.py").read_text())
+    wanted = [
+        node for node in tree.body
+        if (isinstance(node, ast.FunctionDef) and node.name in names)
+        or isinstance(node, (ast.Import, ast.ImportFrom))
+        and not getattr(node, "module", "") in {"docutils", "sphinx.transforms"}
+    ]
+    namespace = {}
+    exec(compile(ast.Module(body=wanted, type_ignores=[]), "docs/conf.py", "exec"),
+         namespace)
+    return [namespace[name] for name in names]
+
+
+def test_an_example_stopped_by_its_guard_is_found_with_the_reason(monkeypatch,
+                                                                  tmp_path):
+    (cannot_run,) = _conf_functions("example_cannot_run")
+    assert cannot_run(ROOT / "examples" / "tune_ranking_model.py") is None  # no guard
+    monkeypatch.setitem(sys.modules, "pyspark", None)  # pyspark not installed
+    assert cannot_run(SPARK_EXAMPLE) == (
+        'This example needs pyspark: pip install "pyspark[sql]"')
+    monkeypatch.undo()
+    if importlib.util.find_spec("pyspark") is None:
+        return  # the Java check needs pyspark installed
+    monkeypatch.setenv("PATH", str(tmp_path))  # pyspark, but no java on the PATH
+    assert cannot_run(SPARK_EXAMPLE) == (
+        "This example needs a Java runtime (17 or later) for Spark.")
+
+
+def test_a_guard_that_passes_lets_the_example_run(tmp_path):
+    (cannot_run,) = _conf_functions("example_cannot_run")
+    example = tmp_path / "example.py"
+    example.write_text(
+        '"""\nTitle\n=====\n"""\ntry:\n    import math  # noqa: F401\n'
+        'except ImportError:\n    print("This example needs math")\n'
+        "    raise SystemExit(0)\n\n# %%\n"
+        "raise SystemExit(1)  # a cell: not the guard\n"
+    )
+    assert cannot_run(example) is None
+
+
+def test_the_page_of_an_example_not_run_says_so_under_its_title():
+    note, under_title = _conf_functions("not_run_note", "with_note_under_title")
+    page = ".. _label:\n\n\nEvaluate on Spark\n=================\n\nText.\n"
+    text = under_title(page, note('This example needs pyspark: pip install "x[sql]"'))
+    title_end = text.index("=================\n") + len("=================\n")
+    assert text[title_end:].lstrip().startswith(".. note::")
+    assert "was not run when this site was built" in text
+    assert text.rstrip().endswith("Text.")
+
+
+def test_without_pyspark_the_gallery_runs_every_example_but_the_spark_one(tmp_path):
+    # the whole of docs/conf.py, in an interpreter where pyspark cannot be imported
+    needs("sphinx")
+    code = (
+        "import re, runpy, sys; sys.modules['pyspark'] = None\n"
+        f"conf = runpy.run_path({str(ROOT / 'docs' / 'conf.py')!r})\n"
+        "pattern = conf['sphinx_gallery_conf']['filename_pattern']\n"
+        f"for path in sorted(__import__('pathlib').Path({str(ROOT / 'examples')!r})"
+        ".glob('*.py')):\n"
+        "    print(path.name, bool(re.search(pattern, str(path))))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300, cwd=tmp_path,
+                          env={**os.environ, "MPLBACKEND": "Agg"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    run = dict(line.split() for line in done.stdout.splitlines())
+    assert run.pop(SPARK_EXAMPLE.name) == "False"
+    assert run and set(run.values()) == {"True"}, run
+
+
+# --- the compatibility page's preset tables ---------------------------------
+
+def test_preset_tables_have_no_empty_list_in_a_cell():
+    # a cell holding "-" is a bullet list with one empty item in rst: the page
+    # showed 28 empty bullets where a metric has no option of its own
+    docutils_core = needs("docutils.core")
+    from docutils import nodes
+
+    from skrank._core._presets import PRESETS, presets_rst
+
+    tree = docutils_core.publish_doctree(
+        presets_rst(), settings_overrides={"report_level": 5, "halt_level": 5})
+    tables = list(tree.findall(nodes.table))
+    assert len(tables) == len(PRESETS)
+    cells = [entry for table in tables for entry in table.findall(nodes.entry)]
+    assert cells and all(entry.astext().strip() for entry in cells)
+    assert not [entry for entry in cells if any(entry.findall(nodes.bullet_list))]
+
+
+def test_no_example_of_the_guides_hides_its_output():
+    # a skipped doctest shows no output on the page (describe_convention("catboost")
+    # printed nothing on the compatibility page)
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.rst"))]
+    skipped = [
+        f"{page.relative_to(ROOT)}: {line.strip()}"
+        for page in pages
+        if "_build" not in page.parts and "auto_examples" not in page.parts
+        for line in page.read_text().splitlines()
+        if line.lstrip().startswith(">>>") and "+SKIP" in line
+    ]
+    assert not skipped, "\n".join(skipped)
+
+
+def test_function_names_in_tables_are_not_broken_mid_name():
+    # cells may break long literals anywhere, but a cross-referenced name
+    # (which_metric's "gauc_score()") broke mid-word; the stylesheet keeps it whole
+    css = (ROOT / "docs" / "_static" / "skrank.css").read_text()
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)  # no comments
+    rules = dict(re.findall(r"([^{}]+)\{([^}]*)\}", css))
+    xref = [body for selector, body in rules.items()
+            if "table td a code.xref" in " ".join(selector.split())]
+    assert xref and "white-space: nowrap" in xref[0]
+    assert "overflow-wrap: normal" in xref[0]

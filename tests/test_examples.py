@@ -1,8 +1,10 @@
 """Every script in examples/ runs to the end as a plain script (as in CI).
 
 Scripts whose name starts with "_" are helpers, not examples. Each example
-runs in a fresh interpreter from an empty directory (figures land there),
-with a non-interactive matplotlib backend.
+runs in a fresh interpreter from an empty directory, with a non-interactive
+matplotlib backend and no ``SKRANK_EXAMPLE_PLOT``, as a user runs it: its
+figure must go to the temporary folder, and the directory stay empty (a
+demo run from a checkout must not leave a PNG in the repository).
 """
 
 import os
@@ -26,13 +28,16 @@ def test_examples_are_found():
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=[path.name for path in EXAMPLES])
 def test_example_runs(path, tmp_path):
-    plot = tmp_path / f"{path.stem}.png"
-    env = {**os.environ, "MPLBACKEND": "Agg", "SKRANK_EXAMPLE_PLOT": str(plot)}
+    here, temporary = tmp_path / "here", tmp_path / "tmp"
+    here.mkdir()
+    temporary.mkdir()
+    env = {**os.environ, "MPLBACKEND": "Agg", "TMPDIR": str(temporary)}
+    env.pop("SKRANK_EXAMPLE_PLOT", None)
     # the repository first, so the examples import this checkout of skrank
     root = str(EXAMPLES_DIR.parent)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
     result = subprocess.run(
-        [sys.executable, str(path)], cwd=tmp_path, env=env, capture_output=True,
+        [sys.executable, str(path)], cwd=here, env=env, capture_output=True,
         text=True, timeout=300,
     )
     assert result.returncode == 0, (
@@ -44,6 +49,8 @@ def test_example_runs(path, tmp_path):
     # redirected output is for files and programs: no progress bars (\r, \b, ...)
     controls = set(result.stdout) & {chr(c) for c in range(32) if chr(c) not in "\n\t"}
     assert not controls, f"{path.name} wrote control characters {sorted(controls)}"
+    assert not list(here.glob("*.png")), f"{path.name} wrote a figure where it was run"
     if "plot saved to" in result.stdout:  # a figure was promised: is it a PNG?
-        assert f"plot saved to {plot}" in result.stdout
+        plot = Path(result.stdout.split("plot saved to ", 1)[1].splitlines()[0])
+        assert plot.name == f"{path.stem}.png" and temporary in plot.parents
         assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

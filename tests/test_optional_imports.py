@@ -206,6 +206,15 @@ def test_dask_evaluate_without_dask(monkeypatch):
     assert "skrank.dask.evaluate needs dask" in str(info.value)
 
 
+def test_dask_evaluate_by_without_dask_names_itself(monkeypatch):
+    hide(monkeypatch, "dask", "distributed")
+    import skrank.dask
+
+    with pytest.raises(ImportError, match=hint_pattern("dask", "dask")) as info:
+        skrank.dask.evaluate_by(None, ["map"], by="device")
+    assert str(info.value).startswith("skrank.dask.evaluate_by needs dask,")
+
+
 def test_dask_evaluate_without_distributed(monkeypatch):
     pd = pytest.importorskip("pandas")
     dd = pytest.importorskip("dask.dataframe", reason="the dask extra is not installed")

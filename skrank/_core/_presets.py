@@ -508,6 +508,10 @@ def _literal(value):
     return f"``{value!r}``"
 
 
+#: an empty cell of the preset tables: a dash, not "-" (a list item in rst)
+NONE = "\N{EM DASH}"
+
+
 def presets_rst():
     """The presets as reStructuredText: the docs' compatibility page includes it.
 
@@ -534,10 +538,10 @@ def presets_rst():
             notes = "; ".join(([metric.note] if metric.note else []) + input_rules(metric))
             if notes:
                 extra += (" (" if extra else "") + notes + (")" if extra else "")
-            lines += [f"   * - ``{stem}``", f"     - {names}", f"     - {extra or '-'}"]
+            lines += [f"   * - ``{stem}``", f"     - {names}", f"     - {extra or NONE}"]
         for alias, (stem, options) in convention.aliases.items():
             extra = ", ".join(f"``{key}={value!r}``" for key, value in options.items())
-            lines += [f"   * - ``{stem}``", f"     - ``{alias}``", f"     - {extra}"]
+            lines += [f"   * - ``{stem}``", f"     - ``{alias}``", f"     - {extra or NONE}"]
         lines += [""]
         lines += [f"* {note}" for note in convention.notes]
         lines += [""]

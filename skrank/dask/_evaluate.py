@@ -38,8 +38,9 @@ from ._accumulate import merged_accumulator, only_top_k
 _PARTIAL_COLUMNS = list(PartialMean._fields)
 
 
-def _import_dask_dataframe():
-    return import_optional("dask.dataframe", "skrank.dask.evaluate")
+def _import_dask_dataframe(needed_by="skrank.dask.evaluate"):
+    """``dask.dataframe``, or an ImportError naming ``needed_by`` and the dask extra."""
+    return import_optional("dask.dataframe", needed_by)
 
 
 def _partials(frame, plan):

@@ -151,7 +151,7 @@ def evaluate_by(
     >>> result.value[:, 0].tolist()       # app: (1 + 1) / 2, web: (1/2 + 1/2) / 2
     [1.0, 0.5]
     """
-    dd = _import_dask_dataframe()
+    dd = _import_dask_dataframe("skrank.dask.evaluate_by")
     if not isinstance(df, dd.DataFrame):
         raise ValueError(
             f"`df` must be a dask.dataframe.DataFrame, got {_describe(df)}; for "

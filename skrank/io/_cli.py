@@ -11,6 +11,7 @@ scikit-learn loads only to compare several runs.
 import argparse
 import json
 import math
+import os
 import sys
 
 EXAMPLES = """\
@@ -350,10 +351,28 @@ def main(argv=None):
         parser.print_help()
         return 2
     try:
-        return _explain(args) if args.command == "explain" else _evaluate(args)
+        status = _explain(args) if args.command == "explain" else _evaluate(args)
+        sys.stdout.flush()  # a closed pipe shows here, not at the exit
+        return status
+    except BrokenPipeError:  # the reader left early (`| head`): stop quietly
+        _drop_stdout()
+        return 0
     except (ValueError, ImportError, OSError) as exc:
         message = " ".join(str(exc).split())
         print(f"skrank: error: {message}", file=sys.stderr)
         return 2
-    except BrokenPipeError:  # e.g. piped into head
-        return 0
+
+
+def _drop_stdout():
+    """Point standard output at the null device once its reader has gone.
+
+    Python flushes ``sys.stdout`` again when it exits; into the closed pipe
+    that would print "Exception ignored ... BrokenPipeError". Unix tools
+    stop silently when the program they write to stops reading.
+    """
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (OSError, AttributeError, ValueError):  # no file descriptor to replace
+        pass

@@ -36,6 +36,7 @@ from ..metrics._evaluate import metric_names
 from ..metrics._plan import EMPTY_PARTIAL, ROW, PartitionPlan, kernel_options
 from ..metrics._registry import parse_metric_name
 from ._files import READ_FAILED, bucket_batches, parquet_files, read_buckets, read_tasks
+from ._workers import driver_python_for_local_workers, missing_module_error
 
 _PARTITION = "__skrank_partition__"
 _METRIC = "__skrank_metric__"
@@ -202,14 +203,20 @@ def _worker_error(exc):
     return ValueError(found[-1].strip())
 
 
-def _run(function):
-    """Call ``function`` (a Spark action); a worker's ValueError becomes the driver's."""
+def _run(function, df):
+    """Call ``function``, a Spark action on ``df``; a worker's error is the driver's.
+
+    A worker's ValueError is raised again as a plain ValueError; a module a
+    worker could not import, as an ImportError naming the workers' Python
+    (:func:`~skrank.spark._workers.missing_module_error`).
+    """
     try:
         return function()
     except Exception as exc:
         # a DataFrame job's worker error, or an RDD job's (inside the JVM's)
-        from_worker = type(exc).__name__ in ("PythonException", "Py4JJavaError")
-        error = _worker_error(exc) if from_worker else None
+        if type(exc).__name__ not in ("PythonException", "Py4JJavaError"):
+            raise
+        error = _worker_error(exc) or missing_module_error(str(exc), df)
         if error is None:
             raise
         raise error from None
@@ -323,6 +330,14 @@ def evaluate(
     which is most of the time of the other path. A file the workers cannot
     read as Spark does sends the call back to Spark's reader.
 
+    On a local master (``local[n]``) the jobs' Python workers run the
+    driver's own interpreter (``sys.executable``) unless ``PYSPARK_PYTHON``
+    or ``spark.pyspark.python`` names one: pyspark's default, ``python3``
+    from the PATH, is another Python when a virtual environment's
+    interpreter runs without the environment activated. On a cluster, a
+    module the workers cannot import is an ``ImportError`` naming their
+    Python.
+
     Examples
     --------
     >>> from pyspark.sql import SparkSession
@@ -393,18 +408,18 @@ def evaluate(
     plan = PartitionPlan(metrics, y_true, y_score, query_id, sample_weight, ties,
                          no_relevant, False, restore_order, plan_options)
 
-    if per_query:
-        return _per_query_frame(frame, plan, df.schema[query_id], sql)
-
-    scored = None
-    if read_files == "auto" and not partitioned and not restore_order:
-        paths = parquet_files(selected, query_id)
-        if paths is not None:
-            scored = _scored_from_files(selected, paths, plan, n_partitions)
-    if scored is None:
-        partials = frame.mapInArrow(lambda batches: _partials(batches, plan),
-                                    _PARTIAL_SCHEMA)
-        scored = _collected_partials(_run(partials.collect))
+    with driver_python_for_local_workers(df):  # local workers run this Python
+        if per_query:
+            return _per_query_frame(frame, plan, df.schema[query_id], sql)
+        scored = None
+        if read_files == "auto" and not partitioned and not restore_order:
+            paths = parquet_files(selected, query_id)
+            if paths is not None:
+                scored = _scored_from_files(selected, paths, plan, n_partitions)
+        if scored is None:
+            partials = frame.mapInArrow(lambda batches: _partials(batches, plan),
+                                        _PARTIAL_SCHEMA)
+            scored = _collected_partials(_run(partials.collect, df))
     scored.sort(key=lambda partition: partition[0])
     if not sum(n_rows for _, n_rows, _ in scored):
         raise ValueError("`df` has no rows: there is nothing to evaluate.")
@@ -454,7 +469,7 @@ def _scored_from_files(frame, paths, plan, n_partitions):
                 return None
             raise
 
-    return _run(collect)
+    return _run(collect, frame)
 
 
 def _per_query_frame(frame, plan, id_field, sql):

@@ -131,3 +131,29 @@ def test_explain_from_a_subprocess(files):
                           timeout=120)
     assert done.returncode == 2 and done.stderr.startswith("skrank")
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("lines_read", [0, 1])
+def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path, lines_read):
+    # `skrank evaluate ... -q | head -1`: 20,000 per-query lines (about 300 kB,
+    # more than a pipe holds), and the reader closes the pipe after a line or
+    # at once; the command stops with status 0 and nothing on stderr, as Unix
+    # tools do (it printed "skrank: error: [Errno 32] Broken pipe", status 2)
+    n = 20_000
+    (tmp_path / "qrels").write_text("".join(f"q{i} 0 d1 1\n" for i in range(n)))
+    (tmp_path / "run").write_text("".join(f"q{i} Q0 d1 1 1 r\n" for i in range(n)))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "skrank", "evaluate", str(tmp_path / "qrels"),
+         str(tmp_path / "run"), "-m", "map", "-q"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    first = [process.stdout.readline() for _ in range(lines_read)]
+    process.stdout.close()
+    try:
+        stderr = process.stderr.read().decode()
+        status = process.wait(timeout=120)
+    finally:
+        process.kill()
+    assert [line.split() for line in first] == [[b"query", b"map"]][:lines_read]
+    assert stderr == ""
+    assert status == 0
