@@ -52,7 +52,9 @@ class Reference:
     options : dict
         The metric's own options and the values to draw them from.
     labels : {"any", "binary"}
-        Graded (0-3) or binary labels, or binary only.
+        Graded or binary labels, or binary only.
+    grades : tuple of tuples
+        Sets of graded labels: an input draws its labels from one of them.
     scores : {"ranked", "decisions"}
         Scores from a tiny set (frequent ties), or 0/1 decisions (set metrics).
     layouts : tuple of str
@@ -68,6 +70,7 @@ class Reference:
     reference: Callable
     options: dict = field(default_factory=dict)
     labels: str = "any"
+    grades: tuple = ((0, 1, 2, 3),)
     scores: str = "ranked"
     layouts: tuple = ("ids", "single", "2d")
     unjudged: bool = False
@@ -75,6 +78,7 @@ class Reference:
 
 
 BETAS = [0.5, 1.0, 2.0]
+CASCADE_GRADES = ((0, 0.25, 0.5, 1), (0, 0.25, 1, 2, 3))
 
 REFERENCES = {
     "ndcg": Reference(ref.ref_ndcg, {"gain": ref.GAINS, "discount": ref.DISCOUNTS}),
@@ -101,9 +105,12 @@ REFERENCES = {
         None, (1 / 3, 1 / 3, 1 / 3), (0.25, 0.75, 0.0), (0.0, 0.0, 1.0), (0.5, 0.0, 0.5),
     ]}),
     "pr_auc": Reference(toolbox.ref_pr_auc),
-    "err": Reference(toolbox.ref_err, {"max_grade": [None, 3.0, 5.0]}),
+    # grades within [0, 1] are stop probabilities, larger ones are mapped
+    "err": Reference(toolbox.ref_err, {"max_grade": [None, 3.0, 5.0]},
+                     grades=CASCADE_GRADES),
     "pfound": Reference(toolbox.ref_pfound,
-                        {"max_grade": [None, 3.0], "decay": [0.85, 0.5]}),
+                        {"max_grade": [None, 3.0], "decay": [0.85, 0.5]},
+                        grades=CASCADE_GRADES),
     "coverage_error": Reference(toolbox.ref_coverage_error),
     "label_ranking_loss": Reference(toolbox.ref_label_ranking_loss),
     "label_ranking_average_precision": Reference(

@@ -1,15 +1,17 @@
-"""Every public metric against the brute-force reference in ``_reference.py``.
+"""Every registry stem against its brute-force reference (tests/_harness.py).
 
 Three layers:
 
-1. The reference's own machinery (tie orderings, guards). The hand-worked
-   examples of each metric live in its family's module (``test_gain.py``,
-   ``test_cutoff.py``, ...), checked against both the reference and skrank.
+1. The reference's own machinery (tie orderings, guards).
 2. The reference cross-checked with scikit-learn where it defines the same
    number (2-D ``ndcg_score``/``dcg_score`` with linear gain, ``roc_auc_score``).
-3. Hypothesis: small random inputs (ties frequent, empty and single-row
-   queries, shuffled non-contiguous int and str ids, 2-D input, weights),
-   skrank's mean and per-query output against the reference.
+3. Over the registry's stems (a stem without a reference or a worked example
+   fails): each stem's hand-worked values (tests/_worked_examples.py) on its
+   reference and on skrank; and hypothesis, small random inputs (ties
+   frequent, empty and single-row queries, shuffled non-contiguous int and
+   str ids, 2-D input, weights, every ``ties`` and ``no_relevant`` option,
+   the metric's own options), skrank's mean and per-query output against
+   the reference. ``fap_curve`` (no registry name) has its own test.
 """
 
 import inspect
@@ -161,13 +163,15 @@ class Data:
 
 
 @st.composite
-def rankings(draw, binary=None, layouts=("ids", "single", "2d"), decisions=False):
+def rankings(draw, binary=None, layouts=("ids", "single", "2d"), decisions=False,
+             grades=((0, 1, 2, 3),)):
     """Small ranking inputs: 1-4 queries of 1-6 rows, frequent ties.
 
-    ``decisions=True``: 0/1 scores (a set metric's ``y_pred``).
+    Labels are 0/1 or drawn from one set of ``grades``; ``decisions=True``: 0/1 scores
+    (a set metric's ``y_pred``).
     """
     graded = (not binary) if binary is not None else draw(st.booleans())
-    label = st.integers(0, 3 if graded else 1)
+    label = st.sampled_from(draw(st.sampled_from(grades))) if graded else st.integers(0, 1)
     score = st.sampled_from([0, 1] if decisions else SCORE_VALUES)
     weight = st.sampled_from(WEIGHT_VALUES)
     layout = draw(st.sampled_from(layouts))
@@ -306,7 +310,8 @@ def test_metric_matches_reference(stem, draw):
     entry = REFERENCES[stem]  # a stem without a reference fails here
     func = METRICS[stem].func
     data = draw.draw(rankings(binary=True if entry.labels == "binary" else None,
-                              layouts=entry.layouts, decisions=entry.scores == "decisions"),
+                              layouts=entry.layouts, decisions=entry.scores == "decisions",
+                              grades=entry.grades),
                      label="data")
     args, kwargs = data.inputs()
     parameters = inspect.signature(func).parameters
@@ -359,8 +364,3 @@ def test_fap_curve_matches_reference(data, max_k, ties, no_relevant, beta):
     k_only, fap_only = call_quietly(skrank.fap_curve, *args, **kwargs)
     assert np.asarray(k_only).tolist() == expected[0].tolist()
     assert_all_close(fap_only, expected[1])
-
-
-def test_gauc_requires_query_id_for_1d_input():
-    with pytest.raises(ValueError, match="query_id"):
-        skrank.gauc_score([0, 1], [0.1, 0.2])
