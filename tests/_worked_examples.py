@@ -252,8 +252,6 @@ EXAMPLES = {
         # a tie counts against: the relevant row tied with 2 others covers 3
         Example("tie", [0, 1, 0, 0], [5, 5, 5, 1], {}, 3),
         Example("no relevant row", [0, 0, 0], [3, 2, 1], {}, 0),
-        Example("sklearn's docstring", [[1, 0, 0], [0, 0, 1]], [[0.75, 0.5, 1], [1, 0.2, 0.1]],
-                {}, (2 + 3) / 2),
     ],
     "label_ranking_loss": [
         # pairs (relevant, non-relevant) in the wrong order: (1, 2) of 2 * 2
@@ -261,8 +259,6 @@ EXAMPLES = {
         Example("a tied pair is wrong", [1, 0], [7, 7], {}, 1.0),
         Example("no pair", [1, 1, 1], [1, 2, 3], {}, 0.0),
         Example("no relevant row", [0, 0, 0], [1, 2, 3], {}, 0.0),
-        Example("sklearn's docstring", [[1, 0, 0], [0, 0, 1]], [[0.75, 0.5, 1], [1, 0.2, 0.1]],
-                {}, (1 / 2 + 2 / 2) / 2),
     ],
     "label_ranking_average_precision": [
         # relevant rows at ranks 1 and 3: (1/1 + 2/3) / 2
@@ -271,7 +267,5 @@ EXAMPLES = {
         Example("tie", [1, 1, 0], [4, 4, 4], {}, 2 / 3),
         Example("all relevant", [1, 1], [1, 2], {}, 1.0),
         Example("none relevant", [0, 0], [1, 2], {}, 1.0),
-        Example("sklearn's docstring", [[1, 0, 0], [0, 0, 1]], [[0.75, 0.5, 1], [1, 0.2, 0.1]],
-                {}, (1 / 2 + 1 / 3) / 2),
     ],
 }
