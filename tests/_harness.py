@@ -83,7 +83,8 @@ CASCADE_GRADES = ((0, 0.25, 0.5, 1), (0, 0.25, 1, 2, 3))
 REFERENCES = {
     "ndcg": Reference(ref.ref_ndcg, {"gain": ref.GAINS, "discount": ref.DISCOUNTS}),
     "dcg": Reference(ref.ref_dcg, {"gain": ref.GAINS, "discount": ref.DISCOUNTS}),
-    "map": Reference(ref.ref_average_precision, {"normalize": ref.NORMALIZE}),
+    "map": Reference(ref.ref_average_precision,
+                     {"normalize": ref.NORMALIZE, "tie_blocks": ref.TIE_BLOCKS}),
     "mrr": Reference(ref.ref_reciprocal_rank),
     "precision": Reference(ref.ref_precision_at_k,
                            {"normalize": ref.PRECISION_NORMALIZE}),

@@ -45,6 +45,7 @@ DISCOUNTS = ("log2", "position")
 PRECISION_NORMALIZE = ("k", "min")
 ONE_CLASS = ("skip", "zero")
 NORMALIZE = ("relevant", "min", "retrieved")
+TIE_BLOCKS = ("expected", "threshold")
 WEIGHTING = ("samples", "uniform")
 
 __all__ = [
@@ -427,16 +428,58 @@ def ref_ndcg(y_true, y_score, *, k=None, gain="exponential", discount="log2",
     )
 
 
+def _threshold_average_precision(query, k, normalize):
+    """scikit-learn's step AP: each tie block counts once, at its last position.
+
+    A block adds (its relevant rows) x (precision at its end); a block that
+    straddles position k counts the share of its relevant rows that fits
+    in the top k (each of its rows is there with equal probability), at
+    position k. The denominator is R, min(k, R) or that expected hits@k.
+    """
+    order = sorted(range(len(query.score)), key=lambda i: -query.score[i])
+    blocks = []
+    for i in order:
+        if blocks and query.score[blocks[-1][-1]] == query.score[i]:
+            blocks[-1].append(i)
+        else:
+            blocks.append([i])
+    total, hits, first = 0.0, 0.0, 1
+    for block in blocks:
+        end = first + len(block) - 1
+        relevant = sum(1 for i in block if query.relevance[i] > 0)
+        if k is not None and first > k:
+            break
+        if k is not None and end > k:
+            relevant = relevant * (k - first + 1) / len(block)
+            end = k
+        hits += relevant
+        if relevant > 0:
+            total += relevant * hits / end
+        first += len(block)
+    denominator = {"relevant": query.n_relevant,
+                   "min": query.n_relevant if k is None else min(k, query.n_relevant),
+                   "retrieved": hits}[normalize]
+    return total / denominator if denominator > 0 else 0.0
+
+
 def ref_average_precision(y_true, y_score, *, k=None, normalize="relevant",
                           query_id=None, ties="average", no_relevant="skip",
-                          sample_weight=None, per_query=False):
-    """AP@k = sum_{i<=k, rel_i>0} P@i / D, D = R, min(k, R) or hits@k."""
+                          sample_weight=None, per_query=False, tie_blocks="expected"):
+    """AP@k = sum_{i<=k, rel_i>0} P@i / D, D = R, min(k, R) or hits@k.
+
+    ``tie_blocks="threshold"`` with ``ties="average"``: scikit-learn's step
+    AP (``_threshold_average_precision``); other ties rules leave no tie.
+    """
     _check_k("k", k)
     _check_option("normalize", normalize, NORMALIZE)
+    _check_option("tie_blocks", tie_blocks, TIE_BLOCKS)
+    if tie_blocks == "threshold" and ties == "average":
+        value = lambda q: _threshold_average_precision(q, k, normalize)  # noqa: E731
+    else:
+        value = lambda q: _expected(  # noqa: E731
+            q, ties, lambda r: _average_precision_of(r, k, normalize))
     return _evaluate(
-        y_true, y_score, query_id, sample_weight, ties, no_relevant, per_query,
-        lambda q: _expected(q, ties, lambda r: _average_precision_of(r, k, normalize)),
-    )
+        y_true, y_score, query_id, sample_weight, ties, no_relevant, per_query, value)
 
 
 def ref_reciprocal_rank(y_true, y_score, *, k=None, query_id=None,

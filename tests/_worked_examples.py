@@ -96,6 +96,15 @@ EXAMPLES = {
         # the tied relevant rows go last: 0, 1, 1 whatever their input order
         Example("tied AP pessimistic", [1, 1, 0], [2, 2, 2], {"ties": "pessimistic"},
                 (1 / 2 + 2 / 3) / 2),
+        # tie_blocks="threshold": one block of 4 tied rows, 2 relevant, straddles
+        # k = 1; its share of relevant rows in the top 1, 2 * 1/4, counts at
+        # position 1 with precision (2 * 1/4) / 1; over R = 2 ...
+        Example("AP@1 threshold", [1, 1, 0, 0], [1, 1, 1, 1],
+                {"k": 1, "tie_blocks": "threshold"}, (2 * 1 / 4) * ((2 * 1 / 4) / 1) / 2),
+        # ... or over the expected hits@1, 2 * 1/4
+        Example("AP@1 threshold retrieved", [1, 1, 0, 0], [1, 1, 1, 1],
+                {"k": 1, "tie_blocks": "threshold", "normalize": "retrieved"},
+                (2 * 1 / 4) * ((2 * 1 / 4) / 1) / (2 * 1 / 4)),
         # Two queries, query weight = mean of row weights: q1 weight (1+3)/2 = 2,
         # AP 1; q2 weight 1, AP (1/2) / 1.
         Example("weighted MAP", [1, 0, 0, 1], [2, 1, 2, 1],
