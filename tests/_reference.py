@@ -10,7 +10,9 @@ block, ``itertools.product`` over blocks), the metric is computed on every
 complete ordering and the values are averaged, each ordering counting once.
 (Dedupe is unnecessary: every block permutation is equally likely, so repeated
 relevance sequences keep their right multiplicity.)  ``ties="input"`` uses a
-stable sort, so rows with equal scores keep their input order.
+stable sort, so rows with equal scores keep their input order;
+``"pessimistic"`` (``"optimistic"``) sorts equal scores by ascending
+(descending) relevance, then input order.
 
 Every function takes the keywords of the public function it mirrors and
 returns the (weighted) mean over queries as a Python float, or, with
@@ -36,10 +38,14 @@ import numpy as np
 
 MAX_ORDERINGS = 50_000
 
-TIES = ("average", "input")
+TIES = ("average", "input", "pessimistic", "optimistic")
 NO_RELEVANT = ("skip", "zero", "one", "error")
 GAINS = ("exponential", "linear")
+DISCOUNTS = ("log2", "position")
+PRECISION_NORMALIZE = ("k", "min")
+ONE_CLASS = ("skip", "zero")
 NORMALIZE = ("relevant", "min", "retrieved")
+TIE_BLOCKS = ("expected", "threshold")
 WEIGHTING = ("samples", "uniform")
 
 __all__ = [
@@ -52,6 +58,7 @@ __all__ = [
     "ref_fbeta_at_k",
     "ref_r_precision",
     "ref_hit_rate",
+    "ref_hits",
     "ref_fap",
     "ref_fap_curve",
     "ref_gauc",
@@ -164,16 +171,22 @@ def _split_queries(y_true, y_score, query_id, sample_weight):
 # --------------------------------------------------------------------------
 
 
-def orderings(score, ties="average"):
+def orderings(score, ties="average", relevance=None):
     """Yield every ranking of one query as a list of row positions, rank 1 first.
 
     ``ties="input"`` yields the one stable ordering; ``ties="average"`` yields
-    every ordering obtained by permuting the rows inside each tie block.
+    every ordering obtained by permuting the rows inside each tie block;
+    ``"pessimistic"`` / ``"optimistic"`` yield the one ordering with the tied
+    rows by ascending / descending ``relevance`` (a list like ``score``).
     """
     _check_option("ties", ties, TIES)
     order = sorted(range(len(score)), key=lambda i: -score[i])  # stable
     if ties == "input":
         yield order
+        return
+    if ties in ("pessimistic", "optimistic"):
+        sign = 1 if ties == "pessimistic" else -1
+        yield sorted(order, key=lambda i: (-score[i], sign * relevance[i]))  # stable
         return
     blocks = []
     for i in order:
@@ -197,7 +210,7 @@ def _expected(query, ties, metric):
     """Mean of ``metric(ranked_relevance)`` over the orderings of a query."""
     total = 0.0
     count = 0
-    for order in orderings(query.score, ties):
+    for order in orderings(query.score, ties, query.relevance):
         total += metric([query.relevance[i] for i in order])
         count += 1
     return total / count
@@ -228,20 +241,26 @@ def _gain(rel, gain):
     return rel
 
 
-def _dcg_of(ranked, k, gain):
+def _discount(rank, discount):
+    return 1.0 / math.log2(rank + 1) if discount == "log2" else 1.0 / rank
+
+
+def _dcg_of(ranked, k, gain, discount="log2"):
     total = 0.0
     for i, rel in enumerate(ranked[:k]):
         rank = i + 1
-        total += _gain(rel, gain) / math.log2(rank + 1)
+        total += _gain(rel, gain) * _discount(rank, discount)
     return total
 
 
-def _ndcg_of(ranked, k, gain):
+def _ndcg_of(ranked, k, gain, discount="log2"):
     ideal = sorted(ranked, reverse=True)
-    return _dcg_of(ranked, k, gain) / _dcg_of(ideal, k, gain)
+    return _dcg_of(ranked, k, gain, discount) / _dcg_of(ideal, k, gain, discount)
 
 
-def _precision_of(ranked, k):
+def _precision_of(ranked, k, normalize="k"):
+    if normalize == "min":  # min(k, n): the query's rows when k exceeds them
+        return _hits(ranked, k) / min(_cutoff(ranked, k), len(ranked))
     return _hits(ranked, k) / _cutoff(ranked, k)
 
 
@@ -317,12 +336,18 @@ def _check_k(name, k):
         raise ValueError(f"`{name}` must be a positive integer or None, got {k!r}.")
 
 
-def _per_query(queries, no_relevant, query_value):
-    """{qid: value} with the no_relevant policy applied; nan = left out."""
+def _per_query(queries, no_relevant, query_value, undefined=None):
+    """{qid: value} with the no_relevant policy applied; nan = left out.
+
+    ``undefined(query)`` says which queries the policy applies to: by
+    default those with no relevant row.
+    """
     _check_option("no_relevant", no_relevant, NO_RELEVANT)
+    if undefined is None:
+        undefined = lambda query: query.n_relevant == 0  # noqa: E731
     values = {}
     for query in queries:
-        if query.n_relevant == 0:
+        if undefined(query):
             if no_relevant == "error":
                 raise ValueError(
                     f"`no_relevant`='error': query {query.qid!r} has no relevant row."
@@ -352,10 +377,10 @@ def _weighted_mean(values, weights):
 
 
 def _evaluate(y_true, y_score, query_id, sample_weight, ties, no_relevant,
-              per_query, query_value):
+              per_query, query_value, undefined=None):
     _check_option("ties", ties, TIES)
     queries = _split_queries(y_true, y_score, query_id, sample_weight)
-    values = _per_query(queries, no_relevant, query_value)
+    values = _per_query(queries, no_relevant, query_value, undefined)
     if per_query:
         return values
     weights = {q.qid: q.query_weight for q in queries}
@@ -375,40 +400,86 @@ def ref_query_weights(y_true, y_score=None, *, query_id=None, sample_weight=None
 # --------------------------------------------------------------------------
 
 
-def ref_dcg(y_true, y_score, *, k=None, gain="exponential", query_id=None,
+def ref_dcg(y_true, y_score, *, k=None, gain="exponential", discount="log2",
+           query_id=None,
             ties="average", no_relevant="skip", sample_weight=None,
             per_query=False):
     """DCG@k = sum_{i<=k} gain(rel_i) / log2(i + 1)."""
     _check_k("k", k)
     _check_option("gain", gain, GAINS)
+    _check_option("discount", discount, DISCOUNTS)
     return _evaluate(
         y_true, y_score, query_id, sample_weight, ties, no_relevant, per_query,
-        lambda q: _expected(q, ties, lambda r: _dcg_of(r, k, gain)),
+        lambda q: _expected(q, ties, lambda r: _dcg_of(r, k, gain, discount)),
     )
 
 
-def ref_ndcg(y_true, y_score, *, k=None, gain="exponential", query_id=None,
+def ref_ndcg(y_true, y_score, *, k=None, gain="exponential", discount="log2",
+            query_id=None,
              ties="average", no_relevant="skip", sample_weight=None,
              per_query=False):
     """nDCG@k = DCG@k / IDCG@k (IDCG: all rows of the query by relevance)."""
     _check_k("k", k)
     _check_option("gain", gain, GAINS)
+    _check_option("discount", discount, DISCOUNTS)
     return _evaluate(
         y_true, y_score, query_id, sample_weight, ties, no_relevant, per_query,
-        lambda q: _expected(q, ties, lambda r: _ndcg_of(r, k, gain)),
+        lambda q: _expected(q, ties, lambda r: _ndcg_of(r, k, gain, discount)),
     )
+
+
+def _threshold_average_precision(query, k, normalize):
+    """scikit-learn's step AP: each tie block counts once, at its last position.
+
+    A block adds (its relevant rows) x (precision at its end); a block that
+    straddles position k counts the share of its relevant rows that fits
+    in the top k (each of its rows is there with equal probability), at
+    position k. The denominator is R, min(k, R) or that expected hits@k.
+    """
+    order = sorted(range(len(query.score)), key=lambda i: -query.score[i])
+    blocks = []
+    for i in order:
+        if blocks and query.score[blocks[-1][-1]] == query.score[i]:
+            blocks[-1].append(i)
+        else:
+            blocks.append([i])
+    total, hits, first = 0.0, 0.0, 1
+    for block in blocks:
+        end = first + len(block) - 1
+        relevant = sum(1 for i in block if query.relevance[i] > 0)
+        if k is not None and first > k:
+            break
+        if k is not None and end > k:
+            relevant = relevant * (k - first + 1) / len(block)
+            end = k
+        hits += relevant
+        if relevant > 0:
+            total += relevant * hits / end
+        first += len(block)
+    denominator = {"relevant": query.n_relevant,
+                   "min": query.n_relevant if k is None else min(k, query.n_relevant),
+                   "retrieved": hits}[normalize]
+    return total / denominator if denominator > 0 else 0.0
 
 
 def ref_average_precision(y_true, y_score, *, k=None, normalize="relevant",
                           query_id=None, ties="average", no_relevant="skip",
-                          sample_weight=None, per_query=False):
-    """AP@k = sum_{i<=k, rel_i>0} P@i / D, D = R, min(k, R) or hits@k."""
+                          sample_weight=None, per_query=False, tie_blocks="expected"):
+    """AP@k = sum_{i<=k, rel_i>0} P@i / D, D = R, min(k, R) or hits@k.
+
+    ``tie_blocks="threshold"`` with ``ties="average"``: scikit-learn's step
+    AP (``_threshold_average_precision``); other ties rules leave no tie.
+    """
     _check_k("k", k)
     _check_option("normalize", normalize, NORMALIZE)
+    _check_option("tie_blocks", tie_blocks, TIE_BLOCKS)
+    if tie_blocks == "threshold" and ties == "average":
+        value = lambda q: _threshold_average_precision(q, k, normalize)  # noqa: E731
+    else:
+        value = lambda q: _expected(  # noqa: E731
+            q, ties, lambda r: _average_precision_of(r, k, normalize))
     return _evaluate(
-        y_true, y_score, query_id, sample_weight, ties, no_relevant, per_query,
-        lambda q: _expected(q, ties, lambda r: _average_precision_of(r, k, normalize)),
-    )
+        y_true, y_score, query_id, sample_weight, ties, no_relevant, per_query, value)
 
 
 def ref_reciprocal_rank(y_true, y_score, *, k=None, query_id=None,
@@ -422,14 +493,15 @@ def ref_reciprocal_rank(y_true, y_score, *, k=None, query_id=None,
     )
 
 
-def ref_precision_at_k(y_true, y_score, *, k=None, query_id=None,
+def ref_precision_at_k(y_true, y_score, *, k=None, normalize="k", query_id=None,
                        ties="average", no_relevant="skip", sample_weight=None,
                        per_query=False):
-    """hits@k / k (k=None: the query's length)."""
+    """hits@k / k (k=None: the query's length), or hits@k / min(k, n)."""
     _check_k("k", k)
+    _check_option("normalize", normalize, PRECISION_NORMALIZE)
     return _evaluate(
         y_true, y_score, query_id, sample_weight, ties, no_relevant, per_query,
-        lambda q: _expected(q, ties, lambda r: _precision_of(r, k)),
+        lambda q: _expected(q, ties, lambda r: _precision_of(r, k, normalize)),
     )
 
 
@@ -560,7 +632,9 @@ def _auc_of_query(query, ties):
             elif sp == sn:
                 if ties == "average":
                     won += pair_weight / 2
-                elif p < n:  # "input": the earlier row ranks first
+                elif ties == "optimistic":  # the positive ranks first
+                    won += pair_weight
+                elif ties == "input" and p < n:  # the earlier row ranks first
                     won += pair_weight
     return won / total
 
@@ -582,16 +656,22 @@ def ref_gauc_query_weights(y_true, y_score=None, *, query_id=None,
 
 
 def ref_gauc(y_true, y_score, *, query_id=None, sample_weight=None,
-             ties="average", weighting="samples", per_query=False):
-    """sum_q W_q AUC_q / sum_q W_q over the queries with both classes."""
+             ties="average", weighting="samples", one_class="skip", per_query=False):
+    """sum_q W_q AUC_q / sum_q W_q over the queries with both classes.
+
+    ``one_class="zero"``: a query with one class scores 0 and counts.
+    """
     _check_option("ties", ties, TIES)
     _check_option("weighting", weighting, WEIGHTING)
+    _check_option("one_class", one_class, ONE_CLASS)
     if np.ndim(y_true) == 1 and query_id is None:
         raise ValueError("`query_id` is required for 1-D input")
     queries = _split_queries(y_true, y_score, query_id, sample_weight)
     if any(rel not in (0.0, 1.0) for q in queries for rel in q.relevance):
         raise ValueError("y_true must be binary for gauc")
     values = {q.qid: _auc_of_query(q, ties) for q in queries}
+    if one_class == "zero":
+        values = {qid: 0.0 if math.isnan(v) else v for qid, v in values.items()}
     if per_query:
         return values
     weights = {q.qid: _gauc_weight(q, weighting) for q in queries}

@@ -1,18 +1,22 @@
-"""Brute-force references for the toolbox metrics (bpref, RBP, GAP, weighted AP,
-precision-recall curves, PR AUC, rank correlations).
+"""Brute-force references for the toolbox metrics (bpref, RBP, GAP, PR AUC,
+ERR, pFound, set F-beta, scikit-learn's label ranking metrics; weighted AP,
+precision-recall curves, rank correlations).
 
 Plain Python, written to be obvious: one query at a time, one explicit
 ordering at a time. ``ties="average"`` is the mean over every ordering of
 tied rows (``_reference.orderings``), each ordering counting once.
 
-Every ``*_of`` function takes one complete ranking: a list of row indices
-(rank 1 first) into the query's own lists.
+Most ``*_of`` functions take one complete ranking: a list of row indices
+(rank 1 first) into the query's own lists; the label ranking ones take a
+query's relevance and scores (their ties count against, with no ordering).
+The ``ref_<name>`` functions at the end mirror the public functions.
 """
 
 import math
 
 import numpy as np
 
+from . import _reference as _ref
 from ._reference import orderings
 
 
@@ -240,3 +244,212 @@ def kendall_tau_b(x, y):
     if denominator == 0:
         return math.nan
     return (concordant - discordant) / denominator
+
+
+# ------------------------------------------- the public functions' twins ----
+# Each ``ref_<name>`` below takes the keywords of the public function it
+# mirrors and returns the weighted mean over queries, or with
+# ``per_query=True`` a dict {query id: value} (nan: left out), as the
+# functions of ``_reference.py`` do, on the same machinery: one explicit
+# sort per ordering of tied rows, the mean over the orderings.
+
+
+def _as_lists(ranked):
+    """A ranked relevance list (nan: unjudged) as bpref_of / rbp_of arguments."""
+    order = list(range(len(ranked)))
+    y = [0.0 if math.isnan(rel) else rel for rel in ranked]
+    judged = [not math.isnan(rel) for rel in ranked]
+    return order, y, judged
+
+
+def _with_unjudged(y_true, unjudged):
+    """y_true with unjudged rows marked nan (neither relevant nor judged)."""
+    y_true = np.asarray(y_true, dtype=float)
+    if unjudged is None:
+        return y_true
+    return np.where(np.asarray(unjudged, dtype=bool), np.nan, y_true)
+
+
+def ref_bpref(y_true, y_score, *, unjudged=None, query_id=None, sample_weight=None,
+              ties="average", no_relevant="skip", per_query=False):
+    """trec_eval's bpref (``bpref_of``), the mean over the orderings of tied rows."""
+    return _ref._evaluate(
+        _with_unjudged(y_true, unjudged), y_score, query_id, sample_weight, ties,
+        no_relevant, per_query,
+        lambda q: _ref._expected(q, ties, lambda r: bpref_of(*_as_lists(r))),
+    )
+
+
+def ref_rbp(y_true, y_score, *, p=0.8, k=None, gain="binary", unjudged=None,
+            query_id=None, sample_weight=None, ties="average", no_relevant="skip",
+            per_query=False):
+    """(1 - p) sum_{i <= k} gain_i p^(i - 1) over the judged rows (``rbp_of``)."""
+    _ref._check_k("k", k)
+
+    def value(ranked):
+        order, y, judged = _as_lists(ranked)
+        return rbp_of(order, y, judged, p=p, k=k, gain=gain)
+
+    return _ref._evaluate(
+        _with_unjudged(y_true, unjudged), y_score, query_id, sample_weight, ties,
+        no_relevant, per_query, lambda q: _ref._expected(q, ties, value),
+    )
+
+
+def ref_gap(y_true, y_score, *, grade_probabilities=None, k=None, query_id=None,
+            sample_weight=None, ties="average", no_relevant="skip", per_query=False):
+    """Graded AP as printed in the paper (``gap_of``).
+
+    ``grade_probabilities=None``: uniform over the grades 1 .. the largest
+    grade of the whole input. A query whose denominator is 0 (no row reaches
+    a threshold of positive probability) is undefined.
+    """
+    _ref._check_k("k", k)
+    top = int(np.max(y_true))
+    g = ([1 / top] * top if top > 0 else []) if grade_probabilities is None \
+        else [float(v) for v in grade_probabilities]
+
+    def undefined(query):
+        return gap_of(list(range(len(query.relevance))), query.relevance, g=g) is None
+
+    return _ref._evaluate(
+        y_true, y_score, query_id, sample_weight, ties, no_relevant, per_query,
+        lambda q: _ref._expected(
+            q, ties, lambda r: gap_of(list(range(len(r))), r, g=g, k=k)),
+        undefined,
+    )
+
+
+def ref_pr_auc(y_true, y_score, *, query_id=None, sample_weight=None,
+               ties="average", no_relevant="skip", per_query=False):
+    """Trapezoids under the points (R@i, P@i) (``pr_auc_of``)."""
+    return _ref._evaluate(
+        y_true, y_score, query_id, sample_weight, ties, no_relevant, per_query,
+        lambda q: _ref._expected(q, ties, lambda r: pr_auc_of(list(range(len(r))), r)),
+    )
+
+
+def _stop_probability(y_true, max_grade):
+    """{grade: the probability that a row of this grade stops the user}.
+
+    ``max_grade=None``: the grade itself when every grade of the input is
+    within [0, 1], else (2^g - 1) / 2^g_max with g_max the input's largest.
+    """
+    top = float(np.max(y_true))
+    if max_grade is None and top <= 1:
+        return lambda grade: grade
+    g_max = top if max_grade is None else max_grade
+    return lambda grade: (2.0**grade - 1) / 2.0**g_max
+
+
+def _cascade_of(ranked, k, stop, weight, read_on):
+    """sum_{i <= k} weight(i) * P(the user reaches rank i and stops there).
+
+    Past a row that did not stop them the user reads on with probability
+    ``read_on``: ERR weighs rank i by 1 / i and always reads on; pFound
+    weighs every rank 1 and reads on with probability ``decay``.
+    """
+    total, reaching = 0.0, 1.0
+    for i, grade in enumerate(ranked[:k], start=1):
+        total += weight(i) * reaching * stop(grade)
+        reaching *= (1 - stop(grade)) * read_on
+    return total
+
+
+def ref_err(y_true, y_score, *, k=None, max_grade=None, query_id=None,
+            sample_weight=None, ties="average", no_relevant="skip", per_query=False):
+    """ERR@k = sum_{i <= k} (1 / i) R_i prod_{j < i} (1 - R_j)."""
+    _ref._check_k("k", k)
+    stop = _stop_probability(y_true, max_grade)
+    return _ref._evaluate(
+        y_true, y_score, query_id, sample_weight, ties, no_relevant, per_query,
+        lambda q: _ref._expected(q, ties, lambda r: _cascade_of(r, k, stop, lambda i: 1 / i, 1.0)),
+    )
+
+
+def ref_pfound(y_true, y_score, *, k=None, decay=0.85, max_grade=None, query_id=None,
+               sample_weight=None, ties="average", no_relevant="skip", per_query=False):
+    """pFound@k = sum_{i <= k} R_i prod_{j < i} (1 - R_j) decay."""
+    _ref._check_k("k", k)
+    stop = _stop_probability(y_true, max_grade)
+    return _ref._evaluate(
+        y_true, y_score, query_id, sample_weight, ties, no_relevant, per_query,
+        lambda q: _ref._expected(
+            q, ties, lambda r: _cascade_of(r, k, stop, lambda i: 1.0, decay)),
+    )
+
+
+def ref_set_fbeta(y_true, y_pred, *, beta=1.0, query_id=None, sample_weight=None,
+                  no_relevant="skip", per_query=False):
+    """(1 + b^2) TP / (b^2 R + returned) of the rows with y_pred 1; 0 when TP = 0."""
+
+    def value(query):
+        pairs = list(zip(query.relevance, query.score))
+        tp = sum(1 for rel, pred in pairs if rel > 0 and pred == 1)
+        returned = sum(1 for _, pred in pairs if pred == 1)
+        if tp == 0:
+            return 0.0
+        return (1 + beta**2) * tp / (beta**2 * query.n_relevant + returned)
+
+    return _ref._evaluate(y_true, y_pred, query_id, sample_weight, "input",
+                          no_relevant, per_query, value)
+
+
+# scikit-learn's label ranking metrics, one query at a time, from their
+# definitions: "at least as high" is s_i >= s_j, so a tie counts against.
+
+
+def coverage_of(rel, score):
+    relevant = [j for j in range(len(rel)) if rel[j] > 0]
+    if not relevant:
+        return 0.0
+    return float(max(sum(1 for s in score if s >= score[j]) for j in relevant))
+
+
+def label_ranking_loss_of(rel, score):
+    relevant = [j for j in range(len(rel)) if rel[j] > 0]
+    other = [i for i in range(len(rel)) if rel[i] <= 0]
+    if not relevant or not other:
+        return 0.0
+    wrong = sum(1 for j in relevant for i in other if score[i] >= score[j])
+    return wrong / (len(relevant) * len(other))
+
+
+def lrap_of(rel, score):
+    relevant = [j for j in range(len(rel)) if rel[j] > 0]
+    if not relevant or len(relevant) == len(rel):
+        return 1.0
+    total = 0.0
+    for j in relevant:
+        above = [i for i in range(len(rel)) if score[i] >= score[j]]
+        total += sum(1 for i in above if rel[i] > 0) / len(above)
+    return total / len(relevant)
+
+
+def _label_ranking(of, y_true, y_score, query_id, sample_weight, per_query):
+    """Every query counts (no no_relevant policy), weighed by its mean row weight."""
+    queries = _ref._split_queries(y_true, y_score, query_id, sample_weight)
+    values = {q.qid: of(q.relevance, q.score) for q in queries}
+    if per_query:
+        return values
+    return _ref._weighted_mean(values, {q.qid: q.query_weight for q in queries})
+
+
+def ref_coverage_error(y_true, y_score, *, query_id=None, sample_weight=None,
+                       per_query=False):
+    """Rows scored at least as high as the lowest-scored relevant row (0: none)."""
+    return _label_ranking(coverage_of, y_true, y_score, query_id, sample_weight,
+                          per_query)
+
+
+def ref_label_ranking_loss(y_true, y_score, *, query_id=None, sample_weight=None,
+                           per_query=False):
+    """Share of (relevant, other) pairs with the other row at least as high."""
+    return _label_ranking(label_ranking_loss_of, y_true, y_score, query_id,
+                          sample_weight, per_query)
+
+
+def ref_label_ranking_average_precision(y_true, y_score, *, query_id=None,
+                                        sample_weight=None, per_query=False):
+    """Mean over relevant rows of relevant / all rows at least as high."""
+    return _label_ranking(lrap_of, y_true, y_score, query_id, sample_weight, per_query)

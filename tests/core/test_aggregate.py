@@ -6,8 +6,6 @@ from sklearn.exceptions import UndefinedMetricWarning
 
 from skrank import QueryValues, average_precision_score, gauc_score, ndcg_score
 
-from .._checks import check_worked_example
-
 # query 1: AP 1 (relevant row first); query 2: no relevant row; query 3: AP 1/2
 Y = [1, 0, 0, 0, 0, 1]
 S = [2, 1, 2, 1, 2, 1]
@@ -79,29 +77,6 @@ def test_gauc_with_extreme_weights_equals_unit_weights(weight):
     expected = gauc_score(y, s, query_id=q)
     assert gauc_score(y, s, query_id=q, sample_weight=[weight] * 7) == pytest.approx(
         expected, rel=1e-15)
-
-
-# no_relevant, worked by hand on P@k
-WORKED_EXAMPLES = [
-    # id, metric, y_true, y_score, kwargs, expected
-    # no_relevant: query 2 has no relevant row.
-    ("skip", "precision", [1, 0, 0, 0], [2, 1, 2, 1],
-     {"query_id": [1, 1, 2, 2], "k": 1}, 1.0),
-    ("zero", "precision", [1, 0, 0, 0], [2, 1, 2, 1],
-     {"query_id": [1, 1, 2, 2], "k": 1, "no_relevant": "zero"}, (1 + 0) / 2),
-    ("one", "precision", [1, 0, 0, 0], [2, 1, 2, 1],
-     {"query_id": [1, 1, 2, 2], "k": 2, "no_relevant": "one"}, (1 / 2 + 1) / 2),
-]
-
-
-@pytest.mark.parametrize("which", ["reference", "skrank"])
-@pytest.mark.parametrize(
-    "metric, y_true, y_score, kwargs, expected",
-    [case[1:] for case in WORKED_EXAMPLES],
-    ids=[case[0] for case in WORKED_EXAMPLES],
-)
-def test_worked_example(which, metric, y_true, y_score, kwargs, expected):
-    check_worked_example(which, metric, y_true, y_score, kwargs, expected)
 
 
 # -- mergeable partial means (what skrank.dask reduces over partitions) ------

@@ -1,47 +1,16 @@
-"""ERR and PFound: definitions, the exact expectation over tie orders, CatBoost."""
+"""ERR and PFound: ERR as RR on binary labels, the grade mapping, CatBoost.
 
-import itertools
+Their hand-worked values (``EXAMPLES`` of "err" and "pfound" in
+tests/_worked_examples.py) and the hypothesis comparisons with the
+definitions, averaged over tie orders (``ref_err``, ``ref_pfound``), run in
+test_reference.py.
+"""
 
 import numpy as np
 import pytest
 
-from skrank import err_score, evaluate, pfound_score
+from skrank import err_score, evaluate
 from skrank.metrics._cascade import relevance_probability
-
-
-def _cascade(stop, weights):
-    """Sum of weight(i) * P(the user stops at i), by the definition."""
-    total, reading = 0.0, 1.0
-    for probability, weight in zip(stop, weights):
-        total += weight * reading * probability
-        reading *= 1.0 - probability
-    return total
-
-
-def _brute(y, s, k, weight_of):
-    """Mean over every order of the tied rows (rows by descending score)."""
-    y, s = np.asarray(y, float), np.asarray(s, float)
-    values = []
-    for perm in itertools.permutations(range(len(y))):
-        ranked = np.array(perm)
-        if not all(s[a] >= s[b] for a, b in zip(ranked, ranked[1:])):
-            continue  # not a descending order of the scores
-        stop = y[ranked][:k]
-        values.append(_cascade(stop, [weight_of(i) for i in range(1, len(stop) + 1)]))
-    return np.mean(values)
-
-
-@pytest.mark.parametrize("seed", range(6))
-@pytest.mark.parametrize("k", [None, 2, 4])
-def test_average_ties_are_the_mean_over_orders(seed, k):
-    rng = np.random.default_rng(seed)
-    y = rng.choice([0.0, 0.25, 0.5, 1.0], size=6)
-    y[0] = 1.0
-    s = rng.integers(0, 3, 6).astype(float)
-    want = _brute(y, s, k, lambda i: 1.0 / i)
-    assert err_score(y, s, k=k) == pytest.approx(want)
-    want = _brute(y, s, k, lambda i: 0.7 ** (i - 1))
-    assert pfound_score(y, s, k=k, decay=0.7) == pytest.approx(want)
 
 
 def test_err_on_binary_relevance_is_the_reciprocal_rank():

@@ -182,24 +182,15 @@ def test_interpolated_equals_trec_eval(seed):
 @given(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 3), st.sampled_from("ab")),
                 min_size=1, max_size=9),
        st.sampled_from(["average", "input"]))
-def test_pr_auc_matches_brute_force_and_stays_under_ap(rows, ties):
+def test_pr_auc_stays_under_ap(rows, ties):
+    # PR AUC against its brute-force reference: test_reference.py
     y = np.array([r[0] for r in rows])
     score = np.array([r[1] for r in rows], dtype=float)
     query = np.array([r[2] for r in rows])
-    expected = ref.expected_per_query(ref.pr_auc_of, score, query, ties, y=y.tolist())
     got = pr_auc_score(y, score, query_id=query, ties=ties, aggregate=None)
-    np.testing.assert_allclose(got.value, list(expected.values()), rtol=1e-9,
-                               atol=1e-12, equal_nan=True)
     ap = average_precision_score(y, score, query_id=query, ties=ties, aggregate=None)
     keep = ~np.isnan(ap.value)
     assert (got.value[keep] <= ap.value[keep] + 1e-12).all()
-
-
-def test_pr_auc_hand_example_and_perfect_ranking():
-    # points (0, 1), (1/2, 1), (1/2, 1/2), (1, 2/3), (1, 1/2)
-    expected = 0.5 * (1 + 1) / 2 + 0.5 * (1 / 2 + 2 / 3) / 2
-    assert pr_auc_score([1, 0, 1, 0], [4, 3, 2, 1]) == pytest.approx(expected)
-    assert pr_auc_score([1, 1, 0], [3, 2, 1]) == pytest.approx(1.0)
 
 
 @pytest.mark.peers

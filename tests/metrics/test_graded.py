@@ -1,40 +1,18 @@
-"""graded_average_precision_score against the paper's definition (a double sum
-over ranks, brute force over tied orders), AP on binary labels, properties
-and bad inputs."""
+"""graded_average_precision_score: AP on binary labels, properties and bad inputs.
+
+Its hand-worked values (``EXAMPLES["gap"]`` in tests/_worked_examples.py) and
+the hypothesis comparison with the paper's definition (a double sum over
+ranks, brute force over tied orders: ``ref_gap``) run in test_reference.py.
+"""
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from skrank import average_precision_score, evaluate, graded_average_precision_score
 
 from .. import _toolbox_reference as ref
 
-SETTINGS = settings(
-    max_examples=60, deadline=None, derandomize=True, database=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-
 gap = graded_average_precision_score
-
-
-def test_hand_example_two_grades():
-    # grades in score order 2, 0, 1, 2 with g = (0.25, 0.75): G(1)=0.25, G(2)=1
-    grades = [2, 0, 1, 2]
-    g = [0.25, 0.75]
-    numerator = (
-        1.0 / 1                            # n=1: G(2)
-        + (0.25 + 0.25) / 3                # n=3: G(min(2,1)) + G(1)
-        + (1.0 + 0.25 + 1.0) / 4           # n=4: G(2) + G(min(1,2)) + G(2)
-    )
-    denominator = 1.0 + 0.25 + 1.0
-    assert gap(grades, [4, 3, 2, 1], grade_probabilities=g) == pytest.approx(
-        numerator / denominator
-    )
-    # the same by the brute-force reference
-    expected = numerator / denominator
-    assert ref.gap_of([0, 1, 2, 3], grades, g=g) == pytest.approx(expected)
 
 
 def test_default_probabilities_are_uniform_over_the_grades():
@@ -69,32 +47,6 @@ def test_equals_ap_on_binary_labels(ties, k):
     assert gap(y, score, **kwargs) == pytest.approx(
         average_precision_score(y, score, **kwargs), rel=1e-12
     )
-
-
-@st.composite
-def graded_inputs(draw, max_rows=8):
-    n = draw(st.integers(1, max_rows))
-    y = draw(st.lists(st.integers(0, 3), min_size=n, max_size=n))
-    score = draw(st.lists(st.integers(0, 3), min_size=n, max_size=n))
-    query = draw(st.lists(st.sampled_from(["a", "b"]), min_size=n, max_size=n))
-    raw = draw(st.lists(st.integers(0, 4), min_size=3, max_size=3).filter(any))
-    g = [v / sum(raw) for v in raw]
-    return np.array(y), np.array(score, dtype=float), np.array(query), g
-
-
-@SETTINGS
-@given(graded_inputs(), st.sampled_from(["average", "input"]),
-       st.sampled_from([None, 1, 2, 5]))
-def test_matches_the_papers_definition_brute_force(data, ties, k):
-    y, score, query, g = data
-    expected = ref.expected_per_query(
-        lambda order, y: ref.gap_of(order, y, g=g, k=k), score, query, ties,
-        y=y.tolist())
-    got = gap(y, score, query_id=query, grade_probabilities=g, ties=ties, k=k,
-              aggregate=None)
-    np.testing.assert_array_equal(got.query_id, list(expected))
-    np.testing.assert_allclose(got.value, list(expected.values()), rtol=1e-9,
-                               atol=1e-12, equal_nan=True)
 
 
 def test_perfect_graded_ranking_scores_one_and_reversal_less():

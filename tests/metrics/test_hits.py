@@ -1,8 +1,8 @@
 """hits@k (skrank.hits_score, in skrank/metrics/_cutoff.py): hand-worked values and ranx.
 
-Each expected value is written as its arithmetic and checked on both the
-brute-force reference (tests/_reference.py) and skrank; the hypothesis
-comparison over random inputs is in test_reference.py. ranx's ``hits`` is
+The hand-worked values (``EXAMPLES["hits"]`` in tests/_worked_examples.py)
+and the hypothesis comparison with the brute-force reference run in
+test_reference.py, over every registry stem. ranx's ``hits`` is
 the peer cross-check (marked ``peers``; skipped without ranx).
 """
 
@@ -13,40 +13,7 @@ import pytest
 
 import skrank
 
-from .._checks import SPEC_REL, SPEC_SCORE, check_worked_example
 from .._needs import needs
-
-WORKED_EXAMPLES = [
-    # id, y_true, y_score, kwargs, expected
-    ("hits@1", SPEC_REL, SPEC_SCORE, {"k": 1}, 1),  # rank 1
-    ("hits@4", SPEC_REL, SPEC_SCORE, {"k": 4}, 1 + 1 + 1),  # ranks 1, 3, 4
-    ("hits@None", SPEC_REL, SPEC_SCORE, {}, 4),  # every relevant row
-    ("hits@20 past the end", SPEC_REL, SPEC_SCORE, {"k": 20}, 4),
-    ("graded counts y > 0", [3, 0, 1, 2], [4, 3, 2, 1], {"k": 3}, 1 + 0 + 1),
-    # one tie block of 3 rows, 2 relevant: k=1 holds 2/3 of a hit on average
-    ("tied hits@1", [1, 1, 0], [5, 5, 5], {"k": 1}, 2 / 3),
-    ("tied hits@2", [1, 1, 0], [5, 5, 5], {"k": 2}, 2 * 2 / 3),
-    ("input order", [1, 1, 0], [5, 5, 5], {"k": 1, "ties": "input"}, 1),
-    # two queries: 1 hit in q1's top 2, 2 in q2's: mean (1 + 2) / 2
-    ("two queries", [1, 0, 1, 1, 1, 0], [3, 2, 1, 3, 2, 1],
-     {"k": 2, "query_id": [1, 1, 1, 2, 2, 2]}, (1 + 2) / 2),
-    # a query without relevant row is left out by default, 0 with "zero"
-    ("no relevant skipped", [1, 0, 0, 0], [2, 1, 2, 1],
-     {"k": 1, "query_id": [1, 1, 2, 2]}, 1 / 1),
-    ("no relevant zero", [1, 0, 0, 0], [2, 1, 2, 1],
-     {"k": 1, "query_id": [1, 1, 2, 2], "no_relevant": "zero"}, (1 + 0) / 2),
-]
-
-
-@pytest.mark.parametrize("which", ["reference", "skrank"])
-@pytest.mark.parametrize(
-    "y_true, y_score, kwargs, expected",
-    [case[1:] for case in WORKED_EXAMPLES],
-    ids=[case[0] for case in WORKED_EXAMPLES],
-)
-def test_worked_example(which, y_true, y_score, kwargs, expected):
-    check_worked_example(which, "hits", y_true, y_score, kwargs, expected)
-
 
 def test_two_dimensional_input_and_weights():
     # row 1: 2 hits in the top 2; row 2: 0; weights 3 and 1

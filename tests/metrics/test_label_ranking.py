@@ -1,9 +1,11 @@
 """coverage_error, label_ranking_loss, LRAP (skrank/metrics/_label_ranking.py).
 
 Expected values come from scikit-learn's own functions (2-D input, random
-cases with ties and weights, via hypothesis), from a brute-force reference
-written from the definitions below (1-D rows with query ids, queries of any
-length), and from hand-worked examples.
+cases with ties and weights, via hypothesis) and from hand-worked examples.
+The brute-force references written from the definitions (1-D rows with
+query ids) and the worked examples of the three stems are in
+tests/_toolbox_reference.py and tests/_worked_examples.py; test_reference.py
+runs them with every other registry stem.
 """
 
 import warnings
@@ -33,57 +35,6 @@ STEMS = {
     "label_ranking_loss": "label_ranking_loss",
     "label_ranking_average_precision_score": "label_ranking_average_precision",
 }
-
-
-# ------------------------------------------------------------ reference ----
-# One query: relevance and scores of its rows. "At least as high" is s_i >= s_j.
-
-def _ref_coverage(rel, score):
-    relevant = [j for j in range(len(rel)) if rel[j] > 0]
-    if not relevant:
-        return 0.0
-    return float(max(sum(1 for s in score if s >= score[j]) for j in relevant))
-
-
-def _ref_loss(rel, score):
-    relevant = [j for j in range(len(rel)) if rel[j] > 0]
-    other = [i for i in range(len(rel)) if rel[i] <= 0]
-    if not relevant or not other:
-        return 0.0
-    wrong = sum(1 for j in relevant for i in other if score[i] >= score[j])
-    return wrong / (len(relevant) * len(other))
-
-
-def _ref_lrap(rel, score):
-    relevant = [j for j in range(len(rel)) if rel[j] > 0]
-    if not relevant or len(relevant) == len(rel):
-        return 1.0
-    total = 0.0
-    for j in relevant:
-        above = [i for i in range(len(rel)) if score[i] >= score[j]]
-        total += sum(1 for i in above if rel[i] > 0) / len(above)
-    return total / len(relevant)
-
-
-REFERENCE = {
-    "coverage_error": _ref_coverage,
-    "label_ranking_loss": _ref_loss,
-    "label_ranking_average_precision_score": _ref_lrap,
-}
-
-
-def _ref_with_queries(name, y_true, y_score, query_id, sample_weight=None):
-    """Per-query reference values and the weighted mean (weight: mean row weight)."""
-    y_true, y_score, query_id = map(np.asarray, (y_true, y_score, query_id))
-    weight = np.ones(len(y_true)) if sample_weight is None else np.asarray(sample_weight)
-    queries = np.unique(query_id)
-    values, weights = [], []
-    for q in queries:
-        rows = query_id == q
-        values.append(REFERENCE[name](list(y_true[rows]), list(y_score[rows])))
-        weights.append(weight[rows].mean())
-    values, weights = np.array(values), np.array(weights)
-    return queries, values, float(np.dot(values, weights) / weights.sum())
 
 
 # ---------------------------------------------------- 2-D: scikit-learn ----
@@ -230,21 +181,6 @@ def queries(draw):
 @pytest.mark.parametrize("name", NAMES)
 @SETTINGS
 @given(case=queries())
-def test_query_ids_match_the_reference(name, case):
-    y_true, y_score, query_id, weight = case
-    ids, values, mean = _ref_with_queries(name, y_true, y_score, query_id, weight)
-    func = getattr(skrank, name)
-    got = func(y_true, y_score, query_id=query_id, sample_weight=weight)
-    assert got == pytest.approx(mean, rel=1e-12, abs=1e-15)
-    per_query = func(y_true, y_score, query_id=query_id, sample_weight=weight,
-                     aggregate=None)
-    np.testing.assert_array_equal(per_query.query_id, ids)
-    np.testing.assert_allclose(per_query.value, values, rtol=1e-12, atol=1e-15)
-
-
-@pytest.mark.parametrize("name", NAMES)
-@SETTINGS
-@given(case=queries())
 def test_each_query_is_one_row_of_sklearn(name, case):
     # each query of two or more rows, alone, is scikit-learn's 2-D input of one row
     y_true, y_score, query_id, _ = case
@@ -259,33 +195,6 @@ def test_each_query_is_one_row_of_sklearn(name, case):
 
 
 # ------------------------------------------------- hand-worked values ----
-
-@pytest.mark.parametrize(
-    "name, y_true, y_score, expected",
-    [
-        # relevant rows scored 3 and 1; rows scored >= 1: all 4
-        ("coverage_error", [1, 0, 1, 0], [3, 2, 1, 0], 3),
-        # a tie counts against: the relevant row tied with 2 others covers 3
-        ("coverage_error", [0, 1, 0, 0], [5, 5, 5, 1], 3),
-        ("coverage_error", [0, 0, 0], [3, 2, 1], 0),  # no relevant row: 0
-        # pairs (relevant, non-relevant) in the wrong order: (1, 2) of 2 * 2
-        ("label_ranking_loss", [1, 0, 1, 0], [3, 2, 1, 0], 1 / 4),
-        ("label_ranking_loss", [1, 0], [7, 7], 1.0),  # a tied pair is wrong
-        ("label_ranking_loss", [1, 1, 1], [1, 2, 3], 0.0),  # no pair: 0
-        ("label_ranking_loss", [0, 0, 0], [1, 2, 3], 0.0),
-        # relevant rows at ranks 1 and 3: (1/1 + 2/3) / 2
-        ("label_ranking_average_precision_score", [1, 0, 1, 0], [3, 2, 1, 0],
-         (1 / 1 + 2 / 3) / 2),
-        # two relevant rows tied with a non-relevant one: each 2/3 (not AP's average)
-        ("label_ranking_average_precision_score", [1, 1, 0], [4, 4, 4], 2 / 3),
-        ("label_ranking_average_precision_score", [1, 1], [1, 2], 1.0),  # all relevant
-        ("label_ranking_average_precision_score", [0, 0], [1, 2], 1.0),  # none
-    ],
-)
-def test_worked_example(name, y_true, y_score, expected):
-    assert getattr(skrank, name)(y_true, y_score) == pytest.approx(expected)
-    assert REFERENCE[name](y_true, y_score) == pytest.approx(expected)
-
 
 def test_queries_without_relevant_row_count_in_the_mean():
     # q1: relevant row 2nd of 2; q2: no relevant row

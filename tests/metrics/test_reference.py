@@ -1,17 +1,20 @@
-"""Every public metric against the brute-force reference in ``_reference.py``.
+"""Every registry stem against its brute-force reference (tests/_harness.py).
 
 Three layers:
 
-1. The reference's own machinery (tie orderings, guards). The hand-worked
-   examples of each metric live in its family's module (``test_gain.py``,
-   ``test_cutoff.py``, ...), checked against both the reference and skrank.
+1. The reference's own machinery (tie orderings, guards).
 2. The reference cross-checked with scikit-learn where it defines the same
    number (2-D ``ndcg_score``/``dcg_score`` with linear gain, ``roc_auc_score``).
-3. Hypothesis: small random inputs (ties frequent, empty and single-row
-   queries, shuffled non-contiguous int and str ids, 2-D input, weights),
-   skrank's mean and per-query output against the reference.
+3. Over the registry's stems (a stem without a reference or a worked example
+   fails): each stem's hand-worked values (tests/_worked_examples.py) on its
+   reference and on skrank; and hypothesis, small random inputs (ties
+   frequent, empty and single-row queries, shuffled non-contiguous int and
+   str ids, 2-D input, weights, every ``ties`` and ``no_relevant`` option,
+   the metric's own options), skrank's mean and per-query output against
+   the reference. ``fap_curve`` (no registry name) has its own test.
 """
 
+import inspect
 import math
 import warnings
 from dataclasses import dataclass, field
@@ -27,8 +30,12 @@ from sklearn.metrics import roc_auc_score
 
 import skrank
 
+from skrank.metrics._registry import METRICS
+
 from .. import _reference as ref
-from .._checks import METRICS, assert_all_close, assert_close
+from .._checks import assert_all_close, assert_close
+from .._harness import REFERENCES, shared_options
+from .._worked_examples import EXAMPLES
 
 # drawn scores may be only 0 and 1: the label-score warning is expected here
 pytestmark = pytest.mark.filterwarnings("ignore:`y_score` holds only the values 0 and 1")
@@ -40,6 +47,9 @@ SETTINGS = settings(
     database=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
+# the registry harness: 23 stems x 80 examples, about the 1,850 examples of the
+# per-file comparisons it replaced (18 x 60 here, 5 x 60 to 80 and 3 x 150 elsewhere)
+HARNESS_SETTINGS = settings(SETTINGS, max_examples=80)
 
 
 # --------------------------------------------------------------------------
@@ -156,11 +166,16 @@ class Data:
 
 
 @st.composite
-def rankings(draw, binary=None, layouts=("ids", "single", "2d")):
-    """Small ranking inputs: 1-4 queries of 1-6 rows, frequent ties."""
+def rankings(draw, binary=None, layouts=("ids", "single", "2d"), decisions=False,
+             grades=((0, 1, 2, 3),)):
+    """Small ranking inputs: 1-4 queries of 1-6 rows, frequent ties.
+
+    Labels are 0/1 or drawn from one set of ``grades``; ``decisions=True``: 0/1 scores
+    (a set metric's ``y_pred``).
+    """
     graded = (not binary) if binary is not None else draw(st.booleans())
-    label = st.integers(0, 3 if graded else 1)
-    score = st.sampled_from(SCORE_VALUES)
+    label = st.sampled_from(draw(st.sampled_from(grades))) if graded else st.integers(0, 1)
+    score = st.sampled_from([0, 1] if decisions else SCORE_VALUES)
     weight = st.sampled_from(WEIGHT_VALUES)
     layout = draw(st.sampled_from(layouts))
     with_weights = draw(st.booleans())
@@ -248,55 +263,75 @@ def check_per_query(data, result, ref_values, ref_weights):
     assert_all_close(result.weight, [ref_weights[q] for q in order])
 
 
-@dataclass(frozen=True)
-class Case:
-    name: str
-    metric: str
-    kwargs: tuple = ()
-    takes_k: bool = True
-
-
-CASES = [
-    Case("dcg_exponential", "dcg", (("gain", "exponential"),)),
-    Case("dcg_linear", "dcg", (("gain", "linear"),)),
-    Case("ndcg_exponential", "ndcg", (("gain", "exponential"),)),
-    Case("ndcg_linear", "ndcg", (("gain", "linear"),)),
-    Case("ap_relevant", "ap", (("normalize", "relevant"),)),
-    Case("ap_min", "ap", (("normalize", "min"),)),
-    Case("ap_retrieved", "ap", (("normalize", "retrieved"),)),
-    Case("rr", "rr"),
-    Case("precision", "precision"),
-    Case("recall", "recall"),
-    Case("f1", "fbeta", (("beta", 1.0),)),
-    Case("f2", "fbeta", (("beta", 2.0),)),
-    Case("r_precision", "r_precision", takes_k=False),
-    Case("hit_rate", "hit_rate"),
-    Case("hits", "hits"),
-    Case("fap_beta1", "fap", (("beta", 1.0),)),
-    Case("fap_beta2", "fap", (("beta", 2.0),)),
-]
-
 K = st.none() | st.integers(1, 8)
-TIES = st.sampled_from(["average", "input"])
-NO_RELEVANT = st.sampled_from(["skip", "zero", "one", "error"])
+TIES = st.sampled_from(ref.TIES)
+NO_RELEVANT = st.sampled_from(ref.NO_RELEVANT)
+STEMS = sorted(METRICS)
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-@SETTINGS
-@given(data=rankings(), k=K, ties=TIES, no_relevant=NO_RELEVANT)
-def test_metric_matches_reference(case, data, k, ties, no_relevant):
-    ref_func, name = METRICS[case.metric]
-    func = getattr(skrank, name)
+def test_every_registry_stem_has_a_reference_and_worked_examples():
+    assert sorted(REFERENCES) == STEMS
+    assert sorted(EXAMPLES) == STEMS
+    assert all(EXAMPLES[stem] for stem in STEMS)
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_reference_takes_the_functions_keywords(stem):
+    # every option of the reference is an option of the public function
+    reference = inspect.signature(REFERENCES[stem].reference).parameters
+    public = inspect.signature(METRICS[stem].func).parameters
+    assert set(reference) - {"per_query"} <= set(public)
+    for name in REFERENCES[stem].options:
+        assert name in public and name in reference, name
+
+
+EXAMPLE_CASES = [(stem, example) for stem in sorted(EXAMPLES) for example in EXAMPLES[stem]]
+
+
+@pytest.mark.parametrize("which", ["reference", "skrank"])
+@pytest.mark.parametrize("stem, example", EXAMPLE_CASES,
+                         ids=[f"{stem}-{example.id}" for stem, example in EXAMPLE_CASES])
+def test_worked_example(which, stem, example):
+    func = REFERENCES[stem].reference if which == "reference" else METRICS[stem].func
+    assert_close(func(example.y_true, example.y_score, **example.kwargs), example.expected)
+
+
+def _unjudged(draw, y_true):
+    """A mask of unjudged rows of y_true's shape, or None."""
+    if not draw(st.booleans()):
+        return None
+    shape = np.shape(y_true)
+    flat = draw(st.lists(st.booleans(), min_size=int(np.prod(shape)),
+                         max_size=int(np.prod(shape))))
+    return np.array(flat, dtype=bool).reshape(shape)
+
+
+@pytest.mark.parametrize("stem", STEMS)
+@HARNESS_SETTINGS
+@given(source=st.data())
+def test_metric_matches_reference(stem, source):
+    entry = REFERENCES[stem]  # a stem without a reference fails here
+    func = METRICS[stem].func
+    data = source.draw(rankings(binary=True if entry.labels == "binary" else None,
+                              layouts=entry.layouts, decisions=entry.scores == "decisions",
+                              grades=entry.grades),
+                     label="data")
     args, kwargs = data.inputs()
-    kwargs.update(case.kwargs, ties=ties, no_relevant=no_relevant)
-    if case.takes_k:
-        kwargs["k"] = k
+    parameters = inspect.signature(func).parameters
+    if "k" in parameters:
+        kwargs["k"] = source.draw(K, label="k")
+    for name, values in {**shared_options(func), **entry.options}.items():
+        kwargs[name] = source.draw(st.sampled_from(values), label=name)
+    # an unjudged row's y_true is ignored, so "pessimistic"/"optimistic" (which
+    # order tied rows by y_true) give it no defined place: not drawn together
+    if entry.unjudged and kwargs["ties"] in ("average", "input"):
+        kwargs["unjudged"] = _unjudged(source.draw, args[0])
 
     try:
-        expected = ref_func(*args, **kwargs)
-        ref_values = ref_func(*args, per_query=True, **kwargs)
+        expected = entry.reference(*args, **kwargs)
+        ref_values = entry.reference(*args, per_query=True, **kwargs)
     except ValueError:
-        assert no_relevant == "error"
+        assert kwargs.get("no_relevant") == "error"
         with pytest.raises(ValueError):
             call_quietly(func, *args, **kwargs)
         with pytest.raises(ValueError):
@@ -310,9 +345,7 @@ def test_metric_matches_reference(case, data, k, ties, no_relevant):
         assert warned, "nothing left to average must warn UndefinedMetricWarning"
 
     per_query = call_quietly(func, *args, aggregate=None, **kwargs)
-    ref_weights = ref.ref_query_weights(
-        args[0], args[1], query_id=data.query_id, sample_weight=data.sample_weight)
-    check_per_query(data, per_query, ref_values, ref_weights)
+    check_per_query(data, per_query, ref_values, entry.query_weights(args, kwargs))
 
 
 @SETTINGS
@@ -336,29 +369,3 @@ def test_fap_curve_matches_reference(data, max_k, ties, no_relevant, beta):
     k_only, fap_only = call_quietly(skrank.fap_curve, *args, **kwargs)
     assert np.asarray(k_only).tolist() == expected[0].tolist()
     assert_all_close(fap_only, expected[1])
-
-
-@SETTINGS
-@given(data=rankings(binary=True, layouts=("ids", "2d")), ties=TIES,
-       weighting=st.sampled_from(["samples", "uniform"]))
-def test_gauc_matches_reference(data, ties, weighting):
-    args, kwargs = data.inputs()
-    kwargs.update(ties=ties, weighting=weighting)
-    expected = ref.ref_gauc(*args, **kwargs)
-    got, warned = call_mean(skrank.gauc_score, args, kwargs)
-    assert type(got) is float
-    assert_close(got, expected)
-    if math.isnan(expected):
-        assert warned, "no query with both classes must warn UndefinedMetricWarning"
-
-    per_query = call_quietly(skrank.gauc_score, *args, aggregate=None, **kwargs)
-    ref_values = ref.ref_gauc(*args, per_query=True, **kwargs)
-    ref_weights = ref.ref_gauc_query_weights(
-        args[0], args[1], query_id=data.query_id, sample_weight=data.sample_weight,
-        weighting=weighting)
-    check_per_query(data, per_query, ref_values, ref_weights)
-
-
-def test_gauc_requires_query_id_for_1d_input():
-    with pytest.raises(ValueError, match="query_id"):
-        skrank.gauc_score([0, 1], [0.1, 0.2])
