@@ -46,6 +46,16 @@ class ComparisonResult:
         ``p_t_test_corrected``).
     per_query : dict
         ``{metric: {system: QueryValues}}``, as :func:`evaluate` gives them.
+
+    Examples
+    --------
+    >>> from skrank import compare
+    >>> result = compare([1, 0, 1, 0], {"a": [2, 1, 2, 1], "b": [1, 2, 1, 2]},
+    ...                  query_id=[1, 1, 2, 2], metrics=["mrr"], random_state=0)
+    >>> result.summary.column("mean")       # a: relevant row first; b: second
+    [1.0, 0.5]
+    >>> result.tests.column("difference")
+    [0.5]
     """
 
     def __init__(self, summary, tests, per_query, *, description, level, correction):

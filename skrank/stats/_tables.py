@@ -22,6 +22,17 @@ class ComparisonTable:
         Column names.
     rows : list of tuple
         The rows, one value per column.
+
+    Examples
+    --------
+    >>> from skrank import ComparisonTable
+    >>> table = ComparisonTable(("system", "mean"), [("a", 0.75), ("b", 0.5)])
+    >>> table.column("mean")
+    [0.75, 0.5]
+    >>> table
+    system    mean
+    a       0.7500
+    b       0.5000
     """
 
     def __init__(self, columns, rows):
