@@ -75,6 +75,36 @@ def _as_id_array(query_id):
     return ids
 
 
+def not_utf8(strings):
+    """True when one of ``strings`` is a str that is not UTF-8 text (holds a lone surrogate).
+
+    Such ids come from files that are not UTF-8: the TREC readers decode
+    each undecodable byte as a surrogate escape (``b"caf\\xe9"`` becomes
+    ``"caf\\udce9"``), which keeps distinct bytes distinct ids. pandas
+    cannot take them. Its string hash table hashes such a str through a
+    temporary copy that is freed too early (pandas GH 34550), so
+    ``pandas.factorize`` in pandas 2.0 gives ``"caf\\udce9"`` and
+    ``"caf\\udce8"`` one code; and its pyarrow-backed strings (pandas 3)
+    refuse them. Values that are not str are ignored.
+    """
+    if isinstance(strings, np.ndarray) and strings.dtype.kind == "U":
+        points = np.ascontiguousarray(strings).view(np.uint32)
+        return bool(((points & np.uint32(0xFFFFF800)) == np.uint32(0xD800)).any())
+    if isinstance(strings, np.ndarray) and strings.dtype.kind != "O":
+        return False
+    try:
+        joined = "".join(strings)
+    except TypeError:  # not all str
+        joined = "".join([value for value in strings if isinstance(value, str)])
+    if joined.isascii():
+        return False
+    try:
+        joined.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def _check_length(ids, n_rows):
     n_ids = ids.shape[0] if ids.ndim else 0
     if n_ids == n_rows:
@@ -164,6 +194,9 @@ def _sorted_codes(ids):
     except ImportError:
         labels, codes = np.unique(ids, return_inverse=True)
         return codes.reshape(-1).astype(np.int64, copy=False), labels
+    if not_utf8(ids):  # pandas' string hashing would merge such ids
+        labels, codes = np.unique(ids, return_inverse=True)
+        return codes.reshape(-1).astype(np.int64, copy=False), labels
     codes, labels = pd.factorize(ids, sort=True)
     return codes.astype(np.int64, copy=False), np.asarray(labels, dtype=ids.dtype)
 
@@ -180,6 +213,8 @@ def _object_codes(ids):
         missing = None
     if missing is not None and np.ndim(missing) == 1 and missing.any():
         raise _missing(missing)
+    if not_utf8(ids):  # pandas' string hashing would merge such ids: Python's dict
+        return _object_codes_without_pandas(ids)
     try:
         codes, labels = pd.factorize(ids, sort=True)
     except TypeError:  # ids of mixed, unorderable types, or unhashable ones

@@ -60,7 +60,9 @@ def to_numpy(values):
     array : ndarray or object
         A numpy array for a Series (1-D) or DataFrame (2-D); ``values``
         itself for anything else (numpy arrays, lists), for
-        ``numpy.asarray`` to read.
+        ``numpy.asarray`` to read. Without narwhals (scikit-learn < 1.9
+        does not bring it), an object with ``__array__`` is read with
+        ``numpy.asarray``.
 
     Examples
     --------
@@ -73,7 +75,11 @@ def to_numpy(values):
     if isinstance(values, (np.ndarray, list, tuple)) or np.isscalar(values):
         return values
     native = _from_native(values, allow_series=True)
-    return values if native is None else native.to_numpy()
+    if native is not None:
+        return native.to_numpy()
+    if _narwhals() is None and hasattr(values, "__array__"):
+        return np.asarray(values)
+    return values
 
 
 def column(frame, name):

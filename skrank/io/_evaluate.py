@@ -6,7 +6,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .._core._aggregate import QueryValues
-from .._core._factorize import hash_words
+from .._core._factorize import hash_words, not_utf8
 from .._core._layout import (
     RankedQueries,
     _key_runs,
@@ -90,8 +90,10 @@ class RunEvaluation:
 
         pd = import_optional("pandas", "RunEvaluation.to_frame()")
 
+        # ids that are not UTF-8 stay str in an object index (see read_qrels)
+        dtype = object if not_utf8(self.query_ids) else None
         return pd.DataFrame({name: values.value for name, values in self.per_query.items()},
-                            index=pd.Index(self.query_ids, name="query_id"))
+                            index=pd.Index(self.query_ids, name="query_id", dtype=dtype))
 
     def __repr__(self):
         means = ", ".join(f"{k}={v:.4f}" for k, v in self.mean.items())
@@ -190,9 +192,15 @@ def _as_table(value, kind, argument, compat=None):
 
 
 def _indexer(labels, targets):
-    """For each target label, its index in ``labels`` (-1 if absent)."""
+    """For each target label, its index in ``labels`` (-1 if absent).
+
+    A dict for few labels, and for ids that are not UTF-8, which pandas'
+    hash table may merge (see :func:`~skrank._core._factorize.not_utf8`).
+    """
     try:
         if len(labels) + len(targets) < 200_000:  # a dict is quick; spare pandas' import
+            raise ImportError
+        if not_utf8(labels) or not_utf8(targets):
             raise ImportError
         import pandas as pd
     except ImportError:

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._core._factorize import not_utf8
+
 # name, the column holding the number, the number of whitespace-separated fields
 FORMATS = {
     "qrels": ("relevance", 4, ("query_id", "iteration", "doc_id", "relevance")),
@@ -338,17 +340,26 @@ def _codes(ids):
     return codes, out
 
 
-def _from_strings(queries, docs, values, *, source, tag=None):
+def _ids_codes(ids):
+    """Codes (first appearance order) and labels of a list of str ids.
+
+    pandas' hash table when pandas is installed, except for ids that are
+    not UTF-8 (surrogate escapes), which it may merge (see
+    :func:`~skrank._core._factorize.not_utf8`): those take a dict.
+    """
     try:
         import pandas as pd
     except ImportError:
-        q, ql = _codes(queries)
-        d, dl = _codes(docs)
-    else:
-        q, ql = pd.factorize(np.asarray(queries, dtype=object))
-        d, dl = pd.factorize(np.asarray(docs, dtype=object))
-        q, d = q.astype(np.int64), d.astype(np.int64)
-        ql, dl = np.asarray(ql, dtype=object), np.asarray(dl, dtype=object)
+        return _codes(ids)
+    if not_utf8(ids):
+        return _codes(ids)
+    codes, labels = pd.factorize(np.asarray(ids, dtype=object))
+    return codes.astype(np.int64), np.asarray(labels, dtype=object)
+
+
+def _from_strings(queries, docs, values, *, source, tag=None):
+    q, ql = _ids_codes(queries)
+    d, dl = _ids_codes(docs)
     value = np.asarray(values, dtype=np.float64)
     return _Table(q, ql, d, dl, value, source=source, tag=tag)
 
@@ -589,9 +600,14 @@ def _to_frame(table, kind):
 
     pd = import_optional("pandas", f"read_{kind}()")
     value_name = FORMATS[kind][0]
+    # ids that are not UTF-8 (surrogate escapes) stay Python str in an object
+    # column: pandas 3's pyarrow-backed strings refuse them. The ids pyarrow
+    # read (``doc_array``) are UTF-8: it checked them
+    query_dtype = object if not_utf8(table.query_labels) else None
+    doc_dtype = object if table.doc_array is None and not_utf8(table.doc_labels) else None
     return pd.DataFrame({
-        "query_id": table.query_labels[table.query],
-        "doc_id": table.doc_strings(),
+        "query_id": pd.Series(table.query_labels[table.query], dtype=query_dtype),
+        "doc_id": pd.Series(table.doc_strings(), dtype=doc_dtype),
         value_name: table.value,
     })
 
@@ -611,7 +627,8 @@ def read_qrels(path):
     qrels : pandas.DataFrame
         Columns ``query_id`` and ``doc_id`` (strings) and ``relevance``
         (float), one row per line, in file order. Needs pandas (the ``io``
-        extra: ``pip install -e '.[io]'`` from a checkout).
+        extra: ``pip install -e '.[io]'`` from a checkout). Ids that are
+        not UTF-8 are kept as trec_eval keeps them, as bytes: see Notes.
 
     Raises
     ------
@@ -621,6 +638,15 @@ def read_qrels(path):
     See Also
     --------
     read_run, evaluate_run
+
+    Notes
+    -----
+    An id whose bytes are not UTF-8 (a latin-1 ``caf\\xe9``) is a str with
+    surrogate escapes (``"caf\\udce9"``): distinct bytes stay distinct ids,
+    and ``id.encode("utf-8", "surrogateescape")`` gives the file's bytes
+    back. Such a column has object dtype (pandas 3's string dtype refuses
+    them), and pandas' own ``unique`` or ``groupby`` on it may merge them in
+    older pandas (pandas GH 34550); skrank's functions do not.
 
     Examples
     --------
@@ -654,6 +680,7 @@ def read_run(path):
     run : pandas.DataFrame
         Columns ``query_id`` and ``doc_id`` (strings) and ``score`` (float),
         one row per line, in file order. Needs pandas (the ``io`` extra).
+        Ids that are not UTF-8: as in :func:`read_qrels`.
 
     Raises
     ------

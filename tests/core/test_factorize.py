@@ -216,3 +216,45 @@ def test_many_fixed_width_string_ids_take_the_hashed_path_exactly(dtype):
     expected_labels, expected_codes = np.unique(ids, return_inverse=True)
     np.testing.assert_array_equal(labels, expected_labels)
     np.testing.assert_array_equal(codes, expected_codes.reshape(-1))
+
+
+# -- ids that are not UTF-8 ------------------------------------------------------
+def _escaped_ids(n):
+    """``n`` distinct ids as a file that is not UTF-8 gives them: one surrogate
+    escape each (b"caf\\x80" -> "caf\\udc80", ...), in a shuffled order, twice."""
+    names = [bytes([ord("c"), 0x80 + i % 128, 0x80 + i // 128]).decode("utf-8", "surrogateescape")
+             for i in range(n)]
+    return names + names[::-1]
+
+
+@pytest.mark.parametrize("kind", ["object", "U"])
+def test_ids_that_are_not_utf8_stay_distinct(kind):
+    # pandas' string hash table hashes such ids through a temporary that is
+    # freed too early (pandas GH 34550): pandas 2.0 gave them all one code
+    ids = np.asarray(_escaped_ids(50), dtype=object if kind == "object" else None)
+    codes, labels = _factorize(ids, ids.shape[0])
+    assert len(labels) == 50
+    assert labels[codes].tolist() == ids.tolist()
+    assert labels.tolist() == sorted(set(ids.tolist()))  # ascending, as other ids
+
+
+def test_queries_whose_ids_are_not_utf8_are_scored_apart():
+    # two queries, "caf\xe9" and "caf\xe8" as latin-1 bytes: AP 1 and AP 1/2
+    ids = [b"caf\xe9".decode("utf-8", "surrogateescape")] * 2 + \
+          [b"caf\xe8".decode("utf-8", "surrogateescape")] * 2
+    assert skrank.average_precision_score([1, 0, 0, 1], [2, 1, 2, 1], query_id=ids) == 0.75
+
+
+@pytest.mark.parametrize("strings, expected", [
+    (["a", "caf\u00e9", "\u2028"], False),  # UTF-8 text, ASCII or not
+    (["a", "caf\udce9"], True),  # a surrogate escape
+    (np.array(["a", "caf\udce9"]), True),
+    (np.array(["a", "caf\u00e9"]), False),
+    ([1, None, b"\xe9", "a"], False),  # values that are not str are ignored
+    ([1, "\udce9"], True),
+    ([], False),
+])
+def test_not_utf8_finds_surrogate_escapes(strings, expected):
+    from skrank._core._factorize import not_utf8
+
+    assert not_utf8(strings) is expected

@@ -9,20 +9,18 @@ from skrank._core._frames import column, column_names, pandas_categorical, to_nu
 
 from .._needs import needs
 
-pl = needs("polars")
-
 LIBRARIES = ["pandas", "polars"]
 
 
 def _series(library, values, dtype=None):
     if library == "pandas":
         return pd.Series(values, dtype=dtype)
-    series = pl.Series(values)
+    series = needs("polars").Series(values)
     return series if dtype is None else series.cast(dtype)
 
 
 def _frame(library, data):
-    return pd.DataFrame(data) if library == "pandas" else pl.DataFrame(data)
+    return pd.DataFrame(data) if library == "pandas" else needs("polars").DataFrame(data)
 
 
 @pytest.fixture(params=[True, False], ids=["narwhals", "no-narwhals"])
@@ -47,6 +45,15 @@ def test_series_become_numpy_arrays(library, narwhals):
 def test_frames_become_2d_arrays(library, narwhals):
     frame = _frame(library, {"a": [1.0, 2.0], "b": [3.0, 4.0]})
     np.testing.assert_array_equal(np.asarray(to_numpy(frame)), [[1, 3], [2, 4]])
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_a_series_comes_back_as_a_numpy_array(library, narwhals):
+    # without narwhals (scikit-learn < 1.9 does not install it) as well:
+    # the Series itself came back
+    values = to_numpy(_series(library, [3, 1, 2]))
+    assert isinstance(values, np.ndarray)
+    np.testing.assert_array_equal(values, [3, 1, 2])
 
 
 def test_other_inputs_pass_through():
@@ -78,6 +85,7 @@ def test_a_pandas_categorical_column_stays_categorical():
 
 
 def test_only_pandas_categoricals_take_the_codes_path():
+    pl = needs("polars")
     assert pandas_categorical(pl.Series(["a", "b"]).cast(pl.Categorical)) is None
     assert pandas_categorical(pd.Series(["a", "b"])) is None
     assert pandas_categorical(np.array(["a", "b"])) is None

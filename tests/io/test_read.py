@@ -58,6 +58,51 @@ def test_comment_lines_are_skipped_as_trec_eval_10_does(tmp_path, reader, monkey
     assert frame["score"].tolist() == [2.5, 1.5]
 
 
+def _file_bytes(ids):
+    """Ids read from a file, as the bytes they were in it."""
+    return [i.encode("utf-8", "surrogateescape") for i in ids]
+
+
+def test_read_qrels_and_run_keep_ids_that_are_not_utf8(tmp_path):
+    # a UTF-8 byte-order mark, then a latin-1 byte in an id: pandas 3's
+    # pyarrow-backed strings refused the id (UnicodeEncodeError)
+    (tmp_path / "qrels").write_bytes(b"\xef\xbb\xbfq1 0 a 1\nq1 0 b 0\nq3 0 caf\xe9 1\n")
+    frame = read_qrels(tmp_path / "qrels")
+    assert _file_bytes(frame["query_id"]) == [b"q1", b"q1", b"q3"]  # no mark
+    assert _file_bytes(frame["doc_id"]) == [b"a", b"b", b"caf\xe9"]
+    assert frame["relevance"].tolist() == [1.0, 0.0, 1.0]
+    (tmp_path / "run").write_bytes(b"Q\xe9 Q0 caf\xe9 1 2 r\nQ\xe9 Q0 caf\xe8 2 1 r\nq1 Q0 a 1 1 r\n")
+    frame = read_run(tmp_path / "run")
+    assert _file_bytes(frame["query_id"]) == [b"Q\xe9", b"Q\xe9", b"q1"]
+    assert _file_bytes(frame["doc_id"]) == [b"caf\xe9", b"caf\xe8", b"a"]
+    assert len(set(frame["doc_id"])) == 3  # (pandas 2.0's own nunique() says 2)
+
+
+def test_per_query_frame_keeps_query_ids_that_are_not_utf8(tmp_path):
+    from skrank import evaluate_run
+
+    (tmp_path / "qrels").write_bytes(b"Q\xe9 0 a 1\nQ\xe8 0 a 1\n")
+    (tmp_path / "run").write_bytes(b"Q\xe9 Q0 a 1 1 r\nQ\xe8 Q0 b 1 1 r\n")
+    frame = evaluate_run(tmp_path / "qrels", tmp_path / "run", ["map"]).to_frame()
+    assert sorted(_file_bytes(frame.index)) == [b"Q\xe8", b"Q\xe9"]
+    assert frame["map"].sort_index().tolist() == [0.0, 1.0]  # Q\xe8 missed a
+
+
+def test_many_ids_that_are_not_utf8_are_looked_up_exactly():
+    from skrank.io._evaluate import _indexer
+
+    # over 200,000 ids: the lookup a pandas Index would do; these ids made
+    # pandas 2.0 match wrong labels and pandas 3 raise
+    labels = np.array([f"d{i}" for i in range(150_000)]
+                      + [bytes([0x80 + i % 64, 0xc0 + i // 64]).decode("utf-8", "surrogateescape")
+                         for i in range(2048)], dtype=object)
+    targets = labels[::-1].copy()
+    expected = np.arange(labels.shape[0])[::-1]
+    np.testing.assert_array_equal(_indexer(labels, targets), expected)
+    missing = np.array([b"\xff\xfe".decode("utf-8", "surrogateescape")] * 60_000, dtype=object)
+    assert (_indexer(labels, missing) == -1).all()
+
+
 def test_line_numbers_count_comment_lines(tmp_path):
     path = tmp_path / "qrels"
     path.write_text("# a comment\n1 0 a 1\n1 0 b\n")

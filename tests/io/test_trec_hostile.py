@@ -351,6 +351,31 @@ def test_ids_are_bytes_not_decoded_text(tmp_path):
     assert mean == {"num_rel_ret": 0.0}
 
 
+def test_many_distinct_ids_that_are_not_utf8_are_no_duplicates(tmp_path):
+    # 60 ids, each two latin-1 bytes after "c": distinct bytes, so 60 distinct
+    # documents; pandas 2.0's factorize gave them one code ("appears twice")
+    docs = [b"c" + bytes([0x80 + i % 8, 0xc0 + i // 8]) for i in range(60)]
+    qrels = b"".join(b"q1 0 " + d + b" " + str(i % 2).encode() + b"\n"
+                     for i, d in enumerate(docs))
+    # ranked by score in file order: relevant at ranks 2, 4, ..., 60
+    run = b"".join(b"q1 Q0 " + d + b" 1 " + str(100 - i).encode() + b" r\n"
+                   for i, d in enumerate(docs))
+    mean = _run(tmp_path, qrels, run, ["num_ret", "num_rel", "num_rel_ret", "map"],
+                compat="trec_eval")
+    # AP: the k-th relevant at rank 2k, precision k / 2k = 1/2 each
+    assert mean == {"num_ret": 60.0, "num_rel": 30.0, "num_rel_ret": 30.0, "map": 0.5}
+
+
+def test_ids_that_differ_in_one_byte_that_is_not_utf8(tmp_path):
+    # the issue's case: "caf\xe90" and "caf\xe80", tied, are two documents;
+    # trec_eval breaks the tie by id descending (\xe9 > \xe8): ranks 1, 2, 3
+    # hold grades 1, 0, 1: AP (1 + 2/3) / 2, 2 relevant retrieved
+    qrels = b"q2 0 caf\xe90 1\nq2 0 caf\xe80 0\nq2 0 d1 1\n"
+    run = b"q2 Q0 caf\xe80 1 1.0 r\nq2 Q0 caf\xe90 2 1.0 r\nq2 Q0 d1 3 0.5 r\n"
+    mean = _run(tmp_path, qrels, run, ["num_rel_ret", "map"], compat="trec_eval")
+    assert mean == pytest.approx({"num_rel_ret": 2.0, "map": (1 + 2 / 3) / 2}, abs=1e-12)
+
+
 def test_numbers_as_trec_eval_reads_them_under_compat(tmp_path):
     # atol: "1e1" and "1.5" are grade 1, "0.5" is 0
     qrels = b"q1 0 d1 1e1\nq1 0 d2 1.5\nq1 0 d3 0.5\n"

@@ -6,6 +6,7 @@ brute-force percentile bootstrap written here, from scipy.stats.bootstrap,
 and from a simulation whose true mean is known.
 """
 
+import inspect
 import warnings
 
 import numpy as np
@@ -158,6 +159,12 @@ def test_intervals_agree_with_a_brute_force_percentile_bootstrap_over_queries():
             assert result.ci_high[s, j] == pytest.approx(high, abs=0.08 * width)
 
 
+def _scipy_seed(func, seed):
+    """``func``'s seed argument: ``rng`` from scipy 1.15, ``random_state`` before."""
+    name = "rng" if "rng" in inspect.signature(func).parameters else "random_state"
+    return {name: seed}
+
+
 @pytest.mark.parametrize("method", ["percentile", "basic", "BCa"])
 def test_one_segment_agrees_with_scipy_bootstrap(method):
     rng = np.random.default_rng(3)
@@ -171,8 +178,8 @@ def test_one_segment_agrees_with_scipy_bootstrap(method):
     per_query = evaluate(y_true, y_score, query_id=query, metrics=["map"],
                          aggregate=None)["map"].value
     per_query = per_query[~np.isnan(per_query)]
-    expected = stats.bootstrap((per_query,), np.mean, method=method,
-                               n_resamples=20000, rng=0).confidence_interval
+    expected = stats.bootstrap((per_query,), np.mean, method=method, n_resamples=20000,
+                               **_scipy_seed(stats.bootstrap, 0)).confidence_interval
     width = expected.high - expected.low
     assert result.ci_low[0, 0] == pytest.approx(expected.low, abs=0.06 * width)
     assert result.ci_high[0, 0] == pytest.approx(expected.high, abs=0.06 * width)
