@@ -80,7 +80,7 @@ class _Pieces:
     def __iter__(self):
         import pyarrow as pa
 
-        from ._evaluate import _indexer, _no_shared_query, _query_order, _take
+        from ._tables import _indexer, _no_shared_query, _query_order, _take
 
         qrels = self.qrels
         order = _query_order(qrels)

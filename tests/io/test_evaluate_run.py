@@ -269,7 +269,7 @@ def test_run_docs_in_qrels_of_a_piece_of_the_qrels(tmp_path, lines):
     # documents only: others are unjudged there (-1), judged ones keep
     # their index among all the qrels' documents
     needs("pyarrow")
-    from skrank.io import _evaluate, _read
+    from skrank.io import _evaluate, _read, _tables
 
     rng = np.random.default_rng(2)
     qrels_path, run_path = tmp_path / "qrels", tmp_path / "run"
@@ -279,7 +279,7 @@ def test_run_docs_in_qrels_of_a_piece_of_the_qrels(tmp_path, lines):
     run = _read._load_file(str(run_path), "run")
     rows = {"all": np.arange(len(qrels)), "few": np.sort(rng.choice(len(qrels), 40, False)),
             "none": np.zeros(0, dtype=np.int64)}[lines]
-    piece = _evaluate._take(qrels, rows)
+    piece = _tables._take(qrels, rows)
     judged = {qrels.doc_labels[c]: c for c in piece.doc.tolist()}
     expected = [judged.get(d, -1) for d in run.doc_strings().tolist()]
     got = _evaluate._run_docs_in_qrels(run, piece)

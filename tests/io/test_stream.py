@@ -13,7 +13,7 @@ import sys
 import numpy as np
 import pytest
 
-from skrank.io import _evaluate, _stream
+from skrank.io import _evaluate, _stream, _tables
 
 pytest.importorskip("pyarrow")
 
@@ -74,8 +74,8 @@ def test_a_grouped_run_is_cut_in_file_order_into_ranges(tmp_path, monkeypatch, g
     # queries would gather lines from all over the file
     qrels, run = _files(tmp_path, 5, grouped=grouped)
     monkeypatch.setattr(_evaluate, "CHUNK_LINES", 7)
-    qrels_table = _evaluate._as_table(str(qrels), "qrels", "qrels", None)
-    run_table = _evaluate._as_table(str(run), "run", "run", None)
+    qrels_table = _tables._as_table(str(qrels), "qrels", "qrels", None)
+    run_table = _tables._as_table(str(run), "run", "run", None)
     pieces, in_file_order = _evaluate._pieces(qrels_table, run_table, complete_qrels=True)
     assert in_file_order == grouped
     pieces = list(pieces)
