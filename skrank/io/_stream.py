@@ -3,7 +3,7 @@
 ``skrank evaluate --stream`` (and ``_evaluate_run(stream=True)``) holds one
 block of the file and the lines of the query it ends in, not the whole
 run: pyarrow's streaming CSV reader yields blocks, the queries a block
-completes become one piece, and :func:`skrank.io._evaluate._layout` measures
+completes become one piece, and :func:`skrank.io._join._layout` measures
 each piece as it measures the pieces of a run read whole. The per-query
 values are sorted into trec_eval's order at the end, so the numbers are
 the same as without ``--stream``.

@@ -269,7 +269,7 @@ def test_run_docs_in_qrels_of_a_piece_of_the_qrels(tmp_path, lines):
     # documents only: others are unjudged there (-1), judged ones keep
     # their index among all the qrels' documents
     needs("pyarrow")
-    from skrank.io import _evaluate, _read, _tables
+    from skrank.io import _join, _read, _tables
 
     rng = np.random.default_rng(2)
     qrels_path, run_path = tmp_path / "qrels", tmp_path / "run"
@@ -282,7 +282,7 @@ def test_run_docs_in_qrels_of_a_piece_of_the_qrels(tmp_path, lines):
     piece = _tables._take(qrels, rows)
     judged = {qrels.doc_labels[c]: c for c in piece.doc.tolist()}
     expected = [judged.get(d, -1) for d in run.doc_strings().tolist()]
-    got = _evaluate._run_docs_in_qrels(run, piece)
+    got = _join._run_docs_in_qrels(run, piece)
     assert got.tolist() == expected
 
 
