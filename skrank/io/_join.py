@@ -198,6 +198,35 @@ def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
     has_lines = np.zeros(qrels.query_labels.shape[0], dtype=bool)
     has_lines[run_qkey] = True  # by query rank: no sort needed
 
+    run_qkey, score, rows = _order_and_cut(run, run_qkey, score, rows, compat=compat,
+                                           max_docs=max_docs, ties=ties,
+                                           labels_sorted=labels_sorted)
+    all_qrels_row = joining.result()
+    run_check = _Background(_check_duplicates, run, "run")
+    qrels_row = all_qrels_row[rows]
+    # row-length arrays are let go as soon as they are used: a smaller peak
+    del all_qrels_row, keep, run_query, joining, rows
+    run_qkey, score, grade, judged, qrels_row = _judged_lines(
+        qrels, qrels_row, run_qkey, score, judged_docs_only)
+    evaluated = _evaluated_queries(qrels, has_lines, query_rank, complete_qrels)
+    qkey, all_score, grade, judged = _with_unretrieved_rows(
+        qrels, qrels_row, run_qkey, score, grade, judged, evaluated, query_rank)
+    del qrels_row, run_qkey, score
+    binary = (judged & (grade >= relevance_level)).astype(np.float64)
+    ranked = _ranked(qkey, all_score, binary, labels_sorted, compat=compat, ties=ties)
+    del qkey, all_score, binary
+    ranked.rank  # computed once, shared by the graded layouts below
+    graded = ranked.with_relevance(np.where(judged, np.maximum(grade, 0.0), 0.0)[ranked.order])
+    return _Parts(ranked, graded, judged[ranked.order].astype(np.float64), run_check)
+
+
+def _order_and_cut(run, run_qkey, score, rows, *, compat, max_docs, ties, labels_sorted):
+    """The run lines kept by ``max_docs`` (-M), as ``(run_qkey, score, rows)``.
+
+    Under ``compat="trec_eval"`` they come in trec_eval's order (query,
+    score descending, document id descending), which the layout keeps;
+    otherwise in input order, the best ``max_docs`` of each query kept.
+    """
     if compat == "trec_eval":
         order, run_qkey, score = _trec_order(
             run_qkey, score, lambda i, rows=rows: _doc_byte_rank(run, rows[i]))
@@ -211,30 +240,45 @@ def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
                                           max_docs, ties, labels_sorted)
         back = np.argsort(rows, kind="stable")  # input order again: ties="input" keeps it
         run_qkey, score, rows = run_qkey[back], score[back], rows[back]
-    all_qrels_row = joining.result()
-    run_check = _Background(_check_duplicates, run, "run")
-    qrels_row = all_qrels_row[rows]
-    # row-length arrays are let go as soon as they are used: a smaller peak
-    del all_qrels_row, keep, run_query, joining
+    return run_qkey, score, rows
+
+
+def _judged_lines(qrels, qrels_row, run_qkey, score, judged_docs_only):
+    """Each run line's grade and whether it is judged; -J keeps the judged lines only.
+
+    Returns ``(run_qkey, score, grade, judged, qrels_row)``.
+    """
     grade = np.where(qrels_row >= 0, qrels.value[np.maximum(qrels_row, 0)], 0.0)
     judged = (qrels_row >= 0) & (grade >= 0)  # a negative judgment: in the pool, unjudged
     if judged_docs_only:
-        run_qkey, score, grade, judged, qrels_row = (
-            run_qkey[judged], score[judged], grade[judged], judged[judged], qrels_row[judged])
-    del rows
-    # judged rows the (kept) run did not retrieve, for the evaluated queries
-    unretrieved = qrels.value >= 0
-    unretrieved[qrels_row[qrels_row >= 0]] = False
+        return (run_qkey[judged], score[judged], grade[judged], judged[judged],
+                qrels_row[judged])
+    return run_qkey, score, grade, judged, qrels_row
+
+
+def _evaluated_queries(qrels, has_lines, query_rank, complete_qrels):
+    """Which qrels queries (by index) are evaluated: those with run lines, or all (-c)."""
     if complete_qrels:  # every query of these qrels lines
         evaluated = np.zeros(qrels.query_labels.shape[0], dtype=bool)
         evaluated[qrels.query] = True
-    else:
-        evaluated = has_lines[query_rank]
+        return evaluated
+    return has_lines[query_rank]
+
+
+def _with_unretrieved_rows(qrels, qrels_row, run_qkey, score, grade, judged, evaluated,
+                           query_rank):
+    """The run's rows, then the judged rows it did not retrieve, then placeholders.
+
+    Judged rows the (kept) run did not retrieve, for the evaluated queries,
+    come at score ``-inf``. An evaluated query with no row left (-J kept
+    none, nothing judged) gets one placeholder row, not relevant and not
+    retrieved, so that it scores 0 and counts in the mean, as in trec_eval.
+    Returns ``(qkey, score, grade, judged)`` of all rows.
+    """
+    unretrieved = qrels.value >= 0
+    unretrieved[qrels_row[qrels_row >= 0]] = False
     unretrieved &= evaluated[qrels.query]
     missing = np.flatnonzero(unretrieved)
-    # an evaluated query with no row left (-J kept none, nothing judged):
-    # one placeholder row, not relevant and not retrieved, so that it scores
-    # 0 and counts in the mean, as in trec_eval
     present = np.zeros(qrels.query_labels.shape[0], dtype=bool)
     present[run_qkey] = True
     present[query_rank[qrels.query[missing]]] = True
@@ -245,17 +289,24 @@ def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
                              np.zeros(empty.shape[0], dtype=bool)])
     qkey = np.concatenate([run_qkey, query_rank[qrels.query[missing]], query_rank[empty]])
     all_score = np.concatenate([score, np.full(missing.shape[0] + empty.shape[0], -np.inf)])
-    del qrels_row, run_qkey, score, missing
-    binary = (judged & (grade >= relevance_level)).astype(np.float64)
+    return qkey, all_score, grade, judged
 
+
+def _ranked(qkey, all_score, binary, labels_sorted, *, compat, ties):
+    """The rows as :class:`RankedQueries`, their query ids the qrels' labels.
+
+    Under ``compat="trec_eval"`` the rows are in their final order already:
+    a stable sort by query merges the unretrieved rows in, with no second
+    sort of the scores. Otherwise :func:`rank_queries` ranks them under
+    ``ties``.
+    """
     if compat == "trec_eval":
-        # rows are in their final order already: merge by query, no second sort
         order = np.argsort(qkey, kind="stable")
         qkey, all_score, binary = qkey[order], all_score[order], binary[order]
         new = np.r_[True, qkey[1:] != qkey[:-1]]
         query_start = np.flatnonzero(new)
         retrieved = all_score != -np.inf
-        ranked = RankedQueries(
+        return RankedQueries(
             relevance=binary,
             query=np.cumsum(new) - 1,
             query_start=query_start,
@@ -266,9 +317,5 @@ def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
             score=all_score,
             retrieved=None if retrieved.all() else retrieved,
         )
-    else:
-        ranked = rank_queries(binary, all_score, query_id=qkey, ties=ties)
-        ranked = replace(ranked, query_ids=labels_sorted[ranked.query_ids])
-    ranked.rank  # computed once, shared by the graded layouts below
-    graded = ranked.with_relevance(np.where(judged, np.maximum(grade, 0.0), 0.0)[ranked.order])
-    return _Parts(ranked, graded, judged[ranked.order].astype(np.float64), run_check)
+    ranked = rank_queries(binary, all_score, query_id=qkey, ties=ties)
+    return replace(ranked, query_ids=labels_sorted[ranked.query_ids])
