@@ -8,9 +8,8 @@ buffers where they can rather than making a Python string per id.
 import numpy as np
 
 from .._core._factorize import hash_words
-from .._core._layout import _key_runs, sort_each_run
+from .._core._sort import key_runs, sort_each_run
 from ._read import _line_of_row, _numeric, arrow_call, index_array, one_array
-
 
 
 def _byte_order(strings):
@@ -172,7 +171,7 @@ def _first_duplicate_arrow(query, docs, rows=None):
         return _first_duplicate(query * (int(codes.max(initial=0)) + 1) + codes)
     words, lengths = found
     mixed = hash_words(words, seed=query)
-    runs = _key_runs(query)  # each query's lines together: a duplicate stays in its run
+    runs = key_runs(query)  # each query's lines together: a duplicate stays in its run
     group = _repeated_rows(mixed, None if runs is None else runs[0])
     if group.shape[0] == 0:
         return -1

@@ -9,17 +9,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .._core._layout import (
-    RankedQueries,
-    _packed_order,
-    distinct_sorted,
-    rank_queries,
-    sort_runs,
-)
+from .._core._layout import RankedQueries, rank_queries
+from .._core._sort import distinct_sorted, packed_order, sort_runs
 from ._ids import _check_duplicates, _doc_byte_rank
 from ._read import _numeric, arrow_call, arrow_options, index_array
 from ._tables import _indexer, _no_shared_query, _query_order, _run_queries
-
 
 
 def _run_docs_in_qrels(run, qrels, dtype=np.int64):
@@ -77,7 +71,7 @@ def _qrels_rows(run, qrels, run_query, keep):
 
 def _by_query_then_score(query, score):
     """Rows by query, then score descending: one argsort of packed keys if they fit."""
-    packed = _packed_order(score, query) if query.shape[0] > 1 else None
+    packed = packed_order(score, query) if query.shape[0] > 1 else None
     return np.lexsort((-score, query)) if packed is None else packed[0]
 
 

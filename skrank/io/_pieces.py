@@ -29,7 +29,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from .._core._layout import distinct_sorted
+from .._core._sort import distinct_sorted
 from . import _read
 from ._join import _run_docs_in_qrels
 from ._read import (
@@ -185,7 +185,6 @@ class _Pieces:
             run_labels = np.array([first_id], dtype=object)
             raise _no_shared_query(qrels, _Table(np.zeros(1, dtype=np.int64), run_labels,
                                                  None, None, np.zeros(1), source=self.path))
-
 
 
 #: run lines per piece of whole queries that evaluate_run lays out at a time

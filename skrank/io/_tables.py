@@ -15,7 +15,6 @@ from ._ids import _sorted_label_rank
 from ._read import FORMATS, _from_strings, _load_file, _Table
 
 
-
 _COLUMNS = {
     "query_id": ("query_id", "qid", "query", "q_id"),
     "doc_id": ("doc_id", "docno", "docid", "doc", "doc_no"),
