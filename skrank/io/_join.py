@@ -11,6 +11,7 @@ import numpy as np
 
 from .._core._layout import RankedQueries, rank_queries
 from .._core._sort import distinct_sorted, packed_order, sort_runs
+from .._core._threads import Background
 from ._ids import _check_duplicates, _doc_byte_rank
 from ._read import _numeric, arrow_call, arrow_options, index_array
 from ._tables import _indexer, _no_shared_query, _query_order, _run_queries
@@ -92,33 +93,6 @@ def _trec_order(query, score, doc_rank):
     return order, q, s
 
 
-class _Background:
-    """``func(*args)`` in a thread; ``result()`` waits, returns its value or re-raises.
-
-    For numpy and pyarrow work that releases the GIL: it uses the second core.
-    """
-
-    def __init__(self, func, *args):
-        import threading
-
-        self._error = self._value = None
-
-        def work():
-            try:
-                self._value = func(*args)
-            except BaseException as exc:  # re-raised in the caller's thread
-                self._error = exc
-
-        self._thread = threading.Thread(target=work, daemon=True)
-        self._thread.start()
-
-    def result(self):
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        return self._value
-
-
 @dataclass
 class _Parts:
     binary: RankedQueries
@@ -180,7 +154,7 @@ def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
     if run_query is None:
         run_query = _run_queries(qrels, run)
     keep = run_query >= 0  # trec_eval drops run queries the qrels lack
-    joining = _Background(_qrels_rows, run, qrels, run_query, keep)
+    joining = Background(_qrels_rows, run, qrels, run_query, keep)
     rows = np.flatnonzero(keep)
     if rows.shape[0] == 0 and not complete_qrels:
         _check_duplicates(run, "run")
@@ -196,7 +170,7 @@ def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
                                            max_docs=max_docs, ties=ties,
                                            labels_sorted=labels_sorted)
     all_qrels_row = joining.result()
-    run_check = _Background(_check_duplicates, run, "run")
+    run_check = Background(_check_duplicates, run, "run")
     qrels_row = all_qrels_row[rows]
     # row-length arrays are let go as soon as they are used: a smaller peak
     del all_qrels_row, keep, run_query, joining, rows
