@@ -19,10 +19,10 @@ this work); the draws never depend on the number of threads.
 """
 
 import math
-import os
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+
+from ._threads import available_cores, run_in_threads
 
 # counts per chunk (resamples x padded panel queries): 2 MiB of float64
 _CHUNK_CELLS = 1 << 18
@@ -180,7 +180,7 @@ class Resampler:
     @staticmethod
     def threaded_for(n_resamples, n_queries):
         """Whether ``n_resamples`` of ``n_queries`` queries would run on threads."""
-        return (min(_STREAMS, _available_cores()) > 1
+        return (min(_STREAMS, available_cores()) > 1
                 and n_resamples * n_queries >= _THREADED_DRAWS)
 
     def _chunks(self, stream):
@@ -212,20 +212,11 @@ class Resampler:
                 panel.sums(cells, size, done, blocks, out)
 
         if self.threaded():
-            with ThreadPoolExecutor(min(_STREAMS, _available_cores())) as pool:
-                # list(): raise a thread's exception here
-                list(pool.map(run, range(_STREAMS)))
+            run_in_threads(run, range(_STREAMS), min(_STREAMS, available_cores()))
         else:
             for stream in range(_STREAMS):
                 run(stream)
         return out
-
-
-def _available_cores():
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 class _Panel:

@@ -314,7 +314,7 @@ def check_score(name, values, *, ndim=(1, 2)):
     (``NaT`` is refused like NaN; Python ``datetime``/``date`` objects are
     read as datetime64), ``longdouble``, or an object array of Python
     integers (or other exactly comparable numbers). The caller ranks
-    those through :func:`skrank._core._layout._exact_score_key`.
+    those through :func:`skrank._core._sort.exact_score_key`.
     """
     _reject_masked(name, values)
     from_list = isinstance(values, (list, tuple))

@@ -10,7 +10,7 @@ them exactly, in 8 bytes per id for numbers.
 import numpy as np
 
 from .._core._factorize import _factorize
-from .._core._layout import distinct_sorted
+from .._core._sort import distinct_sorted
 
 # integral floats in (-2**63, 2**63) are ints (3.0 is query 3, as in evaluate)
 _INT64_BOUND = 2.0**63

@@ -109,7 +109,7 @@ def test_the_packed_sort_falls_back_for_wide_or_float_ids():
 
 
 def test_the_packed_sort_resorts_truncation_collisions():
-    from skrank._core._layout import _packed_order
+    from skrank._core._sort import packed_order
 
     rng = np.random.default_rng(7)
     n = 20000
@@ -119,7 +119,7 @@ def test_the_packed_sort_resorts_truncation_collisions():
     twins = rng.choice(n, size=60, replace=False)
     score[twins[:30]] = np.nextafter(score[twins[30:]], 2.0)
     keys[twins[:30]] = keys[twins[30:]]
-    result = _packed_order(score, keys)
+    result = packed_order(score, keys)
     assert result is not None  # the packed path, not the lexsort fallback
     order, sorted_keys = result
     expected = _reference_order(score, keys)
@@ -133,7 +133,7 @@ def test_the_packed_sort_with_row_indices_resorts_collisions(n_keys, layout):
     # few rows and narrow keys: the row index rides in the packed values
     # (the plain-sort path), so even one query's scores lose their last
     # bits, and twins that differ only there must still come out in order
-    from skrank._core import _layout
+    from skrank._core import _sort
 
     rng = np.random.default_rng(n_keys)
     n = 3000
@@ -146,8 +146,8 @@ def test_the_packed_sort_with_row_indices_resorts_collisions(n_keys, layout):
         first = _reference_order(score, keys)
         score, keys = score[first], keys[first]
     key_bits = int(keys.max() - keys.min()).bit_length()
-    assert 64 - key_bits - (n - 1).bit_length() >= _layout._MIN_SCORE_BITS
-    result = _layout._packed_order(score, keys)
+    assert 64 - key_bits - (n - 1).bit_length() >= _sort._MIN_SCORE_BITS
+    result = _sort.packed_order(score, keys)
     assert result is not None
     order, sorted_keys = result
     assert np.array_equal(np.sort(order), np.arange(n))  # a permutation
@@ -161,7 +161,7 @@ def test_the_packed_sort_run_by_run(monkeypatch, runs):
     # each key's rows together (as a run file grouped by query): the runs
     # are sorted one by one and put in key order, with the same result as
     # one sort, twins that differ in the last bits of the score included
-    from skrank._core import _layout
+    from skrank._core import _sort
 
     rng = np.random.default_rng(11)
     n_keys, n = 30, 6000
@@ -178,10 +178,10 @@ def test_the_packed_sort_run_by_run(monkeypatch, runs):
     score[twins + 1] = np.nextafter(score[twins], 9.0)
     keys[twins + 1] = keys[twins]
     calls = []
-    real = _layout._sort_by_run
-    monkeypatch.setattr(_layout, "_sort_by_run",
+    real = _sort._sort_by_run
+    monkeypatch.setattr(_sort, "_sort_by_run",
                         lambda *args: calls.append(1) or real(*args))
-    order, sorted_keys = _layout._packed_order(score, keys)
+    order, sorted_keys = _sort.packed_order(score, keys)
     assert bool(calls) == (runs != "a_key_twice")
     assert np.array_equal(np.sort(order), np.arange(n))
     expected = _reference_order(score, keys)
@@ -277,7 +277,7 @@ def test_tied_rows_are_put_in_one_order_of_their_values(monkeypatch, packs):
     from skrank._core import _layout
 
     if not packs:
-        monkeypatch.setattr(_layout, "_packed_order", lambda *args: None)
+        monkeypatch.setattr(_layout, "packed_order", lambda *args: None)
     rng = np.random.default_rng(1)
     for trial in range(120):
         size = rng.integers(1, 7, rng.integers(1, 25))
@@ -303,14 +303,14 @@ def test_tied_rows_are_put_in_one_order_of_their_values(monkeypatch, packs):
 
 @pytest.mark.parametrize("values", [[], [3], [1, 1, 2, 5, 5, 5, 9], [0, 0]])
 def test_distinct_sorted_is_np_unique_of_an_ascending_array(values):
-    from skrank._core._layout import distinct_sorted
+    from skrank._core._sort import distinct_sorted
 
     values = np.array(values, dtype=np.int64)
     np.testing.assert_array_equal(distinct_sorted(values), np.unique(values))
 
 
 def test_sort_each_run_sorts_inside_runs_only():
-    from skrank._core._layout import sort_each_run
+    from skrank._core._sort import sort_each_run
 
     values = np.array([5, 1, 3, 9, 2, 8, 7, 0])
     sort_each_run(values, np.array([0, 3, 4]))  # runs [5 1 3] [9] [2 8 7 0]

@@ -222,7 +222,7 @@ def test_duplicate_document_in_a_query_is_an_error(tmp_path):
 @pytest.mark.parametrize("kind", ["string", "large_string", "slice"])
 def test_id_words_are_the_zero_padded_bytes(ids, kind):
     pa = needs("pyarrow")
-    from skrank.io._evaluate import _id_words
+    from skrank.io._ids import _id_words
 
     raw = [i.encode() for i in ids]
     width = max((max(map(len, raw)) + 7) // 8 * 8, 8)
@@ -241,7 +241,7 @@ def test_id_words_are_the_zero_padded_bytes(ids, kind):
 
 def test_id_words_refuse_ids_over_64_bytes():
     pa = needs("pyarrow")
-    from skrank.io._evaluate import _id_words
+    from skrank.io._ids import _id_words
 
     assert _id_words(pa.array(["a", "b" * 65])) is None
 
@@ -250,7 +250,7 @@ def test_id_words_refuse_ids_over_64_bytes():
 def test_first_duplicate_of_ids_over_64_bytes(rows):
     # too wide for words: exact codes from pyarrow's hash table instead
     pa = needs("pyarrow")
-    from skrank.io._evaluate import _first_duplicate_arrow
+    from skrank.io._ids import _first_duplicate_arrow
 
     long = "L" * 80
     ids = ["a", long, "b", long + "x", "c", long]
@@ -269,7 +269,7 @@ def test_run_docs_in_qrels_of_a_piece_of_the_qrels(tmp_path, lines):
     # documents only: others are unjudged there (-1), judged ones keep
     # their index among all the qrels' documents
     needs("pyarrow")
-    from skrank.io import _evaluate, _read
+    from skrank.io import _join, _read, _tables
 
     rng = np.random.default_rng(2)
     qrels_path, run_path = tmp_path / "qrels", tmp_path / "run"
@@ -279,10 +279,10 @@ def test_run_docs_in_qrels_of_a_piece_of_the_qrels(tmp_path, lines):
     run = _read._load_file(str(run_path), "run")
     rows = {"all": np.arange(len(qrels)), "few": np.sort(rng.choice(len(qrels), 40, False)),
             "none": np.zeros(0, dtype=np.int64)}[lines]
-    piece = _evaluate._take(qrels, rows)
+    piece = _tables._take(qrels, rows)
     judged = {qrels.doc_labels[c]: c for c in piece.doc.tolist()}
     expected = [judged.get(d, -1) for d in run.doc_strings().tolist()]
-    got = _evaluate._run_docs_in_qrels(run, piece)
+    got = _join._run_docs_in_qrels(run, piece)
     assert got.tolist() == expected
 
 
@@ -298,17 +298,17 @@ def test_duplicates_found_among_ids_of_mixed_lengths_and_scripts(tmp_path):
 @pytest.mark.parametrize("weak_hash", [False, True])
 def test_first_duplicate_equals_a_brute_force_search(monkeypatch, weak_hash):
     pa = needs("pyarrow")
-    from skrank.io import _evaluate
+    from skrank.io import _ids
 
     rng = np.random.default_rng(3)
     n = 20000
     query = rng.integers(0, 50, n)
     ids = [f"d{v}" for v in rng.integers(0, 10**9, n)]
     if weak_hash:  # few distinct hashes: slots and hashes collide all the time
-        monkeypatch.setattr(_evaluate, "hash_words", lambda words, seed: (
+        monkeypatch.setattr(_ids, "hash_words", lambda words, seed: (
             (seed.astype(np.uint64) % np.uint64(7)) << np.uint64(61)))
     docs = pa.array(ids, type=pa.string())
-    assert _evaluate._first_duplicate_arrow(query, docs) == -1
+    assert _ids._first_duplicate_arrow(query, docs) == -1
     for first, later in [(17, 19000), (5, 6), (12000, 12001)]:
         repeated = list(ids)
         repeated[later] = repeated[first]
@@ -321,46 +321,46 @@ def test_first_duplicate_equals_a_brute_force_search(monkeypatch, weak_hash):
                 break
             seen.add(key)
         assert expected == later
-        got = _evaluate._first_duplicate_arrow(q, pa.array(repeated, type=pa.string()))
+        got = _ids._first_duplicate_arrow(q, pa.array(repeated, type=pa.string()))
         assert got == expected
         # the same lines as rows scattered through a larger array
         mix = rng.permutation(n + 100)
         larger = np.empty(n + 100, dtype=object)
         larger[:] = [f"other{i}" for i in range(n + 100)]
         larger[mix[:n]] = repeated
-        got = _evaluate._first_duplicate_arrow(
+        got = _ids._first_duplicate_arrow(
             q, pa.array(larger.tolist(), type=pa.string()), mix[:n])
         assert got == expected
         # the same id in another query is no duplicate
         q[later] = q[first] + 1
-        assert _evaluate._first_duplicate_arrow(q, pa.array(repeated, type=pa.string())) == -1
+        assert _ids._first_duplicate_arrow(q, pa.array(repeated, type=pa.string())) == -1
 
 
 @pytest.mark.parametrize("weak_hash", [False, True])
 def test_first_duplicate_in_lines_grouped_by_query(monkeypatch, weak_hash):
     # each query's lines together: the hashes are sorted query by query
     pa = needs("pyarrow")
-    from skrank.io import _evaluate
+    from skrank.io import _ids
 
     rng = np.random.default_rng(4)
     n = 20000
     query = np.sort(rng.integers(0, 40, n))
     ids = [f"d{v}" for v in rng.integers(0, 10**9, n)]
     if weak_hash:
-        monkeypatch.setattr(_evaluate, "hash_words", lambda words, seed: (
+        monkeypatch.setattr(_ids, "hash_words", lambda words, seed: (
             (seed.astype(np.uint64) % np.uint64(7)) << np.uint64(61)))
     calls = []
-    real = _evaluate._repeated_rows
-    monkeypatch.setattr(_evaluate, "_repeated_rows",
+    real = _ids._repeated_rows
+    monkeypatch.setattr(_ids, "_repeated_rows",
                         lambda values, starts=None: calls.append(starts) or real(values, starts))
-    assert _evaluate._first_duplicate_arrow(query, pa.array(ids)) == -1
+    assert _ids._first_duplicate_arrow(query, pa.array(ids)) == -1
     assert calls[-1] is not None  # the run-by-run sort
     first = int(np.flatnonzero(query == 7)[3])
     for later, same_query in ((first + 5, True), (int(np.flatnonzero(query == 8)[0]), False)):
         repeated = list(ids)
         repeated[later] = repeated[first]
         expected = later if same_query else -1
-        assert _evaluate._first_duplicate_arrow(query, pa.array(repeated)) == expected
+        assert _ids._first_duplicate_arrow(query, pa.array(repeated)) == expected
 
 
 def test_no_negative_zero_in_per_query_values(tmp_path):

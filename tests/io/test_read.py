@@ -89,7 +89,7 @@ def test_per_query_frame_keeps_query_ids_that_are_not_utf8(tmp_path):
 
 
 def test_many_ids_that_are_not_utf8_are_looked_up_exactly():
-    from skrank.io._evaluate import _indexer
+    from skrank.io._tables import _indexer
 
     # over 200,000 ids: the lookup a pandas Index would do; these ids made
     # pandas 2.0 match wrong labels and pandas 3 raise

@@ -13,7 +13,7 @@ import sys
 import numpy as np
 import pytest
 
-from skrank.io import _evaluate, _stream
+from skrank.io import _evaluate, _pieces, _tables
 
 pytest.importorskip("pyarrow")
 
@@ -64,7 +64,7 @@ def test_pieces_of_whole_queries_give_the_numbers_of_one_layout(tmp_path, monkey
                                                                 seed, options, grouped):
     qrels, run = _files(tmp_path, seed, grouped=grouped)
     whole = _evaluate_run(qrels, run, False, **options)
-    monkeypatch.setattr(_evaluate, "CHUNK_LINES", 7)  # many pieces
+    monkeypatch.setattr(_pieces, "CHUNK_LINES", 7)  # many pieces
     _same(_evaluate_run(qrels, run, False, **options), whole)
 
 
@@ -73,10 +73,10 @@ def test_a_grouped_run_is_cut_in_file_order_into_ranges(tmp_path, monkeypatch, g
     # its queries come in no sorted order: pieces in trec_eval's order of
     # queries would gather lines from all over the file
     qrels, run = _files(tmp_path, 5, grouped=grouped)
-    monkeypatch.setattr(_evaluate, "CHUNK_LINES", 7)
-    qrels_table = _evaluate._as_table(str(qrels), "qrels", "qrels", None)
-    run_table = _evaluate._as_table(str(run), "run", "run", None)
-    pieces, in_file_order = _evaluate._pieces(qrels_table, run_table, complete_qrels=True)
+    monkeypatch.setattr(_pieces, "CHUNK_LINES", 7)
+    qrels_table = _tables._as_table(str(qrels), "qrels", "qrels", None)
+    run_table = _tables._as_table(str(run), "run", "run", None)
+    pieces, in_file_order = _pieces._pieces(qrels_table, run_table, complete_qrels=True)
     assert in_file_order == grouped
     pieces = list(pieces)
     assert len(pieces) > 5
@@ -101,7 +101,7 @@ def test_a_duplicate_in_a_piece_names_its_line(tmp_path, monkeypatch, grouped):
     duplicate = lines[29]
     lines.insert(40, duplicate)
     run.write_text("\n".join(lines) + "\n")
-    monkeypatch.setattr(_evaluate, "CHUNK_LINES", 7)
+    monkeypatch.setattr(_pieces, "CHUNK_LINES", 7)
     query, _, doc = duplicate.split()[:3]
     with pytest.raises(ValueError, match=rf"document '{doc}' appears twice in query "
                                          rf"'{query}' \(line (30|41) of the run\)"):
@@ -117,7 +117,7 @@ def test_a_grouped_run_streamed_in_small_blocks_gives_the_same_numbers(
         tmp_path, monkeypatch, seed, options):
     qrels, run = _files(tmp_path, seed, grouped=True)
     whole = _evaluate_run(qrels, run, False, **options)
-    monkeypatch.setattr(_stream, "BLOCK_BYTES", 200)  # a query spans several blocks
+    monkeypatch.setattr(_pieces, "BLOCK_BYTES", 200)  # a query spans several blocks
     read_whole = []
     monkeypatch.setattr(_evaluate, "_as_table", _spy(_evaluate._as_table, read_whole))
     _same(_evaluate_run(qrels, run, True, **options), whole)
@@ -133,7 +133,7 @@ def _spy(func, calls):
 
 def test_a_run_that_is_not_grouped_is_read_whole_with_the_same_numbers(tmp_path, monkeypatch):
     qrels, run = _files(tmp_path, 7, grouped=False)
-    monkeypatch.setattr(_stream, "BLOCK_BYTES", 200)
+    monkeypatch.setattr(_pieces, "BLOCK_BYTES", 200)
     _same(_evaluate_run(qrels, run, True), _evaluate_run(qrels, run, False))
 
 

@@ -291,7 +291,7 @@ def test_resampling_does_not_depend_on_threads_and_large_strata_draw_32_bits(mon
     sizes = [5, 70000, 3]
     columns = rng.random((sum(sizes), 2))
     threaded = stratified_resample_sums(columns, sizes, 40, np.random.default_rng(9))
-    monkeypatch.setattr(_resample, "_available_cores", lambda: 1)
+    monkeypatch.setattr(_resample, "available_cores", lambda: 1)
     serial = stratified_resample_sums(columns, sizes, 40, np.random.default_rng(9))
     np.testing.assert_array_equal(threaded, serial)
     # each resample draws exactly as many queries as each stratum has

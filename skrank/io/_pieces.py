@@ -1,9 +1,18 @@
-"""A run file whose lines are grouped by query, read and measured a piece at a time.
+"""The pieces evaluate_run lays out and measures one at a time: whole queries each.
 
-``skrank evaluate --stream`` (and ``_evaluate_run(stream=True)``) holds one
+Three producers yield ``(qrels, run, query_order, run_query)`` pieces:
+
+- :func:`_file_pieces`: a run read whole whose lines come grouped by query,
+  cut in file order into ranges of about :data:`CHUNK_LINES` lines;
+- :func:`_rank_pieces`: any other run read whole, cut in trec_eval's order
+  of queries, each piece taking its lines from all over the run;
+- :func:`stream_pieces`: a run file grouped by query, read a block at a
+  time (``skrank evaluate --stream``), described below.
+
+The stream: ``skrank evaluate --stream`` (and ``_evaluate_run(stream=True)``) holds one
 block of the file and the lines of the query it ends in, not the whole
 run: pyarrow's streaming CSV reader yields blocks, the queries a block
-completes become one piece, and :func:`skrank.io._evaluate._layout` measures
+completes become one piece, and :func:`skrank.io._join._layout` measures
 each piece as it measures the pieces of a run read whole. The per-query
 values are sorted into trec_eval's order at the end, so the numbers are
 the same as without ``--stream``.
@@ -16,11 +25,31 @@ malformed line its file:line error.
 """
 
 import os
+from dataclasses import replace
 
 import numpy as np
 
+from .._core._sort import distinct_sorted
 from . import _read
-from ._read import FORMATS, _first_line, _numeric, _plain_delimiter, _Table, arrow_call
+from ._join import _run_docs_in_qrels
+from ._read import (
+    FORMATS,
+    _first_line,
+    _numeric,
+    _plain_delimiter,
+    _Table,
+    arrow_call,
+    grouped_by_query,
+    one_array,
+)
+from ._tables import (
+    _indexer,
+    _label_queries,
+    _no_shared_query,
+    _query_order,
+    _run_queries,
+    _take,
+)
 
 BLOCK_BYTES = 1 << 22
 
@@ -79,8 +108,6 @@ class _Pieces:
 
     def __iter__(self):
         import pyarrow as pa
-
-        from ._evaluate import _indexer, _no_shared_query, _query_order, _take
 
         qrels = self.qrels
         order = _query_order(qrels)
@@ -158,3 +185,115 @@ class _Pieces:
             run_labels = np.array([first_id], dtype=object)
             raise _no_shared_query(qrels, _Table(np.zeros(1, dtype=np.int64), run_labels,
                                                  None, None, np.zeros(1), source=self.path))
+
+
+#: run lines per piece of whole queries that evaluate_run lays out at a time
+CHUNK_LINES = 1 << 17
+
+
+def _pieces(qrels, run, *, complete_qrels):
+    """``(pieces, in_file_order)``: ``(qrels, run, query_order, run_query)`` of whole queries.
+
+    A run of many lines is laid out and measured a piece at a time: the
+    layout's dozen row-length arrays then exist for one piece only, not for
+    the whole run, which bounds the peak memory. Queries are independent,
+    so the per-query values of the pieces are those of one layout. A run
+    whose lines come grouped by query (in any order of the queries) is cut
+    in file order, into ranges of lines that copy nothing; then
+    ``in_file_order`` is True and the caller puts the queries in trec_eval's
+    order. Any other run is cut in trec_eval's order of queries, each piece
+    taking its lines from all over the run.
+    """
+    run_query = _run_queries(qrels, run)
+    if not complete_qrels and not (run_query >= 0).any():
+        raise _no_shared_query(qrels, run)
+    order = _query_order(qrels)
+    if len(run) <= CHUNK_LINES:
+        return iter([(qrels, run, order, run_query)]), False
+    # each query's lines together: each piece's documents are then looked
+    # up among its own qrels' documents, on the thread that joins the piece
+    # with its qrels
+    if grouped_by_query(run.query):
+        return _file_pieces(qrels, run, order, run_query, complete_qrels), True
+    # else each line's document among the qrels' documents, looked up once
+    # for the whole run (one hash table of the qrels' ids, not one per
+    # piece): the pieces take their lines from all over the run
+    doc_dtype = np.int32 if qrels.doc_labels.shape[0] < 2**31 else np.int64
+    run = replace(run, qrels_doc=_run_docs_in_qrels(run, qrels, doc_dtype))
+    return _rank_pieces(qrels, run, order, run_query, complete_qrels), False
+
+
+def _qrels_pieces(qrels, piece_of_query, n_pieces):
+    """The qrels lines (indices) of each piece, from each qrels query's piece."""
+    qrels_piece = piece_of_query[qrels.query]
+    qrels_order = np.argsort(qrels_piece, kind="stable")
+    bounds = np.r_[0, np.cumsum(np.bincount(qrels_piece, minlength=n_pieces + 1))]
+    return [qrels_order[bounds[i]:bounds[i + 1]] for i in range(n_pieces + 1)]
+
+
+def _file_pieces(qrels, run, order, run_query, complete_qrels):
+    """Pieces of a run grouped by query: ranges of about CHUNK_LINES lines, cut between queries.
+
+    The qrels queries without a line in the run come last, in a piece of
+    their own, when ``complete_qrels`` scores them.
+    """
+    n_lines = len(run)
+    start = np.flatnonzero(np.r_[True, run.query[1:] != run.query[:-1]])  # each query's
+    cuts = start[np.searchsorted(start, np.arange(CHUNK_LINES, n_lines, CHUNK_LINES))
+                 .clip(max=start.shape[0] - 1)]
+    bounds = distinct_sorted(np.r_[0, cuts, n_lines])
+    n_pieces = bounds.shape[0] - 1
+    # each qrels query's piece (n_pieces: no line in the run)
+    piece_of_query = np.full(qrels.query_labels.shape[0], n_pieces, dtype=np.int64)
+    found = run_query[start] >= 0
+    piece_of_query[run_query[start][found]] = (
+        np.searchsorted(bounds, start[found], side="right") - 1)
+    qrels_rows = _qrels_pieces(qrels, piece_of_query, n_pieces)
+    for piece in range(n_pieces):
+        lines = slice(int(bounds[piece]), int(bounds[piece + 1]))
+        if qrels_rows[piece].shape[0] == 0:
+            continue  # only queries the qrels lack: dropped, as trec_eval drops them
+        yield (_take(qrels, qrels_rows[piece]), _take(run, np.arange(lines.start, lines.stop)),
+               order, run_query[lines])
+    if complete_qrels and qrels_rows[n_pieces].shape[0]:
+        yield (_take(qrels, qrels_rows[n_pieces]), _take(run, np.zeros(0, dtype=np.int64)),
+               order, np.zeros(0, dtype=run_query.dtype))
+
+
+def _rank_pieces(qrels, run, order, run_query, complete_qrels):
+    """Pieces of any run, in trec_eval's order of queries: about CHUNK_LINES lines each."""
+    query_rank = order[0]
+    n_queries = qrels.query_labels.shape[0]
+    # run lines per query, in query-rank order (index 0: dropped lines),
+    # counted per label of the run (a bincount of its own codes needs no cast)
+    lines = np.bincount(_label_queries(qrels, run) + 1, minlength=n_queries + 1,
+                        weights=np.bincount(run.query, minlength=run.query_labels.shape[0]))
+    lines = lines.astype(np.int64)
+    by_rank = np.empty(n_queries, dtype=np.int64)
+    by_rank[query_rank] = lines[1:]
+    run_end = np.cumsum(by_rank)
+    # query ranks at which a piece ends: about CHUNK_LINES run lines each
+    targets = np.arange(CHUNK_LINES, run_end[-1], CHUNK_LINES)
+    ends = distinct_sorted(np.r_[np.searchsorted(run_end, targets), n_queries - 1] + 1)
+    n_pieces = ends.shape[0]
+    width = np.uint8 if n_pieces < 255 else np.uint16 if n_pieces < 65535 else np.int64
+    # each query's piece (index -1: a query the qrels lack, one past the last)
+    piece_of_query = np.append(
+        np.searchsorted(ends, query_rank, side="right"), n_pieces
+    ).astype(width)
+    # each line's piece; a stable sort of small integers is a radix sort,
+    # and keeps file order inside each piece
+    run_order = np.argsort(piece_of_query[run_query], kind="stable")
+    # the lines of each piece, then the dropped ones
+    run_bounds = np.r_[0, run_end[ends - 1], run_end[-1] + lines[0]]
+    # the pieces' ids are taken from all over the run, which pyarrow does
+    # from one array (across chunks it joins them at every take): the
+    # reader has joined the ids of a run that is not grouped_by_query
+    # already, so this only guards tables made elsewhere
+    run = replace(run, doc_array=one_array(run.doc_array))
+    qrels_rows = _qrels_pieces(qrels, piece_of_query[:-1], n_pieces)
+    for piece in range(n_pieces):
+        run_rows = run_order[run_bounds[piece]:run_bounds[piece + 1]]
+        if run_rows.shape[0] or complete_qrels:
+            yield (_take(qrels, qrels_rows[piece]), _take(run, run_rows), order,
+                   run_query[run_rows])

@@ -1,0 +1,197 @@
+"""Sort primitives: rows by (key, score descending) in one sort of packed uint64.
+
+:func:`rank_queries` sorts through :func:`packed_order`; the TREC engine
+(``skrank.io``) uses the same primitives for trec_eval's order of a run,
+for its pieces and for the duplicate check.
+"""
+
+import numpy as np
+
+
+def exact_score_key(score):
+    """``(values, key)``: float64 scores and a float64 key with their exact order.
+
+    ``score`` comes from :func:`check_score`. A float64 array is its own key
+    (the fast path, no work). Scores float64 can't hold exactly (int64
+    beyond 2**53, datetime ticks, longdouble, Python integers) are ranked by
+    their dense rank instead, ``np.unique``'s inverse: equal scores share a
+    key, and the key is an integer below 2**53, exact in float64. ``values``
+    is the nearest float64 of each score, for the few metrics that use the
+    scores' values rather than their order.
+    """
+    if score.dtype == np.float64:
+        return score, score
+    with np.errstate(over="ignore"):
+        values = score.astype(np.float64)
+    _, inverse = np.unique(score.reshape(-1), return_inverse=True)
+    key = inverse.reshape(score.shape).astype(np.float64)
+    return values, key
+
+
+def _descending_bits(score):
+    """uint64 keys whose ascending order is the descending order of ``score``."""
+    bits = (score + 0.0).view(np.uint64)  # -0.0 becomes +0.0
+    mask = (bits >> np.uint64(63)) - np.uint64(1)  # 0 if negative, else all ones
+    mask >>= np.uint64(1)
+    bits ^= mask
+    return bits
+
+
+#: the fewest bits of a score's image that a packed sort keeps beside the
+#: row index (:func:`packed_order`); fewer, and the score goes by itself
+_MIN_SCORE_BITS = 36
+
+
+#: the fewest rows per run of one key, on average, for which each run is
+#: sorted on its own (:func:`_sort_by_run`): a Python step per run
+_MIN_RUN_ROWS = 64
+
+
+def key_runs(keys):
+    """``(starts, by_key)`` when each key's rows are together (one run per key), else None.
+
+    ``starts`` are the runs' first rows, ``by_key`` the runs in ascending
+    key order. None as well for runs too short to sort one by one.
+    """
+    n_rows = keys.shape[0]
+    starts = np.flatnonzero(keys[1:] != keys[:-1]) + 1
+    if (starts.shape[0] + 1) * _MIN_RUN_ROWS > n_rows:
+        return None
+    starts = np.r_[0, starts]
+    run_keys = keys[starts]
+    by_key = np.argsort(run_keys, kind="stable")
+    ordered = run_keys[by_key]
+    if (ordered[1:] == ordered[:-1]).any():  # a key in two runs
+        return None
+    return starts, by_key
+
+
+def sort_each_run(values, starts):
+    """Sort, in place, each run of ``values`` (runs begin at ``starts``, ascending, the first 0).
+
+    Small sorts stay in the CPU's cache: sorting the runs of a piece one by
+    one takes about a third of the time of one sort of all its values. A
+    Python step per run: for runs of tens of values or more.
+    """
+    bounds = np.r_[starts, values.shape[0]].tolist()
+    for begin, end in zip(bounds[:-1], bounds[1:]):
+        values[begin:end].sort()
+
+
+def distinct_sorted(values):
+    """The values of an ascending array, each once (``np.unique`` imports numpy.ma: 7 ms)."""
+    if values.shape[0] == 0:
+        return values
+    return values[np.r_[True, values[1:] != values[:-1]]]
+
+
+def _sort_by_run(packed, starts, by_key):
+    """``packed`` sorted, from its runs (each of one key) sorted one by one, then put in key order.
+
+    A run's values share their high (key) bits: sorting the runs apart
+    (:func:`sort_each_run`) and ordering the runs by key is one sort of all
+    values.
+    """
+    n_rows = packed.shape[0]
+    sort_each_run(packed, starts)
+    if (by_key[1:] > by_key[:-1]).all():  # the runs are in key order already
+        return packed
+    size = np.diff(np.r_[starts, n_rows])[by_key]
+    # each position's row: the runs' ranges, concatenated in key order
+    source = np.repeat(starts[by_key] - (np.cumsum(size) - size), size)
+    source += np.arange(n_rows)
+    return packed[source]
+
+
+def packed_order(score, keys, max_key_bits=40):
+    """Rows by (key ascending, score descending) with one sort of packed uint64.
+
+    The key's offset fills the high bits of a uint64 and the top bits of the
+    score's order-preserving image the bits below. When the row index fits
+    in the low bits as well (with at least ``_MIN_SCORE_BITS`` of the score
+    left), the packed values themselves are sorted and carry their rows
+    along: a plain sort costs about two thirds of an argsort; rows that
+    come in runs of one key each are sorted run by run
+    (:func:`_sort_by_run`). Otherwise one
+    unstable argsort orders them. Rows of equal packed value but different
+    scores (truncation collisions) are re-sorted exactly by a lexsort of
+    just those runs. Rows of equal score keep no particular order, which
+    ``ties="average"`` does not need. Returns ``(order, sorted_keys)``, or
+    None when the keys can't be packed (float keys, a span over
+    ``max_key_bits`` bits, or crowded scores).
+    """
+    if keys.dtype.kind not in "iu" or keys.shape[0] < 2:
+        return None
+    n_rows = keys.shape[0]
+    low = keys.min()
+    offset = (keys - low).astype(np.uint64)
+    key_bits = int(offset.max()).bit_length()
+    if key_bits > max_key_bits:
+        return None
+    row_bits = (n_rows - 1).bit_length()
+    if 64 - key_bits - row_bits < _MIN_SCORE_BITS:
+        row_bits = 0  # an argsort of the packed values instead
+    packed = _descending_bits(score)
+    if key_bits or row_bits:
+        packed >>= np.uint64(key_bits + row_bits)
+    if row_bits:
+        packed <<= np.uint64(row_bits)
+        packed |= np.arange(n_rows, dtype=np.uint64)
+    if key_bits:
+        offset <<= np.uint64(64 - key_bits)
+        packed |= offset
+    del offset
+    if (packed[1:] >= packed[:-1]).all():  # already in order (a ranked run): no sort
+        order = np.arange(n_rows)
+    elif row_bits:
+        runs = key_runs(keys)
+        if runs is None:
+            packed.sort()
+        else:
+            packed = _sort_by_run(packed, *runs)
+        order = (packed & np.uint64((1 << row_bits) - 1)).astype(np.intp)
+    else:
+        order = np.argsort(packed)
+        packed = packed[order]
+    if row_bits:
+        packed >>= np.uint64(row_bits)
+    if key_bits or row_bits:  # the score was cut: equal values may hide unequal scores
+        same = np.flatnonzero(packed[1:] == packed[:-1])
+        if same.shape[0]:
+            differ = score[order[same]] != score[order[same + 1]]
+            if differ.any():
+                if np.count_nonzero(differ) * 64 > n_rows:
+                    return None  # crowded scores: a lexsort is cheaper
+                equal_previous = np.zeros(n_rows, dtype=bool)
+                equal_previous[same + 1] = True
+                run = np.cumsum(~equal_previous)
+                bad_runs = np.unique(run[same[differ] + 1])
+                rows = np.flatnonzero(np.isin(run, bad_runs))
+                fixed = rows[np.lexsort((-score[order[rows]], run[rows]))]
+                order[rows] = order[fixed]
+    if key_bits:
+        packed >>= np.uint64(64 - key_bits - row_bits)
+    else:
+        packed[:] = 0
+    sorted_keys = packed.astype(keys.dtype, copy=False)
+    sorted_keys += low
+    return order, sorted_keys
+
+
+def sort_runs(order, same, key):
+    """Re-sort, in place, each run of equal neighbours in ``order`` by a second key.
+
+    ``same`` holds the positions ``i`` (ascending) where position ``i + 1``
+    belongs to the run of position ``i``; ``key(positions)`` gives those
+    positions' second key, ascending. The sort is stable: positions of
+    equal keys keep their places, and positions outside any run never move.
+    """
+    if same.shape[0] == 0:
+        return
+    equal_previous = np.zeros(order.shape[0], dtype=bool)
+    equal_previous[same + 1] = True
+    in_run = equal_previous.copy()
+    in_run[same] = True
+    positions = np.flatnonzero(in_run)
+    run = np.cumsum(~equal_previous[positions])
+    order[positions] = order[positions[np.lexsort((key(positions), run))]]
