@@ -284,8 +284,8 @@ class ClickSums(NamedTuple):
     """
 
     n_clicks: int
-    weight_sum: float
-    weight_square_sum: float
+    click_weight_sum: float
+    click_weight_square_sum: float
     max_weight: float
     n_clipped: int
     n_lists: int
@@ -297,8 +297,8 @@ def merge_click_sums(parts):
     parts = list(parts)
     return ClickSums(
         sum(part.n_clicks for part in parts),
-        math.fsum(part.weight_sum for part in parts),
-        math.fsum(part.weight_square_sum for part in parts),
+        math.fsum(part.click_weight_sum for part in parts),
+        math.fsum(part.click_weight_square_sum for part in parts),
         max((part.max_weight for part in parts if part.n_clicks), default=float("nan")),
         sum(part.n_clipped for part in parts),
         sum(part.n_lists for part in parts),
@@ -309,8 +309,9 @@ def merge_click_sums(parts):
 def finish_diagnostics(sums):
     """:class:`ClickEvaluation`'s keyword arguments from the :class:`ClickSums`."""
     n_clicks = sums.n_clicks
+    square = sums.click_weight_square_sum
     return {
-        "effective_sample_size": sums.weight_sum ** 2 / sums.weight_square_sum
+        "effective_sample_size": sums.click_weight_sum ** 2 / square
         if n_clicks else 0.0,
         "max_weight": float(sums.max_weight) if n_clicks else float("nan"),
         "clipped_share": sums.n_clipped / n_clicks if n_clicks else 0.0,

@@ -430,7 +430,11 @@ def _resampled_totals(stats, n_resamples, rng):
 
 
 def randomized_statistics(click, position, query, n_positions, n_queries):
-    """Per-query clicks and impressions at each (0-based) position: sparse (n_queries, 2 K)."""
+    """Per-query clicks and impressions at each (0-based) position.
+
+    A sparse (n_queries, 2 K) matrix: clicks at positions 0..K-1, then
+    impressions.
+    """
     return sp.csr_matrix(
         (np.concatenate([click, np.ones(click.shape[0])]),
          (np.concatenate([query, query]),
