@@ -129,7 +129,8 @@ def _check_positions_per_list(ranked, position):
         if (counts > 1).any():
             suspects = np.sort(ranked.order[counts[key] > 1])
             check_one_row_per_position(_input_codes(ranked)[suspects],
-                                       position[suspects], rows=suspects)
+                                       position[suspects], rows=suspects,
+                                       n_rows=ranked.n_rows)
         return
     check_one_row_per_position(_input_codes(ranked), position)
 

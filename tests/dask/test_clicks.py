@@ -121,8 +121,11 @@ def test_evaluate_clicks_two_rows_at_one_position_and_bad_arguments():
     first = rows.index[rows["qid"] == rows.loc[0, "qid"]]
     rows.loc[first[1], "position"] = rows.loc[first[0], "position"]
     df = dd.from_pandas(rows, npartitions=3, sort=False)
-    with pytest.raises(ValueError, match="Two rows of one list are at the same"):
+    with pytest.raises(ValueError, match="Two rows of one list are at") as error:
         skrank.dask.evaluate_clicks(df, propensity="propensity")
+    # named as the caller knows them (the frame's index), not by partition row
+    for row in first[:2]:
+        assert f"index {row} of `df`, query {rows.loc[0, 'qid']!r}" in str(error.value)
     with pytest.raises(ValueError, match="`clip` must be a number in"):
         skrank.dask.evaluate_clicks(df, propensity="propensity", clip=0)
     with pytest.raises(ValueError, match="Unknown click metric"):
