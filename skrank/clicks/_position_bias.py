@@ -284,7 +284,9 @@ def estimate_position_bias(
     if max_position is not None:
         keep = position <= max_position
         if not keep.all():
-            click, position, query = click[keep], position[keep], query[keep]
+            click, position = click[keep], position[keep]
+            # the bootstrap draws the queries left (codes 0..n-1 again)
+            query = np.unique(query[keep], return_inverse=True)[1].reshape(-1)
             doc = None if doc is None else doc[keep]
     n_positions = int(position.max()) if max_position is None else max_position
     n_impressions = np.bincount(position - 1, minlength=n_positions)
