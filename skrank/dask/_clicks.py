@@ -334,8 +334,9 @@ class _BiasPlan(PartitionPlan):
         ``what`` is clicks or impressions at position ``k`` (0-based), or
         AllPairs' ``c[k, k2]`` or ``n[k, k2]``; ``query`` (with
         ``per_query``) is the id whose statistics they are, and rows with
-        ``what=-1`` list every id of the partition (queries whose rows all
-        lie below ``max_position`` count in the bootstrap, as in memory).
+        ``what=-1`` list the ids of the partition's queries with rows
+        above ``max_position``: those the bootstrap draws (with no pair of
+        positions, a query still counts).
         Without ``per_query``, the partition's sums over its queries.
         """
         import pandas as pd
@@ -352,13 +353,13 @@ class _BiasPlan(PartitionPlan):
             if self.method == "harvest":
                 doc, _ = list_codes(frame[self.doc_id], n_rows, name="doc_id")
         parts = []
-        if self.per_query:
-            parts.append((query_ids, _IDS, 0, 0, 0.0))
         if self.max_position is not None:
             keep = position <= self.max_position
             click, position, query = click[keep], position[keep], query[keep]
             doc = None if doc is None else doc[keep]
         if position.shape[0]:
+            if self.per_query:  # the queries with rows left: the bootstrap's
+                parts.append((query_ids[np.unique(query)], _IDS, 0, 0, 0.0))
             n_positions = int(position.max())
             n_queries = len(query_ids)
             if self.method == "randomized" and self.per_query:
@@ -392,9 +393,11 @@ class _BiasPlan(PartitionPlan):
             size = max(np.size(value), np.size(k), 0 if ids_part is None
                        else len(ids_part))
             if self.per_query:
+                # sums over queries carry the id of a query with rows left
                 columns["query"].append(
                     np.asarray(ids_part if ids_part is not None
-                               else np.repeat(query_ids[:1], size), dtype=object))
+                               else np.repeat(query_ids[query[:1]], size),
+                               dtype=object))
             for name, value_ in (("what", what), ("k", k), ("k2", k2)):
                 columns[name].append(np.broadcast_to(np.asarray(value_, np.int64),
                                                      (size,)))

@@ -211,3 +211,23 @@ def test_estimate_position_bias_refusals():
         skrank.dask.estimate_position_bias(dd.from_pandas(deep, npartitions=3),
                                            method="randomized")
     assert str(memory.value) == str(cluster.value)
+
+
+@pytest.mark.parametrize("method", ["randomized", "harvest"])
+def test_the_bootstrap_draws_the_queries_in_memory_draws(method):
+    # queries with no row above max_position are not drawn, whether their ids
+    # sort first or last; a query with rows but no pair of positions is
+    rows = harvest_log(8, n_queries=30)
+    extra = pd.DataFrame({
+        "query": 99, "doc": [0, 1, 0, 1, 0], "position": [7, 8, 7, 8, 2],
+        "click": [1, 0, 1, 0, 0], "doc_id": ["d0", "d1", "d0", "d1", "d0"],
+        "qid": ["q-deep", "q-deep", "z-deep", "z-deep", "q-single"],
+    })
+    rows = pd.concat([rows, extra], ignore_index=True)
+    rows = rows.sample(frac=1.0, random_state=0).reset_index(drop=True)
+    rows["qid"] = rows["qid"].astype(object)
+    df = dd.from_pandas(rows, npartitions=4, sort=False)
+    options = {"n_resamples": 25, "random_state": 2, "max_position": 5}
+    got = skrank.dask.estimate_position_bias(df, doc_id="doc_id", method=method,
+                                             **options)
+    assert_same_bias(got, in_memory_bias(rows, method=method, **options))
