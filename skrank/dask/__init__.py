@@ -7,8 +7,9 @@ Importing this subpackage does not import Dask; :func:`evaluate` and
 naming the ``dask`` extra when it is missing.
 """
 
-from ._clicks import estimate_position_bias, evaluate_clicks
+from ._clicks import evaluate_clicks
 from ._evaluate import evaluate
 from ._evaluate_by import evaluate_by
+from ._position_bias import estimate_position_bias
 
 __all__ = ["estimate_position_bias", "evaluate", "evaluate_by", "evaluate_clicks"]

@@ -91,9 +91,9 @@ def test_grid_search_with_routed_query_ids_on_the_dask_joblib_backend(client):
 
 def test_click_functions_on_the_cluster(client):
     from .test_clicks import (
-        METRICS, assert_same_bias, assert_same_evaluation, click_log, harvest_log,
-        in_memory_bias, in_memory_clicks,
+        METRICS, assert_same_evaluation, click_log, in_memory_clicks,
     )
+    from .test_position_bias import assert_same_bias, harvest_log, in_memory_bias
 
     rows = click_log(30)
     df = dd.from_pandas(rows, npartitions=8, sort=False)
