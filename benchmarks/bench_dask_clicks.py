@@ -17,7 +17,8 @@ What it does (each step prints one line; all land in
    (for ``skrank.dask.evaluate``) and ``score`` a noisy copy of it (the new
    ranker). Rows are shuffled within each file. Reused when already there.
 2. **Dask.** A ``LocalCluster`` of ``--workers`` single-threaded worker
-   processes runs, on ``dd.read_parquet``, one after the other:
+   processes runs, on ``dd.read_parquet``, after an untimed warm-up, one
+   after the other:
    ``skrank.dask.evaluate`` (dcg@10, precision@10 on the labels, per
    list), ``skrank.dask.evaluate_clicks`` (dcg@10, precision@10, arp on
    the clicks, propensities 1/k), and ``skrank.dask.estimate_position_bias``
@@ -114,10 +115,13 @@ def run_dask(path, n_workers, memory_limit, local_directory):
         n_workers=n_workers, threads_per_worker=1, processes=True,
         memory_limit=memory_limit, dashboard_address=":0",
         local_directory=str(local_directory),
-    ) as cluster, Client(cluster):
+    ) as cluster, Client(cluster) as client:
         def frame():
             return dd.read_parquet(str(path), columns=COLUMNS)
 
+        # untimed warm-up: workers import pandas, pyarrow and skrank once
+        frame()["click"].sum().compute()
+        client.run(__import__, "skrank.clicks")
         values["evaluate"] = _timed(
             "dask evaluate (labels)",
             lambda: skrank.dask.evaluate(frame(), LABEL_METRICS, y_true="label",
