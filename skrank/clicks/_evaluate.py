@@ -1,6 +1,8 @@
 """Counterfactual ranking metrics from clicks: evaluate (inverse propensity scoring)."""
 
+import math
 import re
+from typing import NamedTuple
 
 import numpy as np
 
@@ -127,7 +129,8 @@ def _check_positions_per_list(ranked, position):
         if (counts > 1).any():
             suspects = np.sort(ranked.order[counts[key] > 1])
             check_one_row_per_position(_input_codes(ranked)[suspects],
-                                       position[suspects], rows=suspects)
+                                       position[suspects], rows=suspects,
+                                       n_rows=ranked.n_rows)
         return
     check_one_row_per_position(_input_codes(ranked), position)
 
@@ -258,15 +261,81 @@ def evaluate(
     parsed = parse_click_metrics(metrics)
     clip = check_clip(clip)
     check_aggregate_options("skip", aggregate)
-    click = check_clicks(click)
-    score = check_score("y_score", y_score, ndim=(1,))
-    position = check_positions(position)
-    check_same_rows(click=click, y_score=score, position=position)
     if query_id is None:
         raise ValueError(
             "`query_id` is required: one id per row, naming the displayed list "
             "(impression) the row belongs to."
         )
+    ranked, per_list, sums = list_values(
+        parsed, click, y_score, position, query_id, propensity, clip, sample_weight)
+    results = {
+        name: aggregate_queries(values, ranked, aggregate=aggregate,
+                                undefined=undefined)
+        for name, (values, undefined) in per_list.items()
+    }
+    return ClickEvaluation(results, **finish_diagnostics(sums))
+
+
+class ClickSums(NamedTuple):
+    """Mergeable sums behind :class:`ClickEvaluation`'s diagnostics.
+
+    Sums over disjoint sets of lists add up (``max_weight``: the largest);
+    :func:`finish_diagnostics` turns the total into the attributes. The
+    in-memory :func:`evaluate` has one part, skrank.dask one per partition.
+    """
+
+    n_clicks: int
+    click_weight_sum: float
+    click_weight_square_sum: float
+    max_weight: float
+    n_clipped: int
+    n_lists: int
+    n_lists_without_click: int
+
+
+def merge_click_sums(parts):
+    """One :class:`ClickSums` from the sums of disjoint sets of lists."""
+    parts = list(parts)
+    return ClickSums(
+        sum(part.n_clicks for part in parts),
+        math.fsum(part.click_weight_sum for part in parts),
+        math.fsum(part.click_weight_square_sum for part in parts),
+        max((part.max_weight for part in parts if part.n_clicks), default=float("nan")),
+        sum(part.n_clipped for part in parts),
+        sum(part.n_lists for part in parts),
+        sum(part.n_lists_without_click for part in parts),
+    )
+
+
+def finish_diagnostics(sums):
+    """:class:`ClickEvaluation`'s keyword arguments from the :class:`ClickSums`."""
+    n_clicks = sums.n_clicks
+    square = sums.click_weight_square_sum
+    return {
+        "effective_sample_size": sums.click_weight_sum ** 2 / square
+        if n_clicks else 0.0,
+        "max_weight": float(sums.max_weight) if n_clicks else float("nan"),
+        "clipped_share": sums.n_clipped / n_clicks if n_clicks else 0.0,
+        "n_lists": int(sums.n_lists),
+        "n_clicks": int(n_clicks),
+        "n_lists_without_click": int(sums.n_lists_without_click),
+    }
+
+
+def list_values(parsed, click, y_score, position, query_id, propensity, clip,
+                sample_weight):
+    """Validate the rows and compute each list's IPS values: the shared body.
+
+    Returns ``(ranked, per_list, sums)``: the layout of the lists,
+    metric name -> ``(values, undefined)`` (one per list, ``undefined``
+    marking the lists left out of that metric's mean) and the
+    :class:`ClickSums` of the rows. :func:`evaluate` runs it on all rows,
+    skrank.dask on each partition of whole lists.
+    """
+    click = check_clicks(click)
+    score = check_score("y_score", y_score, ndim=(1,))
+    position = check_positions(position)
+    check_same_rows(click=click, y_score=score, position=position)
     theta = propensity_per_row(propensity, position)
     if clip is not None:
         clipped = theta < clip
@@ -279,7 +348,7 @@ def evaluate(
     spread = ranked.block_mean(ranked.relevance)
     no_click = ranked.n_relevant == 0
     never = np.zeros(ranked.n_queries, dtype=bool)
-    results = {}
+    per_list = {}
     for name, stem, k in parsed:
         if stem == "ndcg":
             values = _ndcg_per_query(ranked, k=k, gain="linear")
@@ -292,21 +361,15 @@ def evaluate(
                 values = _precision_per_list(ranked, spread, k)
             else:
                 values = _arp_per_list(ranked, spread)
-        results[name] = aggregate_queries(values, ranked, aggregate=aggregate,
-                                          undefined=undefined)
+        per_list[name] = (values, undefined)
 
     clicked = click > 0
     click_weight = 1.0 / theta[clicked]
     n_clicks = int(click_weight.shape[0])
-    total = float(click_weight.sum())
-    return ClickEvaluation(
-        results,
-        effective_sample_size=total * total / float(np.dot(click_weight, click_weight))
-        if n_clicks else 0.0,
-        max_weight=float(click_weight.max()) if n_clicks else float("nan"),
-        clipped_share=float(clipped[clicked].mean()) if clip is not None and n_clicks
-        else 0.0,
-        n_lists=ranked.n_queries,
-        n_clicks=n_clicks,
-        n_lists_without_click=int(no_click.sum()),
+    sums = ClickSums(
+        n_clicks, float(click_weight.sum()), float(np.dot(click_weight, click_weight)),
+        float(click_weight.max()) if n_clicks else float("nan"),
+        int(clipped[clicked].sum()) if clip is not None else 0,
+        int(ranked.n_queries), int(no_click.sum()),
     )
+    return ranked, per_list, sums

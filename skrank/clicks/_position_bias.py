@@ -271,7 +271,39 @@ def estimate_position_bias(
     >>> bias([2, 1])
     array([0.3333, 1.    ])
     """
-    check_option("method", method, METHODS)
+    max_position = check_bias_options(method, max_position, confidence_level,
+                                      n_resamples)
+    click = check_clicks(click)
+    position = check_positions(position)
+    check_same_rows(click=click, position=position)
+    query, _ = list_codes(query_id, click.shape[0])
+    doc = None
+    if method != "randomized":
+        check_doc_id(method, doc_id)
+        doc, _ = list_codes(doc_id, click.shape[0], name="doc_id")
+    if max_position is not None:
+        keep = position <= max_position
+        if not keep.all():
+            click, position = click[keep], position[keep]
+            # the bootstrap draws the queries left (codes 0..n-1 again)
+            query = np.unique(query[keep], return_inverse=True)[1].reshape(-1)
+            doc = None if doc is None else doc[keep]
+    n_positions = int(position.max()) if max_position is None else max_position
+    n_impressions = np.bincount(position - 1, minlength=n_positions)
+    n_clicks = np.bincount(position - 1, click, n_positions).astype(np.int64)
+    check_click_evidence(n_clicks, max_position)
+    rng = np.random.default_rng(random_state)
+    estimator = {"randomized": _randomized, "harvest": _harvest, "em": _em}[method]
+    theta, draws = estimator(click, position - 1, query, doc, n_positions,
+                             n_resamples, rng)
+    return finish_position_bias(method, theta, draws, n_impressions, n_clicks,
+                                max_position, confidence_level, n_resamples)
+
+
+def check_bias_options(method, max_position, confidence_level, n_resamples,
+                       methods=METHODS):
+    """Validate the options of a position-bias estimate; returns ``max_position``."""
+    check_option("method", method, methods)
     max_position = check_positive_int("max_position", max_position)
     if isinstance(confidence_level, (bool, np.bool_)) or not isinstance(
         confidence_level, Real
@@ -285,42 +317,75 @@ def estimate_position_bias(
         raise ValueError(
             f"`n_resamples` must be a non-negative integer, got {n_resamples!r}."
         )
-    click = check_clicks(click)
-    position = check_positions(position)
-    check_same_rows(click=click, position=position)
-    query, _ = list_codes(query_id, click.shape[0])
-    doc = None
-    if method != "randomized":
-        if doc_id is None:
-            raise ValueError(
-                f"`doc_id` is required for method={method!r}: it pairs each "
-                "document with its query. method='randomized' needs none."
-            )
-        doc, _ = list_codes(doc_id, click.shape[0], name="doc_id")
-    if max_position is not None:
-        keep = position <= max_position
-        if not keep.all():
-            click, position, query = click[keep], position[keep], query[keep]
-            doc = None if doc is None else doc[keep]
-    n_positions = int(position.max()) if max_position is None else max_position
-    n_impressions = np.bincount(position - 1, minlength=n_positions)
-    n_clicks = np.bincount(position - 1, click, n_positions).astype(np.int64)
+    return max_position
+
+
+def check_doc_id(method, doc_id):
+    """``doc_id`` is needed by every method but ``"randomized"``."""
+    if doc_id is None:
+        raise ValueError(
+            f"`doc_id` is required for method={method!r}: it pairs each "
+            "document with its query. method='randomized' needs none."
+        )
+
+
+def check_click_evidence(n_clicks, max_position):
+    """Refuse a position of 1..K without a click, before estimating."""
     _check_evidence(n_clicks, "no click", max_position is not None)
-    rng = np.random.default_rng(random_state)
-    estimator = {"randomized": _randomized, "harvest": _harvest, "em": _em}[method]
-    theta, interval = estimator(click, position - 1, query, doc, n_positions,
-                                n_resamples, rng)
+
+
+def finish_position_bias(method, theta, draws, n_impressions, n_clicks, max_position,
+                         confidence_level, n_resamples):
+    """The :class:`PositionBias` of an estimate ``theta`` and its bootstrap draws.
+
+    The last step of every method, in memory and in skrank.dask: refuse
+    positions without evidence, scale to position 1, take the interval.
+    """
     if method == "harvest":
         _check_evidence(theta, "no (query, document) pair shown there and at "
                         "another position", max_position is not None)
     propensity = theta / theta[0]
-    if interval is not None:
-        interval = _percentile_interval(interval / interval[:, :1], confidence_level)
+    interval = None
+    if draws is not None:
+        interval = _percentile_interval(draws / draws[:, :1], confidence_level)
     return PositionBias(
         propensity, interval=interval, n_impressions=n_impressions,
         n_clicks=n_clicks, method=method, confidence_level=confidence_level,
         n_resamples=n_resamples,
     )
+
+
+def statistic_estimates(method, totals, stats, n_positions, n_resamples, rng):
+    """``(theta, draws)`` of ``"randomized"`` or ``"harvest"`` from their statistics.
+
+    ``totals`` are the summed sufficient statistics (one row), ``stats``
+    the per-query ones, a sparse (n_queries, n_columns) matrix whose rows
+    the bootstrap draws (used only when ``n_resamples``): for
+    ``"randomized"`` clicks then impressions at each position (2 K
+    columns), for ``"harvest"`` :func:`pair_statistics`' 2 K^2 columns.
+    The step from statistics to estimates that the in-memory estimator and
+    skrank.dask share; draws is None without resamples.
+    """
+    totals = np.asarray(totals, dtype=np.float64).reshape(1, -1)
+    theta = _theta(method, totals, n_positions)[0]
+    if method == "harvest":
+        square = n_positions * n_positions
+        evidence = totals[0, :square].reshape(n_positions, n_positions).sum(axis=1)
+        theta = np.where(evidence > 0, theta, np.nan)
+    if not n_resamples:
+        return theta, None
+    draws = _theta(method, _resampled_totals(stats, n_resamples, rng), n_positions)
+    if method == "randomized":
+        draws = np.where(draws > 0, draws, np.nan)
+    return theta, draws
+
+
+def _theta(method, totals, n_positions):
+    """``theta`` (n_sets, K) of summed statistics, one row per data set."""
+    if method == "harvest":
+        return all_pairs(totals, n_positions)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return totals[:, :n_positions] / totals[:, n_positions:]
 
 
 def _check_evidence(values, what, has_max):
@@ -366,24 +431,30 @@ def _resampled_totals(stats, n_resamples, rng):
     return np.concatenate(out, axis=0)
 
 
-def _randomized(click, position, query, doc, n_positions, n_resamples, rng):
-    """Click rate per position; bootstrap of the per-query click and row counts."""
-    shown = np.bincount(position, minlength=n_positions).astype(np.float64)
-    clicks = np.bincount(position, click, n_positions)
-    theta = clicks / shown
-    if not n_resamples:
-        return theta, None
-    n_queries = int(query.max()) + 1
-    stats = sp.csr_matrix(
+def randomized_statistics(click, position, query, n_positions, n_queries):
+    """Per-query clicks and impressions at each (0-based) position.
+
+    A sparse (n_queries, 2 K) matrix: clicks at positions 0..K-1, then
+    impressions.
+    """
+    return sp.csr_matrix(
         (np.concatenate([click, np.ones(click.shape[0])]),
          (np.concatenate([query, query]),
           np.concatenate([position, position + n_positions]))),
         shape=(n_queries, 2 * n_positions),
     )
-    totals = _resampled_totals(stats, n_resamples, rng)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        draws = totals[:, :n_positions] / totals[:, n_positions:]
-    return theta, np.where(draws > 0, draws, np.nan)
+
+
+def _randomized(click, position, query, doc, n_positions, n_resamples, rng):
+    """Click rate per position; bootstrap of the per-query click and row counts."""
+    totals = np.r_[np.bincount(position, click, n_positions),
+                   np.bincount(position, minlength=n_positions)]
+    stats = None
+    if n_resamples:
+        stats = randomized_statistics(click, position, query, n_positions,
+                                      int(query.max()) + 1)
+    return statistic_estimates("randomized", totals, stats, n_positions,
+                               n_resamples, rng)
 
 
 def _cells(click, position, query, doc, n_positions):
@@ -405,22 +476,21 @@ def _cells(click, position, query, doc, n_positions):
     return item, cell_position, clicks, shown, cell_query
 
 
-def _harvest(click, position, query, doc, n_positions, n_resamples, rng):
-    """AllPairs on the interventional sets; bootstrap of per-query pair sums."""
+def harvest_statistics(click, position, query, doc, n_positions, n_queries):
+    """Per-query AllPairs statistics: :func:`pair_statistics` of the rows' cells."""
     item, cell_position, clicks, shown, cell_query = _cells(
         click, position, query, doc, n_positions)
-    n_queries = int(query.max()) + 1
-    stats = pair_statistics(item, cell_position, clicks / shown, cell_query,
-                            n_positions=n_positions, n_queries=n_queries)
+    return pair_statistics(item, cell_position, clicks / shown, cell_query,
+                           n_positions=n_positions, n_queries=n_queries)
+
+
+def _harvest(click, position, query, doc, n_positions, n_resamples, rng):
+    """AllPairs on the interventional sets; bootstrap of per-query pair sums."""
+    stats = harvest_statistics(click, position, query, doc, n_positions,
+                               int(query.max()) + 1)
     totals = np.asarray(stats.sum(axis=0))
-    square = n_positions * n_positions
-    evidence = totals[0, :square].reshape(n_positions, n_positions).sum(axis=1)
-    theta = all_pairs(totals, n_positions)[0]
-    theta = np.where(evidence > 0, theta, np.nan)
-    if not n_resamples:
-        return theta, None
-    draws = all_pairs(_resampled_totals(stats, n_resamples, rng), n_positions)
-    return theta, draws
+    return statistic_estimates("harvest", totals, stats, n_positions, n_resamples,
+                               rng)
 
 
 def _em(click, position, query, doc, n_positions, n_resamples, rng):

@@ -96,13 +96,20 @@ def list_codes(query_id, n_rows, name="query_id"):
     return codes.reshape(-1).astype(np.intp), ids
 
 
-def check_one_row_per_position(codes, position, name="query_id", rows=None):
+def check_one_row_per_position(codes, position, name="query_id", rows=None,
+                               n_rows=None):
     """Refuse two rows of one list at one position, naming the later of the first pair.
 
     ``rows`` (ascending) gives the input row of each entry when the arrays
-    are a subset of the rows.
+    are a subset of the ``n_rows`` rows. The rows are named as
+    :func:`first_position` names them (a Dask partition's rows by the
+    caller's index).
     """
-    rows = np.arange(codes.shape[0]) if rows is None else np.asarray(rows)
+    if rows is None:
+        rows = np.arange(codes.shape[0])
+        n_rows = codes.shape[0]
+    rows = np.asarray(rows)
+    n_rows = int(rows.max()) + 1 if n_rows is None else n_rows
     key = codes.astype(np.int64) * (int(position.max()) + 1) + position
     order = np.argsort(key, kind="stable")
     ordered = key[order]
@@ -111,12 +118,20 @@ def check_one_row_per_position(codes, position, name="query_id", rows=None):
         later = int(order[same + 1].min())  # stable: the later entry of a pair
         first = int(np.flatnonzero(key == key[later])[0])
         raise ValueError(
-            f"Two rows of one list are at the same position: row {rows[later]} "
-            f"repeats row {rows[first]} (same `{name}`, `position` "
+            "Two rows of one list are at the same position: "
+            f"{_row_name(rows[later], n_rows)} repeats "
+            f"{_row_name(rows[first], n_rows)} (same `{name}`, `position` "
             f"{int(position[later])}). A "
             "list shows one document per position; give each displayed list "
             "its own id."
         )
+
+
+def _row_name(row, n_rows):
+    """``"row 3"``, or the caller's name of the row within ``rows_named_by``."""
+    mask = np.zeros(n_rows, dtype=bool)
+    mask[row] = True
+    return first_position(mask)
 
 
 def check_clip(clip):

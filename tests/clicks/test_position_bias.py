@@ -160,3 +160,27 @@ def test_bad_input(change, message):
     click, position = arguments.pop("click"), arguments.pop("position")
     with pytest.raises(ValueError, match=message):
         estimate_position_bias(click, position, **arguments)
+
+
+@pytest.mark.parametrize("method", ["randomized", "harvest", "em"])
+def test_rows_below_max_position_are_as_if_not_logged(method):
+    # "rows below it are left out": the same estimate and interval as on the
+    # log without them, also when a query has no row left (the bootstrap
+    # draws the queries that remain, whichever their ids)
+    rng = np.random.default_rng(7)
+    n = 600
+    query = rng.integers(1, 40, n)
+    doc = rng.integers(0, 4, n)
+    position = rng.integers(1, 5, n)
+    click = (rng.random(n) < 0.7 / position).astype(int)
+    # query 0 (the first id) only below position 3: no row of it remains
+    query = np.r_[0, 0, query]
+    doc, position, click = np.r_[0, 1, doc], np.r_[4, 4, position], np.r_[1, 0, click]
+    options = dict(method=method, n_resamples=20, random_state=3)
+    got = estimate_position_bias(click, position, query_id=query, doc_id=doc,
+                                 max_position=3, **options)
+    kept = position <= 3
+    expected = estimate_position_bias(click[kept], position[kept],
+                                      query_id=query[kept], doc_id=doc[kept], **options)
+    np.testing.assert_array_equal(got.propensity, expected.propensity)
+    np.testing.assert_array_equal(got.interval, expected.interval)

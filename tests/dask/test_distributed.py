@@ -15,6 +15,7 @@ from sklearn.model_selection import GridSearchCV, GroupKFold
 
 import dask.dataframe as dd
 import skrank
+import skrank.clicks
 import skrank.dask
 from skrank import compare
 
@@ -86,3 +87,30 @@ def test_grid_search_with_routed_query_ids_on_the_dask_joblib_backend(client):
         np.testing.assert_allclose(got.cv_results_[key], expected.cv_results_[key],
                                    rtol=0, atol=1e-12)
     assert got.best_params_ == expected.best_params_
+
+
+def test_click_functions_on_the_cluster(client):
+    from .test_clicks import (
+        METRICS, assert_same_evaluation, click_log, in_memory_clicks,
+    )
+    from .test_position_bias import assert_same_bias, harvest_log, in_memory_bias
+
+    rows = click_log(30)
+    df = dd.from_pandas(rows, npartitions=8, sort=False)
+    bias = skrank.clicks.PositionBias(1.0 / np.arange(1, 9))  # pickled to workers
+    for propensity, given in ((bias, bias), (lambda k: k ** -0.5, lambda k: k ** -0.5)):
+        got = skrank.dask.evaluate_clicks(df, METRICS, propensity=propensity, clip=0.3)
+        assert_same_evaluation(got, in_memory_clicks(rows, propensity=given,
+                                                     metrics=METRICS, clip=0.3))
+    rows = harvest_log(31, ids="int")
+    df = dd.from_pandas(rows, npartitions=8, sort=False)
+    for method in ("randomized", "harvest"):
+        got = skrank.dask.estimate_position_bias(
+            df, doc_id="doc_id", method=method, n_resamples=30, random_state=0)
+        assert_same_bias(got, in_memory_bias(rows, method=method, n_resamples=30,
+                                             random_state=0))
+    bad = rows.copy()
+    bad.loc[11, "position"] = 0
+    with pytest.raises(ValueError, match="`position` must be 1 or more"):
+        skrank.dask.estimate_position_bias(dd.from_pandas(bad, npartitions=4),
+                                           doc_id="doc_id", method="harvest")

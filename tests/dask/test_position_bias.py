@@ -1,0 +1,121 @@
+"""skrank.dask.estimate_position_bias equals the in-memory estimate_position_bias.
+
+The expected values are skrank.clicks.estimate_position_bias's on the
+computed rows (the in-memory estimator has its own hand-worked and
+simulated tests); these check that the partitions, the shuffle by query and
+the reduction of sufficient statistics change nothing (the bootstrap
+interval too), and that bad input raises the in-memory errors. Dask's
+synchronous scheduler here; a LocalCluster in test_distributed.py.
+"""
+
+import dask
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+import pytest
+
+import skrank.clicks
+import skrank.dask
+
+
+@pytest.fixture(autouse=True)
+def _synchronous():
+    with dask.config.set(scheduler="sync"):
+        yield
+
+
+def harvest_log(seed, n_queries=60, ids="str", n_sessions=6):
+    """Each query's 6 documents shown in random orders over sessions: pairs move."""
+    rng = np.random.default_rng(seed)
+    theta = 1.0 / np.arange(1, 7)
+    frames = []
+    for query in range(n_queries):
+        gamma = rng.uniform(0.1, 0.9, 6)
+        for _ in range(n_sessions):
+            order = rng.permutation(6)
+            frames.append(pd.DataFrame({
+                "query": query, "doc": order, "position": np.arange(1, 7),
+                "click": (rng.random(6) < theta * gamma[order]).astype(int),
+            }))
+    rows = pd.concat(frames, ignore_index=True).sample(frac=1.0, random_state=seed)
+    rows = rows.reset_index(drop=True)
+    rows["qid"] = (rows["query"].map(lambda n: f"q{n:03d}").astype(object)
+                   if ids == "str" else rows["query"] * 5 + 2)
+    rows["doc_id"] = rows["doc"].map(lambda n: f"d{n}").astype(object)
+    return rows
+
+
+def in_memory_bias(rows, **options):
+    return skrank.clicks.estimate_position_bias(
+        rows["click"], rows["position"], query_id=rows["qid"],
+        doc_id=rows["doc_id"], **options)
+
+
+def assert_same_bias(got, expected):
+    np.testing.assert_allclose(got.propensity, expected.propensity, rtol=0,
+                               atol=1e-12)
+    np.testing.assert_array_equal(got.n_impressions, expected.n_impressions)
+    np.testing.assert_array_equal(got.n_clicks, expected.n_clicks)
+    if expected.interval is None:
+        assert got.interval is None
+    else:
+        np.testing.assert_allclose(got.interval, expected.interval, rtol=0, atol=1e-12)
+    assert got.method == expected.method
+
+
+@pytest.mark.parametrize("method", ["randomized", "harvest"])
+@pytest.mark.parametrize("ids", ["str", "int"])
+def test_estimate_position_bias_equals_in_memory(method, ids):
+    rows = harvest_log(5, ids=ids)
+    df = dd.from_pandas(rows, npartitions=6, sort=False)
+    for options in ({"n_resamples": 0}, {"n_resamples": 40, "random_state": 3},
+                    {"n_resamples": 30, "random_state": 4, "max_position": 4}):
+        got = skrank.dask.estimate_position_bias(df, doc_id="doc_id", method=method,
+                                                 **options)
+        assert_same_bias(got, in_memory_bias(rows, method=method, **options))
+
+
+def test_estimate_position_bias_refusals():
+    rows = harvest_log(6, n_queries=10)
+    df = dd.from_pandas(rows, npartitions=3, sort=False)
+    with pytest.raises(ValueError, match="method='em' runs in memory only"):
+        skrank.dask.estimate_position_bias(df, doc_id="doc_id", method="em")
+    with pytest.raises(ValueError, match="`doc_id` is required for method='harvest'"):
+        skrank.dask.estimate_position_bias(df, method="harvest")
+    with pytest.raises(ValueError, match="`n_resamples` must be a non-negative"):
+        skrank.dask.estimate_position_bias(df, method="randomized", n_resamples=-1)
+    bad = rows.copy()
+    bad.loc[7, "click"] = 2
+    with pytest.raises(ValueError, match="`click` must be 0 or 1"):
+        skrank.dask.estimate_position_bias(dd.from_pandas(bad, npartitions=3),
+                                           method="randomized")
+    # a position without a click: the in-memory error, naming it
+    deep = rows.copy()
+    deep.loc[0, "position"] = 9
+    deep.loc[0, "click"] = 0
+    with pytest.raises(ValueError, match="Position 7 has no evidence") as memory:
+        in_memory_bias(deep, method="randomized", n_resamples=0)
+    with pytest.raises(ValueError, match="Position 7 has no evidence") as cluster:
+        skrank.dask.estimate_position_bias(dd.from_pandas(deep, npartitions=3),
+                                           method="randomized")
+    assert str(memory.value) == str(cluster.value)
+
+
+@pytest.mark.parametrize("method", ["randomized", "harvest"])
+def test_the_bootstrap_draws_the_queries_in_memory_draws(method):
+    # queries with no row above max_position are not drawn, whether their ids
+    # sort first or last; a query with rows but no pair of positions is
+    rows = harvest_log(8, n_queries=30)
+    extra = pd.DataFrame({
+        "query": 99, "doc": [0, 1, 0, 1, 0], "position": [7, 8, 7, 8, 2],
+        "click": [1, 0, 1, 0, 0], "doc_id": ["d0", "d1", "d0", "d1", "d0"],
+        "qid": ["q-deep", "q-deep", "z-deep", "z-deep", "q-single"],
+    })
+    rows = pd.concat([rows, extra], ignore_index=True)
+    rows = rows.sample(frac=1.0, random_state=0).reset_index(drop=True)
+    rows["qid"] = rows["qid"].astype(object)
+    df = dd.from_pandas(rows, npartitions=4, sort=False)
+    options = {"n_resamples": 25, "random_state": 2, "max_position": 5}
+    got = skrank.dask.estimate_position_bias(df, doc_id="doc_id", method=method,
+                                             **options)
+    assert_same_bias(got, in_memory_bias(rows, method=method, **options))
