@@ -46,7 +46,10 @@ from ._ranker_libraries import (
     _best_iteration,
     _check_eval_metric,
     _check_held_out,
+    _check_one_row_per_position,
+    _check_position,
     _detect_library,
+    _fit_with_position,
 )
 from ._response import ranking_scores
 
@@ -56,13 +59,18 @@ class _QueryLayout:
     """Rows sorted stably by query id, with what each library wants from them.
 
     ``order``: the row positions, query by query (ascending ids; a pandas
-    categorical in category order); within a query, the caller's order.
-    ``codes``: 0, 1, 2, ... per query of the sorted rows; ``sizes``: rows per
-    query; ``starts``: the first sorted row of each query.
+    categorical in category order); within a query, the caller's order, or
+    ascending ``within`` when given (XGBoost reads the logged positions
+    from the row order). ``codes``: 0, 1, 2, ... per query of the sorted
+    rows; ``sizes``: rows per query; ``starts``: the first sorted row of
+    each query.
     """
 
-    def __init__(self, keys):
-        self.order = np.argsort(keys, kind="stable")
+    def __init__(self, keys, within=None):
+        if within is None:
+            self.order = np.argsort(keys, kind="stable")
+        else:
+            self.order = np.lexsort((within, keys))
         sorted_keys = keys[self.order]
         new_query = np.ones(sorted_keys.shape[0], dtype=bool)
         new_query[1:] = sorted_keys[1:] != sorted_keys[:-1]
@@ -226,6 +234,17 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
     With routing off the search passes ``query_id`` to ``fit`` sliced per
     fold, or the ids come from the ``query_id_column`` of a DataFrame.
 
+    **Click logs.** With ``y`` the clicks and ``position`` where the logger
+    showed each row (requested by default with metadata routing on, like
+    ``query_id``; ``set_fit_request(position=False)`` keeps it for the
+    scorer only), the ranker trains position-debiased: LightGBM with
+    ``Dataset(position=...)`` (its ``lambdarank_position_bias_regularization``
+    applies), XGBoost with ``lambdarank_unbiased=True`` on each query's rows
+    in ascending position. ``LGBMRanker.fit`` (LightGBM 4.7) takes no
+    position, so the wrapper then trains with ``lightgbm.train`` on the
+    estimator's parameters, and ``estimator_`` is a ``lightgbm.Booster``.
+    Score such searches with :func:`skrank.clicks.get_scorer`.
+
     **Held-out queries that cannot be scored.** A skrank metric leaves out
     a query with no relevant row (GAUC: without both a relevant and an
     irrelevant row). When every held-out query is left out, the metric is
@@ -262,7 +281,7 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
     True
     """
 
-    __metadata_request__fit = {"query_id": True}
+    __metadata_request__fit = {"query_id": True, "position": True}
     __metadata_request__score = {"query_id": True}
 
     def __init__(self, estimator, *, library="auto", query_id_column="qid",
@@ -293,7 +312,8 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
             )
         return _detect_library(self.estimator, library), fraction, rounds, names
 
-    def fit(self, X, y, *, query_id=None, sample_weight=None, **fit_params):
+    def fit(self, X, y, *, query_id=None, position=None, sample_weight=None,
+            **fit_params):
         """Sort the rows by query id and fit the ranker with its group argument.
 
         Parameters
@@ -306,6 +326,18 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
         query_id : array-like of shape (n_rows,), default=None
             Query of each row: ints, strings or any hashable ids. None: the
             ``query_id_column`` of a DataFrame ``X``, else a ``ValueError``.
+        position : array-like of shape (n_rows,), default=None
+            For click logs (``y`` the clicks): the 1-based position at which
+            the logging ranker showed each row, for position-debiased
+            training. LightGBM gets it as its ``Dataset(position=...)``
+            (with ``LGBMRanker`` versions whose ``fit`` takes no
+            ``position``, the wrapper trains with ``lightgbm.train``; see
+            Notes); XGBoost gets the rows of each query in ascending
+            ``position`` and ``lambdarank_unbiased=True`` unless the
+            estimator sets it. Each query is then one displayed list: two
+            rows of a query at one position are an error for XGBoost.
+            CatBoost has no such training: a ``ValueError``. None: no
+            position.
         sample_weight : array-like of shape (n_rows,), default=None
             One weight per row; equal within a query for XGBoost and
             CatBoost, which weigh queries.
@@ -329,6 +361,7 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
         keys = _query_keys(query_id, n_rows)
         X = _drop_column(X, self.query_id_column)
         weight = check_sample_weight(sample_weight, n_rows)
+        position = _check_position(position, n_rows, library)
 
         if get_config().get("enable_metadata_routing", False):
             fit_params = process_routing(self, "fit", **fit_params).estimator.fit
@@ -354,14 +387,15 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
         estimator = clone(self.estimator)
         fit_args = dict(fit_params)
         restore = {}
-        fit_set = self._sorted_part(X, y, keys, weight, train, library)
+        fit_set = self._sorted_part(X, y, keys, weight, train, library, position)
         fit_args[_GROUP_ARGUMENT[library]] = fit_set["group"]
         if fit_set["weight"] is not None:
             fit_args["group_weight" if library == "catboost" else "sample_weight"] = (
                 fit_set["weight"]
             )
         if held_out is not None:
-            eval_set = self._sorted_part(X, y, keys, weight, held_out, library)
+            eval_set = self._sorted_part(X, y, keys, weight, held_out, library,
+                                         position)
             # CatBoost takes the first skrank metric only
             _check_held_out(names[:1] if library == "catboost" else names,
                             eval_set, rounds)
@@ -372,12 +406,16 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
                 restore = _add_evaluation(
                     estimator, library, fit_args, fit_set, eval_set, rounds, names
                 )
-            estimator.fit(fit_set["X"], fit_set["y"], **fit_args)
+            if position is None:
+                fitted = estimator.fit(fit_set["X"], fit_set["y"], **fit_args)
+            else:
+                fitted = _fit_with_position(estimator, library, fit_set, fit_args)
         if restore:
             estimator.set_params(**restore)
         metric = estimator.get_params().get("eval_metric")
         if isinstance(metric, _CatBoostMetric):
             metric.datasets = []  # the training labels are not part of the model
+        estimator = fitted  # a lightgbm.Booster when LGBMRanker.fit takes no position
 
         self.estimator_ = estimator
         self.library_ = library
@@ -385,18 +423,24 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
         for name in ("n_features_in_", "feature_names_in_"):
             if hasattr(estimator, name):
                 setattr(self, name, getattr(estimator, name))
+        if hasattr(estimator, "num_feature"):  # a lightgbm.Booster
+            self.n_features_in_ = estimator.num_feature()
         return self
 
     @staticmethod
-    def _sorted_part(X, y, keys, weight, rows, library):
+    def _sorted_part(X, y, keys, weight, rows, library, position=None):
         """The rows ``rows`` sorted by query, with the library's group argument."""
-        layout = _QueryLayout(keys[rows])
+        by_position = position is not None and library == "xgboost"
+        layout = _QueryLayout(keys[rows], position[rows] if by_position else None)
         taken = rows[layout.order]
         part = {
             "X": _take_rows(X, taken), "y": y[taken], "codes": layout.codes,
             "group": layout.group_argument(library), "weight": None,
             "row_weight": None if weight is None else weight[taken],
+            "position": None if position is None else position[taken],
         }
+        if by_position:
+            _check_one_row_per_position(part["position"], layout, taken)
         if weight is not None:
             if library == "lightgbm":
                 part["weight"] = part["row_weight"]

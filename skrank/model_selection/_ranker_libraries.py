@@ -11,6 +11,7 @@ itself is in ``_query_group``.
 """
 
 import warnings
+from numbers import Integral
 
 import numpy as np
 
@@ -367,10 +368,144 @@ def _takes(method, name):
 def _best_iteration(estimator, library, rounds):
     if rounds is None:
         return None
-    if library == "lightgbm":
-        value = getattr(estimator, "best_iteration_", None)
+    if library == "lightgbm":  # an LGBMRanker, or a Booster (trained with position)
+        value = getattr(estimator, "best_iteration_",
+                        getattr(estimator, "best_iteration", None))
     elif library == "xgboost":
         value = getattr(estimator, "best_iteration", None)
     else:
         value = estimator.get_best_iteration()
     return None if value is None else int(value)
+
+
+# -- position-debiased training (click logs) --------------------------------------
+def _check_position(position, n_rows, library):
+    """``position`` as int64 positions >= 1, or None; a ValueError naming a bad row."""
+    if position is None:
+        return None
+    if library == "catboost":
+        raise ValueError(
+            "`position` was passed, but CatBoost has no position-debiased "
+            "training: use LightGBM or XGBoost, or do not pass it (with metadata "
+            "routing on, ranker.set_fit_request(position=False) keeps the "
+            "positions for the scorer only)."
+        )
+    values = np.asarray(position)
+    if values.shape != (n_rows,):
+        raise ValueError(
+            f"`position` must have one value per row ({n_rows}), got shape "
+            f"{values.shape}."
+        )
+    if values.dtype.kind not in "iuf":
+        raise ValueError(
+            f"`position` must hold integers (1-based positions), got dtype "
+            f"{values.dtype}."
+        )
+    with np.errstate(invalid="ignore"):
+        bad = ~(np.isfinite(values) & (values >= 1) & (values == np.round(values)))
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            "`position` must be an integer >= 1 (where the logger showed the row), "
+            f"got {values[row]!r} at row {row}."
+        )
+    return values.astype(np.int64)
+
+
+def _check_one_row_per_position(position, layout, rows):
+    """XGBoost reads a query's positions from its row order: one row per position."""
+    same = (position[1:] == position[:-1]) & (layout.codes[1:] == layout.codes[:-1])
+    if same.any():
+        i = int(np.flatnonzero(same)[0]) + 1
+        raise ValueError(
+            f"`position`: rows {int(rows[i - 1])} and {int(rows[i])} of one query are "
+            f"both at position {int(position[i])}. XGBoost reads each query's "
+            "positions from the order of its rows, so a query must be one "
+            "displayed list: pass the list (impression or session) ids as "
+            "`query_id`."
+        )
+
+
+def _fit_with_position(estimator, library, fit_set, fit_args):
+    """Fit ``estimator`` position-debiased; the fitted model (it or a Booster)."""
+    if library == "xgboost":
+        # the rows of each query are in ascending position (see _sorted_part)
+        if estimator.get_params().get("lambdarank_unbiased") is None:
+            estimator.set_params(lambdarank_unbiased=True)
+        return estimator.fit(fit_set["X"], fit_set["y"], **fit_args)
+    if _takes(estimator.fit, "position"):
+        return estimator.fit(fit_set["X"], fit_set["y"], position=fit_set["position"],
+                             **fit_args)
+    return _train_lightgbm(estimator, fit_set, fit_args)
+
+
+class _BoosterMetric:
+    """A ``_LightGBMMetric`` as ``lightgbm.train``'s ``feval(preds, data)``."""
+
+    def __init__(self, metric):
+        self.metric = metric
+
+    def __call__(self, preds, data):
+        return self.metric(data.get_label(), preds, data.get_weight(), data.get_group())
+
+
+def _train_lightgbm(estimator, fit_set, fit_args):
+    """``lightgbm.train`` with ``Dataset(position=...)``, the estimator's parameters.
+
+    ``LGBMRanker.fit`` (LightGBM <= 4.7) builds its ``Dataset`` without
+    positions, so the wrapper builds it and trains the Booster itself. The
+    estimator's parameters are LightGBM parameter names or their aliases
+    (``n_estimators`` the number of rounds, ``random_state`` the seed).
+    """
+    import lightgbm
+
+    params = estimator.get_params()
+    n_rounds = params.pop("n_estimators", 100)
+    for name in ("importance_type", "class_weight"):
+        params.pop(name, None)
+    if params.get("objective") is None:
+        params["objective"] = "lambdarank"
+    seed = params.pop("random_state", None)
+    if isinstance(seed, Integral):
+        params["seed"] = int(seed)
+    elif seed is not None:
+        raise ValueError(
+            "With `position`, LightGBM is trained by lightgbm.train, whose seed is "
+            f"an integer: set the LGBMRanker's random_state to an int or None, got "
+            f"{_describe(seed)}."
+        )
+    if params.get("n_jobs") is None:
+        params.pop("n_jobs", None)
+    args = dict(fit_args)
+    if "eval_at" in args:
+        params["eval_at"] = list(args.pop("eval_at"))
+    dataset = {key: args.pop(key) for key in
+               ("init_score", "categorical_feature", "feature_name") if key in args}
+    train_set = lightgbm.Dataset(
+        fit_set["X"], label=fit_set["y"], group=args.pop("group"),
+        weight=args.pop("sample_weight", None), position=fit_set["position"],
+        params=params, **dataset,
+    )
+    eval_X, eval_y = args.pop("eval_X", None), args.pop("eval_y", None)
+    eval_set = list(zip(eval_X, eval_y)) if eval_X is not None else args.pop(
+        "eval_set", None) or []
+    eval_group = args.pop("eval_group", None)
+    eval_weight = args.pop("eval_sample_weight", None)
+    valid_sets = [
+        lightgbm.Dataset(X_valid, label=y_valid, group=eval_group[i],
+                         weight=None if eval_weight is None else eval_weight[i],
+                         reference=train_set, params=params)
+        for i, (X_valid, y_valid) in enumerate(eval_set)
+    ]
+    metric = args.pop("eval_metric", None)
+    callbacks = args.pop("callbacks", None)
+    if args:
+        raise ValueError(
+            "With `position`, LightGBM is trained by lightgbm.train (LGBMRanker.fit "
+            f"takes no position), which does not take {sorted(args)}: leave them out "
+            "or train without `position`."
+        )
+    return lightgbm.train(
+        params, train_set, num_boost_round=n_rounds, valid_sets=valid_sets,
+        feval=None if metric is None else _BoosterMetric(metric), callbacks=callbacks,
+    )
