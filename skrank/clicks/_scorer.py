@@ -172,16 +172,26 @@ class ClickScorer(QueryScorer):
         y_score = ranking_scores(
             estimator, X, response_method=self.response_method, query_id=query_id
         )
+        scores = self._evaluate_scores(y_true, y_score, query_id, position,
+                                       sample_weight)
+        return scores[self._names[0]] if self._single else scores
+
+    def _evaluate_scores(self, y_true, y_score, query_id, position,
+                         sample_weight=None):
+        """Name -> IPS estimate of given scores, ``-arp`` for ``"arp"``.
+
+        Also what :class:`skrank.QueryGroupRanker` computes on its held-out
+        lists when this scorer is its ``eval_metric``.
+        """
         result = evaluate(
             y_true, y_score, position=np.asarray(position), query_id=query_id,
             propensity=self.propensity, metrics=self._names, clip=self.clip,
             sample_weight=sample_weight,
         )
-        scores = {
+        return {
             name: (-1.0 if name == "arp" else 1.0) * float(result[name])
             for name in self._names
         }
-        return scores[self._names[0]] if self._single else scores
 
     def _position_from_column(self, X):
         column = self.position_column

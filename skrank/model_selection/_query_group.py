@@ -44,6 +44,7 @@ from ._ranker_libraries import (
     _CatBoostMetric,
     _add_evaluation,
     _best_iteration,
+    _bind_positions,
     _check_eval_metric,
     _check_held_out,
     _check_one_row_per_position,
@@ -181,7 +182,7 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
         first best round. A ``ValueError`` before training when no held-out
         query can be scored by that metric (none has a relevant row; see
         Notes).
-    eval_metric : str, list of str or None, default=None
+    eval_metric : str, click scorer, list of them or None, default=None
         skrank metric names (``"ndcg@10"``, ``"fap@10"``, ``"map"``, ...)
         computed on the held-out queries by :func:`skrank.evaluate` (tie-
         exact, queries without a relevant row left out) after each round:
@@ -190,6 +191,11 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
         as a training callback (logged under ``"skrank"`` in
         ``evals_result()``), CatBoost as a user-defined ``eval_metric``
         (the first name only, logged as ``"_CatBoostMetric"``). Needs ``validation_fraction``.
+        A scorer of :func:`skrank.clicks.get_scorer` adds its click metrics,
+        logged as ``"clicks:dcg@10"`` and so on: its IPS estimates on the
+        held-out lists, from ``y`` (the clicks) and the ``position`` given
+        to ``fit`` (LightGBM and XGBoost; ``"arp"`` negated, so higher is
+        better), so that training can stop early on a click metric.
     compat : str, default=None
         A peer's conventions for ``eval_metric`` (see
         :func:`skrank.describe_convention`): ``"lightgbm"`` logs the numbers
@@ -310,7 +316,13 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
                 f"`{what}` needs held-out queries to evaluate on: set "
                 "validation_fraction (such as 0.1) as well."
             )
-        return _detect_library(self.estimator, library), fraction, rounds, names
+        library = _detect_library(self.estimator, library)
+        if library == "catboost" and any(name.click is not None for name in names):
+            raise ValueError(
+                "`eval_metric` has a click metric, which needs positions: CatBoost "
+                "cannot take them; use LightGBM or XGBoost."
+            )
+        return library, fraction, rounds, names
 
     def fit(self, X, y, *, query_id=None, position=None, sample_weight=None,
             **fit_params):
@@ -396,6 +408,7 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
         if held_out is not None:
             eval_set = self._sorted_part(X, y, keys, weight, held_out, library,
                                          position)
+            names = _bind_positions(names, eval_set["position"])
             # CatBoost takes the first skrank metric only
             _check_held_out(names[:1] if library == "catboost" else names,
                             eval_set, rounds)

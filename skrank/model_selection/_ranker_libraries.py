@@ -28,15 +28,35 @@ _GROUP_ARGUMENT = {"lightgbm": "group", "xgboost": "qid", "catboost": "group_id"
 
 # -- skrank metrics in the libraries' formats -----------------------------------
 class _Name(str):
-    """A metric name bound to a ``compat`` preset (None: skrank's conventions)."""
+    """A metric name bound to a ``compat`` preset (None: skrank's conventions).
+
+    A click metric (from a scorer of :func:`skrank.clicks.get_scorer`) is
+    named ``"clicks:<metric>"``, with ``click`` the scorer, ``metric`` its
+    name there and ``position`` the logged positions of the held-out rows
+    (bound by ``QueryGroupRanker.fit``).
+    """
 
     compat = None
+    click = None
+    metric = None
+    position = None
 
 
 def _bind(name, compat):
     bound = _Name(name)
     bound.compat = compat
     return bound
+
+
+def _bind_click(scorer, metric):
+    bound = _Name(f"clicks:{metric}")
+    bound.click, bound.metric = scorer, metric
+    return bound
+
+
+def _is_click_scorer(value):
+    # skrank.clicks.ClickScorer (clicks imports model_selection, not the reverse)
+    return callable(getattr(value, "_evaluate_scores", None))
 
 
 def _parse(name):
@@ -47,39 +67,84 @@ def _parse(name):
 def _check_eval_metric(eval_metric, compat=None):
     if eval_metric is None:
         return []
-    names = [eval_metric] if isinstance(eval_metric, str) else eval_metric
-    if not isinstance(names, (list, tuple)) or not names or not all(
-        isinstance(name, str) for name in names
+    entries = [eval_metric] if isinstance(eval_metric, str) or _is_click_scorer(
+        eval_metric) else eval_metric
+    if not isinstance(entries, (list, tuple)) or not entries or not all(
+        isinstance(entry, str) or _is_click_scorer(entry) for entry in entries
     ):
         raise ValueError(
             "`eval_metric` must be a skrank metric name (such as \"ndcg@10\"), a "
-            f"list of names, or None, got {_describe(eval_metric)}."
+            "click scorer (skrank.clicks.get_scorer), a list of them, or None, got "
+            f"{_describe(eval_metric)}."
         )
-    names = [_bind(name, compat) for name in names]
-    for name in names:
-        spec = _parse(name)[0]  # raises for an unknown name, with close matches
-        if compat is not None:  # and for a metric the peer does not have
-            get_convention(compat).options_for(spec.stem)
+    names = []
+    for entry in entries:
+        if isinstance(entry, str):
+            name = _bind(entry, compat)
+            spec = _parse(name)[0]  # raises for an unknown name, with close matches
+            if compat is not None:  # and for a metric the peer does not have
+                get_convention(compat).options_for(spec.stem)
+            names.append(name)
+        else:
+            metrics = entry.metrics
+            for metric in [metrics] if isinstance(metrics, str) else metrics:
+                names.append(_bind_click(entry, metric))
     if len(set(names)) != len(names):
         raise ValueError(f"`eval_metric` names a metric twice: {list(names)}.")
-    return list(names)
+    return names
+
+
+def _bind_positions(names, position):
+    """The names, click metrics bound to the held-out rows' positions."""
+    if not any(getattr(name, "click", None) is not None for name in names):
+        return names
+    if position is None:
+        raise ValueError(
+            "`eval_metric` has a click metric, which needs the position at which "
+            "the logger showed each row: pass `position` to fit (with metadata "
+            "routing on, the ranker requests it by default)."
+        )
+    bound = []
+    for name in names:
+        if name.click is not None:
+            name = _bind_click(name.click, name.metric)
+            name.position = position
+        bound.append(name)
+    return bound
 
 
 def _skrank_values(names, y_true, y_score, query_id, weight=None):
-    """Mean of each metric over the queries (nan when no query is defined)."""
+    """Mean of each metric over the queries (nan when no query is defined).
+
+    Click metrics are their scorer's IPS estimates (``-arp`` for ``"arp"``):
+    higher is better.
+    """
+    labels = [name for name in names if getattr(name, "click", None) is None]
+    values = {}
     with warnings.catch_warnings():
         # an evaluation set without a relevant row in some query is normal
         warnings.simplefilter("ignore")
-        compat = getattr(names[0], "compat", None) if names else None
-        results = evaluate(
-            y_true, y_score, query_id=query_id, metrics=[str(n) for n in names],
-            sample_weight=weight, **({} if compat is None else {"compat": compat}),
-        )
-    return {name: float(results[name]) for name in names}
+        if labels:
+            compat = getattr(labels[0], "compat", None)
+            results = evaluate(
+                y_true, y_score, query_id=query_id, metrics=[str(n) for n in labels],
+                sample_weight=weight, **({} if compat is None else {"compat": compat}),
+            )
+            values.update({name: float(results[name]) for name in labels})
+        clicks = {}
+        for name in names:
+            if getattr(name, "click", None) is not None:
+                if id(name.click) not in clicks:
+                    clicks[id(name.click)] = name.click._evaluate_scores(
+                        y_true, y_score, query_id, name.position, weight)
+                values[name] = float(clicks[id(name.click)][name.metric])
+    return {name: values[name] for name in names}
 
 
 def _higher_is_better(name):
     """False for a loss (``"coverage_error"``, ``"label_ranking_loss"``)."""
+    if getattr(name, "click", None) is not None:
+        return True  # the click scorer negates arp
     return _parse(name)[0].greater_is_better
 
 

@@ -145,3 +145,68 @@ def test_lightgbm_with_position_early_stops_on_a_skrank_metric():
 def routing():
     with sklearn.config_context(enable_metadata_routing=True):
         yield
+
+
+def ips_per_round(click, lists, position, predict_round, n_rounds):
+    """IPS-DCG@5 of the held-out lists after each round, by skrank.clicks.evaluate."""
+    return [evaluate(click, predict_round(i), position=position, query_id=lists,
+                     propensity=lambda k: 1 / k, metrics="dcg@5")["dcg@5"]
+            for i in range(1, n_rounds + 1)]
+
+
+def first_stop(values, patience):
+    """The first best round (1-based) of an early stop with this patience."""
+    best, best_round = -np.inf, 0
+    for i, value in enumerate(values, start=1):
+        if value > best:
+            best, best_round = value, i
+        elif i - best_round >= patience:
+            break
+    return best_round
+
+
+@pytest.mark.parametrize("library", ["lightgbm", "xgboost"])
+def test_early_stopping_on_a_click_metric(library):
+    from sklearn.model_selection import GroupShuffleSplit
+
+    X, click, lists, position = click_log(n_lists=150, seed=7)
+    scorer = get_scorer("dcg@5", propensity=lambda k: 1 / k)
+    if library == "lightgbm":
+        ranker = lgbm_ranker().set_params(n_estimators=60, learning_rate=0.3)
+    else:
+        xgboost = needs("xgboost")
+        ranker = xgboost.XGBRanker(n_estimators=60, max_depth=3, learning_rate=0.3,
+                                   n_jobs=1)
+    model = QueryGroupRanker(ranker, validation_fraction=0.3, early_stopping_rounds=4,
+                             eval_metric=scorer, random_state=0)
+    model.fit(X, click, query_id=lists, position=position)
+    # the held-out lists, drawn as the wrapper draws them
+    _, held = next(GroupShuffleSplit(n_splits=1, test_size=0.3, random_state=0).split(
+        X, groups=np.unique(lists, return_inverse=True)[1]))
+    if library == "lightgbm":
+        booster = model.estimator_
+
+        def predict_round(i):
+            return booster.predict(X[held], num_iteration=i)
+
+        n_rounds = booster.current_iteration()
+        expected = first_stop(ips_per_round(click[held], lists[held], position[held],
+                                            predict_round, n_rounds), 4)
+        assert model.best_iteration_ == expected  # LightGBM counts from 1
+    else:
+        log = model.estimator_.evals_result()["skrank"]["clicks:dcg@5"]
+        booster = model.estimator_.get_booster()
+        values = ips_per_round(
+            click[held], lists[held], position[held],
+            lambda i: booster.inplace_predict(X[held], iteration_range=(0, i)),
+            len(log))
+        np.testing.assert_allclose(log, values, rtol=1e-10)
+        assert model.best_iteration_ == first_stop(values, 4) - 1  # XGBoost from 0
+
+
+def test_a_click_metric_needs_positions():
+    X, click, lists, position = click_log(n_lists=20, seed=8)
+    model = QueryGroupRanker(lgbm_ranker(), validation_fraction=0.3,
+                             eval_metric=get_scorer("dcg@5", propensity=1.0))
+    with pytest.raises(ValueError, match="click metric, which needs the position"):
+        model.fit(X, click, query_id=lists)
