@@ -86,28 +86,33 @@ print("true propensities:", np.round(1 / np.arange(1, 11), 3))
 # clicks as labels (one row per displayed candidate, each session one
 # list). Half of the candidates also see a logger's score, which lets them
 # imitate the logger; a ``ColumnTransformer`` drops or keeps that column.
-# Rows below position 10 have no estimated propensity, so the search uses
-# the top 10 of each session.
 #
-# Two scorers judge every candidate on the held-out folds: nDCG@10 with
-# the clicks as labels (the naive way) and IPS-DCG@10 from
+# Two scorers judge every candidate on held-out queries: nDCG@10 with the
+# clicks as labels (the naive way) and IPS-DCG@10 from
 # :func:`skrank.clicks.get_scorer`. With metadata routing on, the session
-# ids (``query_id``) reach both scorers and the ranker, the logged
-# ``position`` reaches the IPS scorer, and the folds keep each *query*
-# whole (``groups``). The ranker would take ``position`` too and train
-# position-debiased; here it trains on the raw clicks
-# (``set_fit_request(position=False)``), so only the selection differs.
+# ids (``query_id``) reach both scorers and the ranker, and the logged
+# ``position`` reaches the IPS scorer. The ranker would take ``position``
+# too and train position-debiased; here it trains on the raw clicks
+# (``set_fit_request(position=False)``), so that only the selection
+# differs.
+#
+# The search validates on one split of the *queries* (``cv`` takes any
+# list of (train, test) row indices): the candidates train on every
+# displayed row of 60% of the queries and are scored on the top 10 of each
+# session of the others, since rows below position 10 have no estimated
+# propensity. ``GroupKFold`` over the queries works the same, with more
+# fits.
 import sklearn
 from lightgbm import LGBMRanker
 from sklearn.compose import ColumnTransformer
-from sklearn.model_selection import GridSearchCV, GroupKFold
+from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 
 sklearn.set_config(enable_metadata_routing=True)
 
-tune, test = next(GroupShuffleSplit(n_splits=1, test_size=0.4, random_state=0)
-                  .split(row, click, qid[row]))
-tune = tune[position[tune] <= 10]
+train, valid = next(GroupShuffleSplit(n_splits=1, test_size=0.4, random_state=0)
+                    .split(row, click, qid[row]))
+valid = valid[position[valid] <= 10]
 logger_feature = -distance + rng.normal(0, 0.3 * distance.std(), len(y))
 n_features = X.shape[1]
 
@@ -131,25 +136,24 @@ scoring = {
     "naive": skrank.make_ranking_scorer("ndcg@10", gain="linear", no_relevant="zero"),
     "ips": skrank.clicks.get_scorer("dcg@10", propensity=bias),
 }
-search = GridSearchCV(model, grid, cv=GroupKFold(3), scoring=scoring, refit=False,
-                      error_score="raise")
-search.fit(features(row[tune]), click[tune], query_id=session[tune],
-           position=position[tune], groups=qid[row[tune]])
+search = GridSearchCV(model, grid, cv=[(train, valid)], scoring=scoring,
+                      refit=False, error_score="raise")
+search.fit(features(row), click, query_id=session, position=position)
 
 # %%
 # The truth, which a real click log does not have
 # -----------------------------------------------
-# Each candidate, refitted on all the tuning clicks, ranks every candidate
-# document of the test queries; nDCG@10 on the relevance labels says how
-# good that ranking really is.
-test_queries = np.isin(qid, np.unique(qid[row[test]]))
+# Each candidate, fitted on the training queries' clicks as in the search,
+# ranks every candidate document of the validation queries; nDCG@10 on the
+# relevance labels says how good that ranking really is.
+queries = np.isin(qid, np.unique(qid[row[valid]]))
 results = []
 for i, params in enumerate(search.cv_results_["params"]):
     fitted = sklearn.clone(model).set_params(**params).fit(
-        features(row[tune]), click[tune], query_id=session[tune])
+        features(row[train]), click[train], query_id=session[train])
     true = skrank.ndcg_score(
-        y[test_queries], fitted.predict(features(np.flatnonzero(test_queries))),
-        query_id=qid[test_queries], k=10)
+        y[queries], fitted.predict(features(np.flatnonzero(queries))),
+        query_id=qid[queries], k=10)
     results.append((
         params["columntransformer__logger"] == "passthrough",
         params["querygroupranker__estimator__num_leaves"],
