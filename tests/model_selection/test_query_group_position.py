@@ -116,6 +116,12 @@ def test_position_is_routed_to_ranker_and_click_scorer(routing):
         assert result["test_score"][i] == pytest.approx(expected, rel=1e-12)
 
 
+def test_position_is_requested_for_fit_by_default():
+    routing = QueryGroupRanker(lgbm_ranker()).get_metadata_routing()
+    assert routing.consumes("fit", ["query_id", "position"]) == {"query_id", "position"}
+    assert routing.consumes("score", ["position"]) == set()
+
+
 def test_position_request_can_be_turned_off(routing):
     X, click, lists, position = click_log(seed=5)
     ranker = QueryGroupRanker(lgbm_ranker()).set_fit_request(position=False)
