@@ -12,7 +12,7 @@ import sklearn
 from sklearn.model_selection import GroupKFold, cross_validate
 
 from skrank import QueryGroupRanker
-from skrank.clicks import evaluate, get_scorer
+from skrank.clicks import PositionBias, evaluate, get_scorer
 
 from .._needs import needs
 
@@ -216,3 +216,25 @@ def test_a_click_metric_needs_positions():
                              eval_metric=get_scorer("dcg@5", propensity=1.0))
     with pytest.raises(ValueError, match="click metric, which needs the position"):
         model.fit(X, click, query_id=lists)
+
+
+def test_search_with_two_jobs_and_a_click_eval_metric(routing):
+    # the ranker (position, click eval_metric) and the click scorer travel to
+    # joblib workers; the numbers are those of one process
+    from sklearn.model_selection import GridSearchCV
+
+    X, click, lists, position = click_log(seed=9)
+    bias = PositionBias(1 / np.arange(1, 7))
+    ranker = QueryGroupRanker(
+        lgbm_ranker().set_params(n_estimators=10), validation_fraction=0.3,
+        early_stopping_rounds=3, eval_metric=get_scorer("dcg@5", propensity=bias),
+        random_state=0)
+    means = []
+    for n_jobs in (1, 2):
+        search = GridSearchCV(
+            ranker, {"estimator__num_leaves": [3, 7]}, cv=GroupKFold(3),
+            scoring=get_scorer(["dcg@5", "arp"], propensity=bias), refit="dcg@5",
+            n_jobs=n_jobs, error_score="raise",
+        ).fit(X, click, query_id=lists, position=position, groups=lists)
+        means.append(search.cv_results_["mean_test_dcg@5"])
+    np.testing.assert_array_equal(means[0], means[1])
