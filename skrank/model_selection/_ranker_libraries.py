@@ -226,14 +226,17 @@ def _check_held_out(names, eval_set, rounds):
     constant = np.zeros(y_held.shape[0])
     values = _skrank_values(names, y_held, constant, eval_set["codes"],
                             eval_set["row_weight"])
-    undefined = [name for name in names if np.isnan(values[name])]
+    no_click = not (y_held > 0).any()  # a click metric is then 0 every round
+    undefined = [name for name in names if np.isnan(values[name]) or (
+        no_click and getattr(name, "click", None) is not None)]
     if not undefined:
         return
     what = (
         f"The skrank eval metric{'s' if len(undefined) > 1 else ''} "
         f"{', '.join(map(repr, undefined))} cannot score any of {where}: none has "
         "a relevant row (GAUC: both a relevant and an irrelevant row), and a "
-        "query that cannot be scored is left out, so the value is nan every round"
+        "query that cannot be scored is left out, so the value is nan every round "
+        "(a click metric without a held-out click: 0 every round)"
     )
     if rounds is not None and undefined[0] == names[0]:
         raise ValueError(

@@ -238,3 +238,13 @@ def test_search_with_two_jobs_and_a_click_eval_metric(routing):
         ).fit(X, click, query_id=lists, position=position, groups=lists)
         means.append(search.cv_results_["mean_test_dcg@5"])
     np.testing.assert_array_equal(means[0], means[1])
+
+
+def test_early_stopping_on_a_click_metric_without_held_out_clicks_is_refused():
+    # every IPS estimate of lists without a click is 0, whatever the model
+    X, click, lists, position = click_log(n_lists=20, seed=10)
+    model = QueryGroupRanker(lgbm_ranker(), validation_fraction=0.3,
+                             early_stopping_rounds=3, random_state=0,
+                             eval_metric=get_scorer("dcg@5", propensity=1.0))
+    with pytest.raises(ValueError, match="clicks:dcg@5.*would stop training at once"):
+        model.fit(X, np.zeros_like(click), query_id=lists, position=position)
