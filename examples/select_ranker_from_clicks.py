@@ -18,8 +18,9 @@ What you learn:
 * estimate the position bias from the logs alone with
   :func:`skrank.clicks.estimate_position_bias` (intervention harvesting);
 * tune :class:`skrank.QueryGroupRanker` around ``LGBMRanker`` on the clicks
-  and select the candidate by naive click-nDCG@10 and by IPS-DCG@10
-  (:func:`skrank.clicks.evaluate`);
+  with ``GridSearchCV``, scoring every candidate by naive click-nDCG@10
+  (:func:`skrank.get_scorer`) and by IPS-DCG@10
+  (:func:`skrank.clicks.get_scorer`), and select by each;
 * check both choices against the true nDCG@10 on the relevance labels,
   which a real click log does not have.
 
@@ -79,48 +80,88 @@ print(bias)
 print("true propensities:", np.round(1 / np.arange(1, 11), 3))
 
 # %%
-# Tune on the clicks of some queries, compare on the others
-# ---------------------------------------------------------
+# Tune with GridSearchCV, scored two ways
+# ---------------------------------------
 # Each candidate is a ``QueryGroupRanker(LGBMRanker)`` trained with the
-# clicks as labels (one row per displayed candidate). Half of the
-# candidates also see the first logger's score, which lets them imitate
-# the logger. Rows below position 10 have no estimated propensity, so the
-# comparison uses the top 10 of each session.
+# clicks as labels (one row per displayed candidate, each session one
+# list). Half of the candidates also see a logger's score, which lets them
+# imitate the logger; a ``ColumnTransformer`` drops or keeps that column.
+#
+# Two scorers judge every candidate on held-out queries: nDCG@10 with the
+# clicks as labels (the naive way) and IPS-DCG@10 from
+# :func:`skrank.clicks.get_scorer`. With metadata routing on, the session
+# ids (``query_id``) reach both scorers and the ranker, and the logged
+# ``position`` reaches the IPS scorer. The ranker would take ``position``
+# too and train position-debiased; here it trains on the raw clicks
+# (``set_fit_request(position=False)``), so that only the selection
+# differs.
+#
+# The search validates on one split of the *queries* (``cv`` takes any
+# list of (train, test) row indices): the candidates train on every
+# displayed row of 60% of the queries and are scored on the top 10 of each
+# session of the others, since rows below position 10 have no estimated
+# propensity. ``GroupKFold`` over the queries works the same, with more
+# fits.
+import sklearn
 from lightgbm import LGBMRanker
+from sklearn.compose import ColumnTransformer
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+
+sklearn.set_config(enable_metadata_routing=True)
 
 train, valid = next(GroupShuffleSplit(n_splits=1, test_size=0.4, random_state=0)
                     .split(row, click, qid[row]))
 valid = valid[position[valid] <= 10]
 logger_feature = -distance + rng.normal(0, 0.3 * distance.std(), len(y))
+n_features = X.shape[1]
 
 
-def features(rows, with_logger):
-    return np.column_stack([X[rows], logger_feature[rows]]) if with_logger else X[rows]
+def features(rows):
+    return np.column_stack([X[rows], logger_feature[rows]])
 
 
+ranker = skrank.QueryGroupRanker(LGBMRanker(
+    learning_rate=0.1, min_child_samples=20, n_jobs=1, verbose=-1, random_state=0))
+model = make_pipeline(
+    ColumnTransformer([("logger", "drop", [n_features])], remainder="passthrough"),
+    ranker.set_fit_request(position=False),
+)
+grid = {
+    "columntransformer__logger": ["drop", "passthrough"],
+    "querygroupranker__estimator__num_leaves": [3, 15],
+    "querygroupranker__estimator__n_estimators": [30, 150],
+}
+scoring = {
+    "naive": skrank.make_ranking_scorer("ndcg@10", gain="linear", no_relevant="zero"),
+    "ips": skrank.clicks.get_scorer("dcg@10", propensity=bias),
+}
+search = GridSearchCV(model, grid, cv=[(train, valid)], scoring=scoring,
+                      refit=False, error_score="raise")
+search.fit(features(row), click, query_id=session, position=position)
+
+# %%
+# The truth, which a real click log does not have
+# -----------------------------------------------
+# Each candidate, fitted on the training queries' clicks as in the search,
+# ranks every candidate document of the validation queries; nDCG@10 on the
+# relevance labels says how good that ranking really is.
+queries = np.isin(qid, np.unique(qid[row[valid]]))
 results = []
-for with_logger in (False, True):
-    for num_leaves in (3, 15):
-        for n_estimators in (30, 150):
-            model = skrank.QueryGroupRanker(LGBMRanker(
-                num_leaves=num_leaves, n_estimators=n_estimators, learning_rate=0.1,
-                min_child_samples=20, n_jobs=1, verbose=-1, random_state=0))
-            model.fit(features(row[train], with_logger), click[train],
-                      query_id=session[train])
-            score = model.predict(features(row[valid], with_logger))
-            naive = skrank.ndcg_score(click[valid], score, query_id=session[valid],
-                                      k=10, gain="linear", no_relevant="zero")
-            ips = skrank.clicks.evaluate(
-                click[valid], score, position=position[valid],
-                query_id=session[valid], propensity=bias, metrics="dcg@10")["dcg@10"]
-            # the truth: the model's ranking of every candidate of the
-            # validation queries, scored on the labels
-            queries = np.isin(qid, np.unique(qid[row[valid]]))
-            true = skrank.ndcg_score(
-                y[queries], model.predict(features(np.flatnonzero(queries),
-                                                   with_logger)),
-                query_id=qid[queries], k=10)
-            results.append((with_logger, num_leaves, n_estimators, naive, ips, true))
+for i, params in enumerate(search.cv_results_["params"]):
+    fitted = sklearn.clone(model).set_params(**params).fit(
+        features(row[train]), click[train], query_id=session[train])
+    true = skrank.ndcg_score(
+        y[queries], fitted.predict(features(np.flatnonzero(queries))),
+        query_id=qid[queries], k=10)
+    results.append((
+        params["columntransformer__logger"] == "passthrough",
+        params["querygroupranker__estimator__num_leaves"],
+        params["querygroupranker__estimator__n_estimators"],
+        search.cv_results_["mean_test_naive"][i],
+        search.cv_results_["mean_test_ips"][i],
+        true,
+    ))
 
 print(f"{'logger score':<13} {'leaves':>6} {'trees':>5} {'click nDCG@10':>14} "
       f"{'IPS DCG@10':>11} {'true nDCG@10':>13}")
@@ -131,11 +172,12 @@ for with_logger, leaves, trees, naive, ips, true in results:
 # %%
 # The two choices
 # ---------------
-# Each criterion picks its best candidate; the true nDCG@10 says which
+# Each criterion picks its best candidate (``search.cv_results_``'s
+# ``rank_test_naive`` and ``rank_test_ips``); the true nDCG@10 says which
 # choice was better. (On other seeds the two may pick the same model: the
 # point is which criterion tracks the truth.)
-by_naive = max(results, key=lambda r: r[3])
-by_ips = max(results, key=lambda r: r[4])
+by_naive = results[int(np.argmin(search.cv_results_["rank_test_naive"]))]
+by_ips = results[int(np.argmin(search.cv_results_["rank_test_ips"]))]
 best = max(r[5] for r in results)
 for label, chosen in (("naive click-nDCG@10", by_naive), ("IPS-DCG@10", by_ips)):
     print(f"selected by {label:<20} logger score={chosen[0]!s:<5} "
@@ -146,3 +188,4 @@ naive_rank = np.corrcoef(np.argsort(np.argsort([r[3] for r in results])),
 ips_rank = np.corrcoef(np.argsort(np.argsort([r[4] for r in results])),
                        np.argsort(np.argsort([r[5] for r in results])))[0, 1]
 print(f"rank correlation with the truth: naive {naive_rank:.2f}, IPS {ips_rank:.2f}")
+sklearn.set_config(enable_metadata_routing=False)

@@ -7,7 +7,8 @@ collected, the DCG, precision and average relevant position a new ranker
 would have (inverse propensity scoring). :func:`slate_estimate` gives
 off-policy estimates of a slate policy's value from slates a stochastic
 policy logged (standard, independent and reward-interaction IPS, plain or
-self-normalised), with a bootstrap interval over slates.
+self-normalised), with a bootstrap interval over slates. :func:`get_scorer`
+makes a scorer of those estimates for ``GridSearchCV`` and ``cross_validate``.
 
 ``skrank.clicks.evaluate`` is not ``skrank.evaluate`` (which scores
 relevance labels), so these names are not re-exported at the top level.
@@ -15,13 +16,16 @@ relevance labels), so these names are not re-exported at the top level.
 
 from ._evaluate import ClickEvaluation, evaluate
 from ._position_bias import PositionBias, estimate_position_bias
+from ._scorer import ClickScorer, get_scorer
 from ._slate import SlateEstimate, slate_estimate
 
 __all__ = [
     "ClickEvaluation",
+    "ClickScorer",
     "PositionBias",
     "SlateEstimate",
     "estimate_position_bias",
     "evaluate",
+    "get_scorer",
     "slate_estimate",
 ]

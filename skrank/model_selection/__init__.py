@@ -5,7 +5,9 @@ fold's query ids, by metadata routing or a DataFrame column, and the
 messages when it gets none), ``_scorer`` (the scorer classes) and
 ``_make_scorer`` (``get_scorer``, ``make_ranking_scorer``); the selector is split into ``_oof``
 (query-whole folds, out-of-fold scores), ``_cutoff_search`` (the curve and
-its maximum) and ``_fap_cutoff`` (the estimator face).
+its maximum) and ``_fap_cutoff`` (the estimator face); the rankers'
+wrapper into ``_query_group`` (the meta-estimator) and ``_ranker_libraries``
+(what LightGBM, XGBoost and CatBoost each take).
 """
 
 from ._fap_cutoff import FAPCutoffClassifier

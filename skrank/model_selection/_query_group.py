@@ -12,6 +12,7 @@ order without any reordering.
 Two extras ride on the sort: an evaluation set of held-out *queries* for
 early stopping, and skrank metrics as the library's evaluation metric,
 computed with :func:`skrank.evaluate` on the evaluation set's query ids.
+What differs between the libraries is in ``_ranker_libraries``.
 """
 
 import warnings
@@ -29,23 +30,29 @@ from sklearn.utils.validation import check_is_fitted
 from .._core._factorize import _factorize
 from .._core._frames import _from_native, column as frame_column, column_names
 from .._core._validation import (
-    _describe,
     check_fraction,
     check_option,
     check_positive_int,
     check_sample_weight,
 )
-from .._core._presets import check_compat, get_convention
-from .._core._warnings import warn
-from ..metrics._evaluate import evaluate
+from .._core._presets import check_compat
 from ._oof import _n_rows, _take_rows
-from ._response import ranking_scores
 from ._query_ids import check_query_id_column, no_column_clause
-from ._scorer import parse_name
-
-LIBRARIES = ("auto", "lightgbm", "xgboost", "catboost")
-# the fit argument that carries the queries, per library
-_GROUP_ARGUMENT = {"lightgbm": "group", "xgboost": "qid", "catboost": "group_id"}
+from ._ranker_libraries import (
+    LIBRARIES,
+    _GROUP_ARGUMENT,
+    _CatBoostMetric,
+    _add_evaluation,
+    _best_iteration,
+    _bind_positions,
+    _check_eval_metric,
+    _check_held_out,
+    _check_one_row_per_position,
+    _check_position,
+    _detect_library,
+    _fit_with_position,
+)
+from ._response import ranking_scores
 
 
 # -- query layout ---------------------------------------------------------------
@@ -53,13 +60,18 @@ class _QueryLayout:
     """Rows sorted stably by query id, with what each library wants from them.
 
     ``order``: the row positions, query by query (ascending ids; a pandas
-    categorical in category order); within a query, the caller's order.
-    ``codes``: 0, 1, 2, ... per query of the sorted rows; ``sizes``: rows per
-    query; ``starts``: the first sorted row of each query.
+    categorical in category order); within a query, the caller's order, or
+    ascending ``within`` when given (XGBoost reads the logged positions
+    from the row order). ``codes``: 0, 1, 2, ... per query of the sorted
+    rows; ``sizes``: rows per query; ``starts``: the first sorted row of
+    each query.
     """
 
-    def __init__(self, keys):
-        self.order = np.argsort(keys, kind="stable")
+    def __init__(self, keys, within=None):
+        if within is None:
+            self.order = np.argsort(keys, kind="stable")
+        else:
+            self.order = np.lexsort((within, keys))
         sorted_keys = keys[self.order]
         new_query = np.ones(sorted_keys.shape[0], dtype=bool)
         new_query[1:] = sorted_keys[1:] != sorted_keys[:-1]
@@ -93,263 +105,7 @@ def _check_constant_per_query(weight, layout, library):
     return sorted_weight[layout.starts]
 
 
-# -- skrank metrics in the libraries' formats -----------------------------------
-class _Name(str):
-    """A metric name bound to a ``compat`` preset (None: skrank's conventions)."""
-
-    compat = None
-
-
-def _bind(name, compat):
-    bound = _Name(name)
-    bound.compat = compat
-    return bound
-
-
-def _parse(name):
-    """(spec, k, options) of a name, the peer's own under its preset."""
-    return parse_name(name, getattr(name, "compat", None))
-
-
-def _check_eval_metric(eval_metric, compat=None):
-    if eval_metric is None:
-        return []
-    names = [eval_metric] if isinstance(eval_metric, str) else eval_metric
-    if not isinstance(names, (list, tuple)) or not names or not all(
-        isinstance(name, str) for name in names
-    ):
-        raise ValueError(
-            "`eval_metric` must be a skrank metric name (such as \"ndcg@10\"), a "
-            f"list of names, or None, got {_describe(eval_metric)}."
-        )
-    names = [_bind(name, compat) for name in names]
-    for name in names:
-        spec = _parse(name)[0]  # raises for an unknown name, with close matches
-        if compat is not None:  # and for a metric the peer does not have
-            get_convention(compat).options_for(spec.stem)
-    if len(set(names)) != len(names):
-        raise ValueError(f"`eval_metric` names a metric twice: {list(names)}.")
-    return list(names)
-
-
-def _skrank_values(names, y_true, y_score, query_id, weight=None):
-    """Mean of each metric over the queries (nan when no query is defined)."""
-    with warnings.catch_warnings():
-        # an evaluation set without a relevant row in some query is normal
-        warnings.simplefilter("ignore")
-        compat = getattr(names[0], "compat", None) if names else None
-        results = evaluate(
-            y_true, y_score, query_id=query_id, metrics=[str(n) for n in names],
-            sample_weight=weight, **({} if compat is None else {"compat": compat}),
-        )
-    return {name: float(results[name]) for name in names}
-
-
-def _higher_is_better(name):
-    """False for a loss (``"coverage_error"``, ``"label_ranking_loss"``)."""
-    return _parse(name)[0].greater_is_better
-
-
-class _LightGBMMetric:
-    """LightGBM's callable ``eval_metric(y_true, y_pred, weight, group)``.
-
-    LightGBM gives the query sizes of the evaluated data set, in its row
-    order (the sorted order the wrapper fitted with).
-    """
-
-    def __init__(self, names):
-        self.names = names
-
-    def __call__(self, y_true, y_pred, weight, group):
-        query_id = np.repeat(np.arange(len(group)), np.asarray(group, dtype=np.int64))
-        values = _skrank_values(self.names, y_true, y_pred, query_id, weight)
-        return [(name, values[name], _higher_is_better(name)) for name in self.names]
-
-
-class _WatchFirst:
-    """LightGBM's early stopping on one metric, whatever metrics come first.
-
-    ``lightgbm.early_stopping(first_metric_only=True)`` watches the first
-    metric of each round's results, and LightGBM lists the built-in metrics
-    the estimator sets (``metric="ndcg"``) before those of a callable
-    ``eval_metric``. This callback hands LightGBM's own callback the results
-    with the watched metric moved first, so its rules (first best round,
-    patience, best iteration at the last round) apply to that metric.
-    """
-
-    def __init__(self, callback, name):
-        self.callback = callback
-        self.name = name
-        self.order = callback.order
-        self.before_iteration = callback.before_iteration
-
-    def __call__(self, env):
-        import dataclasses
-
-        results = env.evaluation_result_list
-        if results:
-            watched = [result for result in results if result[1] == self.name]
-            results = watched + [r for r in results if r[1] != self.name]
-            if hasattr(env, "_replace"):  # LightGBM < 4.7: a namedtuple
-                env = env._replace(evaluation_result_list=results)
-            else:
-                env = dataclasses.replace(env, evaluation_result_list=results)
-        self.callback(env)
-
-
-def _check_held_out(names, eval_set, rounds):
-    """Refuse (early stopping) or warn when no held-out query can be scored.
-
-    A skrank metric leaves out a query it cannot score (no relevant row; for
-    GAUC, no pair of a relevant and an irrelevant row). When that is every
-    held-out query, the metric is nan every round: early stopping would stop
-    at once and keep the first trees.
-    """
-    from sklearn.exceptions import UndefinedMetricWarning
-
-    y_held = np.asarray(eval_set["y"])
-    n_queries = int(eval_set["codes"][-1]) + 1 if y_held.shape[0] else 0
-    where = (
-        f"the {n_queries} held-out quer{'y' if n_queries == 1 else 'ies'} "
-        "(the evaluation set drawn by validation_fraction and random_state)"
-    )
-    fix = (
-        "Hold out more queries (a larger validation_fraction), draw others "
-        "(another random_state), or check that `y` marks relevant rows (y > 0)."
-    )
-    if not names:
-        if rounds is not None and not (y_held > 0).any():
-            raise ValueError(
-                f"Early stopping watches {where}, but none of them has a relevant "
-                "row, so every ranking of them scores the same and training would "
-                f"stop after the first rounds. {fix}"
-            )
-        return
-    constant = np.zeros(y_held.shape[0])
-    values = _skrank_values(names, y_held, constant, eval_set["codes"],
-                            eval_set["row_weight"])
-    undefined = [name for name in names if np.isnan(values[name])]
-    if not undefined:
-        return
-    what = (
-        f"The skrank eval metric{'s' if len(undefined) > 1 else ''} "
-        f"{', '.join(map(repr, undefined))} cannot score any of {where}: none has "
-        "a relevant row (GAUC: both a relevant and an irrelevant row), and a "
-        "query that cannot be scored is left out, so the value is nan every round"
-    )
-    if rounds is not None and undefined[0] == names[0]:
-        raise ValueError(
-            f"{what}; early stopping on {names[0]!r} would stop training at once. "
-            f"{fix}"
-        )
-    warn(f"{what}. {fix}", UndefinedMetricWarning)
-
-
-class _CatBoostMetric:
-    """A CatBoost user-defined metric computing the first skrank metric.
-
-    CatBoost's Python metric API passes the labels and predictions of a data
-    set but not its query ids; the metric knows the layouts it will see (the
-    training rows and the held-out rows, both sorted by query) and finds
-    which one it is given by its labels.
-    """
-
-    def __init__(self, name, datasets):
-        self.name = name
-        self.datasets = datasets  # [(y_sorted, codes, group weights or None)]
-
-    def is_max_optimal(self):
-        return _higher_is_better(self.name)
-
-    def evaluate(self, approxes, target, weight):
-        y_true = np.asarray(target, dtype=np.float64)
-        for labels, codes, _ in self.datasets:
-            if labels.shape == y_true.shape and np.array_equal(labels, y_true):
-                break
-        else:
-            raise ValueError(
-                "The skrank evaluation metric was given rows it does not know "
-                "(CatBoost passes no query ids to Python metrics); evaluate on "
-                "the held-out queries of QueryGroupRanker(validation_fraction=...)."
-            )
-        score = np.asarray(approxes[0], dtype=np.float64)
-        row_weight = None if weight is None else np.asarray(weight, dtype=np.float64)
-        value = _skrank_values([self.name], y_true, score, codes, row_weight)[self.name]
-        return value, 1.0
-
-    def get_final_error(self, error, weight):
-        return error
-
-
-def _xgboost_callback(names, X_eval, y_eval, codes, weight, early_stopping_rounds):
-    """An XGBoost training callback computing skrank metrics on the held-out rows.
-
-    XGBRanker calls a Python ``eval_metric`` once per query with that
-    query's rows only, averaging in Python (single-row queries count as 1).
-    This callback instead predicts the held-out rows after each round with
-    the trees so far and scores them with :func:`skrank.evaluate`, query ids
-    known from the split. The values are logged in ``evals_result()`` under
-    ``"skrank"``; with ``early_stopping_rounds`` the first metric stops the
-    training, and ``best_iteration`` is set as XGBoost's own early stopping
-    sets it (``predict`` then uses the trees up to it).
-    """
-    import xgboost
-
-    sign = 1.0 if _higher_is_better(names[0]) else -1.0  # a loss is minimised
-
-    class SkrankMetrics(xgboost.callback.TrainingCallback):
-        def __init__(self):
-            super().__init__()
-            self.best_score = -sign * np.inf
-            self.best_iteration = 0
-
-        def after_iteration(self, model, epoch, evals_log):
-            scores = model.inplace_predict(X_eval, iteration_range=(0, epoch + 1))
-            values = _skrank_values(names, y_eval, scores, codes, weight)
-            log = evals_log.setdefault("skrank", {})
-            for name in names:
-                log.setdefault(name, []).append(values[name])
-            first = values[names[0]]
-            if sign * first > sign * self.best_score:
-                self.best_score, self.best_iteration = first, epoch
-            return (
-                early_stopping_rounds is not None
-                and epoch - self.best_iteration >= early_stopping_rounds
-            )
-
-        def after_training(self, model):
-            if early_stopping_rounds is not None:
-                model.set_attr(
-                    best_iteration=str(self.best_iteration),
-                    best_score=str(self.best_score),
-                )
-            return model
-
-    return SkrankMetrics()
-
-
 # -- the estimator ---------------------------------------------------------------
-def _detect_library(estimator, library):
-    """Which library's group argument ``estimator.fit`` takes."""
-    if library != "auto":
-        return library
-    module = type(estimator).__module__.split(".")[0]
-    if module in ("lightgbm", "xgboost", "catboost"):
-        return module
-    fit = getattr(estimator, "fit", None)
-    for library_name in ("catboost", "xgboost", "lightgbm"):
-        if fit is not None and _takes(fit, _GROUP_ARGUMENT[library_name]):
-            return library_name
-    raise ValueError(
-        f"QueryGroupRanker cannot tell how {type(estimator).__name__}.fit takes the "
-        "queries: its fit has no `group`, `qid` or `group_id` parameter. Wrap a "
-        "ranker that takes group information (lightgbm.LGBMRanker, "
-        "xgboost.XGBRanker, catboost.CatBoostRanker), or set library= to the "
-        "library whose convention it follows. A model that ranks rows one at a "
-        "time (a regressor or classifier) needs no wrapper: use it directly."
-    )
-
-
 def _drop_column(X, column):
     """``X`` without the query-id column (a DataFrame of any library), else ``X``."""
     if column is None:
@@ -426,7 +182,7 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
         first best round. A ``ValueError`` before training when no held-out
         query can be scored by that metric (none has a relevant row; see
         Notes).
-    eval_metric : str, list of str or None, default=None
+    eval_metric : str, click scorer, list of them or None, default=None
         skrank metric names (``"ndcg@10"``, ``"fap@10"``, ``"map"``, ...)
         computed on the held-out queries by :func:`skrank.evaluate` (tie-
         exact, queries without a relevant row left out) after each round:
@@ -435,6 +191,11 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
         as a training callback (logged under ``"skrank"`` in
         ``evals_result()``), CatBoost as a user-defined ``eval_metric``
         (the first name only, logged as ``"_CatBoostMetric"``). Needs ``validation_fraction``.
+        A scorer of :func:`skrank.clicks.get_scorer` adds its click metrics,
+        logged as ``"clicks:dcg@10"`` and so on: its IPS estimates on the
+        held-out lists, from ``y`` (the clicks) and the ``position`` given
+        to ``fit`` (LightGBM and XGBoost; ``"arp"`` negated, so higher is
+        better), so that training can stop early on a click metric.
     compat : str, default=None
         A peer's conventions for ``eval_metric`` (see
         :func:`skrank.describe_convention`): ``"lightgbm"`` logs the numbers
@@ -479,6 +240,17 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
     With routing off the search passes ``query_id`` to ``fit`` sliced per
     fold, or the ids come from the ``query_id_column`` of a DataFrame.
 
+    **Click logs.** With ``y`` the clicks and ``position`` where the logger
+    showed each row (requested by default with metadata routing on, like
+    ``query_id``; ``set_fit_request(position=False)`` keeps it for the
+    scorer only), the ranker trains position-debiased: LightGBM with
+    ``Dataset(position=...)`` (its ``lambdarank_position_bias_regularization``
+    applies), XGBoost with ``lambdarank_unbiased=True`` on each query's rows
+    in ascending position. ``LGBMRanker.fit`` (LightGBM 4.7) takes no
+    position, so the wrapper then trains with ``lightgbm.train`` on the
+    estimator's parameters, and ``estimator_`` is a ``lightgbm.Booster``.
+    Score such searches with :func:`skrank.clicks.get_scorer`.
+
     **Held-out queries that cannot be scored.** A skrank metric leaves out
     a query with no relevant row (GAUC: without both a relevant and an
     irrelevant row). When every held-out query is left out, the metric is
@@ -515,7 +287,7 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
     True
     """
 
-    __metadata_request__fit = {"query_id": True}
+    __metadata_request__fit = {"query_id": True, "position": True}
     __metadata_request__score = {"query_id": True}
 
     def __init__(self, estimator, *, library="auto", query_id_column="qid",
@@ -544,9 +316,16 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
                 f"`{what}` needs held-out queries to evaluate on: set "
                 "validation_fraction (such as 0.1) as well."
             )
-        return _detect_library(self.estimator, library), fraction, rounds, names
+        library = _detect_library(self.estimator, library)
+        if library == "catboost" and any(name.click is not None for name in names):
+            raise ValueError(
+                "`eval_metric` has a click metric, which needs positions: CatBoost "
+                "cannot take them; use LightGBM or XGBoost."
+            )
+        return library, fraction, rounds, names
 
-    def fit(self, X, y, *, query_id=None, sample_weight=None, **fit_params):
+    def fit(self, X, y, *, query_id=None, position=None, sample_weight=None,
+            **fit_params):
         """Sort the rows by query id and fit the ranker with its group argument.
 
         Parameters
@@ -559,6 +338,18 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
         query_id : array-like of shape (n_rows,), default=None
             Query of each row: ints, strings or any hashable ids. None: the
             ``query_id_column`` of a DataFrame ``X``, else a ``ValueError``.
+        position : array-like of shape (n_rows,), default=None
+            For click logs (``y`` the clicks): the 1-based position at which
+            the logging ranker showed each row, for position-debiased
+            training. LightGBM gets it as its ``Dataset(position=...)``
+            (with ``LGBMRanker`` versions whose ``fit`` takes no
+            ``position``, the wrapper trains with ``lightgbm.train``; see
+            Notes); XGBoost gets the rows of each query in ascending
+            ``position`` and ``lambdarank_unbiased=True`` unless the
+            estimator sets it. Each query is then one displayed list: two
+            rows of a query at one position are an error for XGBoost.
+            CatBoost has no such training: a ``ValueError``. None: no
+            position.
         sample_weight : array-like of shape (n_rows,), default=None
             One weight per row; equal within a query for XGBoost and
             CatBoost, which weigh queries.
@@ -582,6 +373,7 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
         keys = _query_keys(query_id, n_rows)
         X = _drop_column(X, self.query_id_column)
         weight = check_sample_weight(sample_weight, n_rows)
+        position = _check_position(position, n_rows, library)
 
         if get_config().get("enable_metadata_routing", False):
             fit_params = process_routing(self, "fit", **fit_params).estimator.fit
@@ -607,14 +399,16 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
         estimator = clone(self.estimator)
         fit_args = dict(fit_params)
         restore = {}
-        fit_set = self._sorted_part(X, y, keys, weight, train, library)
+        fit_set = self._sorted_part(X, y, keys, weight, train, library, position)
         fit_args[_GROUP_ARGUMENT[library]] = fit_set["group"]
         if fit_set["weight"] is not None:
             fit_args["group_weight" if library == "catboost" else "sample_weight"] = (
                 fit_set["weight"]
             )
         if held_out is not None:
-            eval_set = self._sorted_part(X, y, keys, weight, held_out, library)
+            eval_set = self._sorted_part(X, y, keys, weight, held_out, library,
+                                         position)
+            names = _bind_positions(names, eval_set["position"])
             # CatBoost takes the first skrank metric only
             _check_held_out(names[:1] if library == "catboost" else names,
                             eval_set, rounds)
@@ -625,12 +419,16 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
                 restore = _add_evaluation(
                     estimator, library, fit_args, fit_set, eval_set, rounds, names
                 )
-            estimator.fit(fit_set["X"], fit_set["y"], **fit_args)
+            if position is None:
+                fitted = estimator.fit(fit_set["X"], fit_set["y"], **fit_args)
+            else:
+                fitted = _fit_with_position(estimator, library, fit_set, fit_args)
         if restore:
             estimator.set_params(**restore)
         metric = estimator.get_params().get("eval_metric")
         if isinstance(metric, _CatBoostMetric):
             metric.datasets = []  # the training labels are not part of the model
+        estimator = fitted  # a lightgbm.Booster when LGBMRanker.fit takes no position
 
         self.estimator_ = estimator
         self.library_ = library
@@ -638,18 +436,24 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
         for name in ("n_features_in_", "feature_names_in_"):
             if hasattr(estimator, name):
                 setattr(self, name, getattr(estimator, name))
+        if hasattr(estimator, "num_feature"):  # a lightgbm.Booster
+            self.n_features_in_ = estimator.num_feature()
         return self
 
     @staticmethod
-    def _sorted_part(X, y, keys, weight, rows, library):
+    def _sorted_part(X, y, keys, weight, rows, library, position=None):
         """The rows ``rows`` sorted by query, with the library's group argument."""
-        layout = _QueryLayout(keys[rows])
+        by_position = position is not None and library == "xgboost"
+        layout = _QueryLayout(keys[rows], position[rows] if by_position else None)
         taken = rows[layout.order]
         part = {
             "X": _take_rows(X, taken), "y": y[taken], "codes": layout.codes,
             "group": layout.group_argument(library), "weight": None,
             "row_weight": None if weight is None else weight[taken],
+            "position": None if position is None else position[taken],
         }
+        if by_position:
+            _check_one_row_per_position(part["position"], layout, taken)
         if weight is not None:
             if library == "lightgbm":
                 part["weight"] = part["row_weight"]
@@ -733,97 +537,3 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
             )
         )
 
-
-def _add_evaluation(estimator, library, fit_args, fit_set, eval_set, rounds, names):
-    """Put the held-out queries, stopping rule and metrics in the library's form.
-
-    Changes ``estimator`` (a clone) and ``fit_args`` in place; returns the
-    estimator parameters to put back after ``fit``.
-    """
-    restore = {}
-    if library == "lightgbm":
-        import lightgbm
-
-        if _takes(estimator.fit, "eval_X"):  # LightGBM >= 4.7
-            fit_args["eval_X"], fit_args["eval_y"] = (eval_set["X"],), (eval_set["y"],)
-        else:
-            fit_args["eval_set"] = [(eval_set["X"], eval_set["y"])]
-        fit_args["eval_group"] = [eval_set["group"]]
-        if eval_set["weight"] is not None:
-            fit_args["eval_sample_weight"] = [eval_set["weight"]]
-        if names:
-            fit_args["eval_metric"] = _LightGBMMetric(names)
-            params = estimator.get_params()
-            if params.get("metric") is None:
-                restore["metric"] = params.get("metric")
-                estimator.set_params(metric="None")  # LightGBM's "no built-in metric"
-        if rounds is not None:
-            stopping = lightgbm.early_stopping(rounds, first_metric_only=True,
-                                               verbose=False)
-            if names:  # LightGBM lists its built-in metrics before callables
-                stopping = _WatchFirst(stopping, names[0])
-            fit_args["callbacks"] = list(fit_args.get("callbacks") or []) + [stopping]
-    elif library == "xgboost":
-        fit_args["eval_set"] = [(eval_set["X"], eval_set["y"])]
-        fit_args["eval_qid"] = [eval_set["group"]]
-        fit_args.setdefault("verbose", False)
-        if eval_set["weight"] is not None:
-            fit_args["sample_weight_eval_set"] = [eval_set["weight"]]
-        params = estimator.get_params()
-        if names:
-            if params.get("early_stopping_rounds") is not None:
-                raise ValueError(
-                    "Set early_stopping_rounds on QueryGroupRanker, not on the "
-                    "XGBRanker, when eval_metric names skrank metrics: XGBoost's own "
-                    "early stopping would watch its built-in metric."
-                )
-            callback = _xgboost_callback(
-                names, eval_set["X"], eval_set["y"], eval_set["codes"],
-                eval_set["row_weight"], rounds,
-            )
-            restore["callbacks"] = params.get("callbacks")
-            callbacks = list(params.get("callbacks") or []) + [callback]
-            estimator.set_params(callbacks=callbacks)
-        elif rounds is not None:
-            restore["early_stopping_rounds"] = params.get("early_stopping_rounds")
-            estimator.set_params(early_stopping_rounds=rounds)
-    else:
-        import catboost
-
-        pool = {"group_id": eval_set["group"]}
-        if eval_set["weight"] is not None:
-            pool["group_weight"] = eval_set["weight"]
-        fit_args["eval_set"] = catboost.Pool(eval_set["X"], eval_set["y"], **pool)
-        if rounds is not None:
-            fit_args["early_stopping_rounds"] = rounds
-        if names:
-            params = estimator.get_params()
-            datasets = [
-                (np.asarray(part["y"], dtype=np.float64), part["codes"], None)
-                for part in (fit_set, eval_set)
-            ]
-            # CatBoost refuses set_params once fitted: the metric stays, emptied
-            # of the data sets after fit (see QueryGroupRanker.fit)
-            estimator.set_params(eval_metric=_CatBoostMetric(names[0], datasets))
-    return restore
-
-
-def _takes(method, name):
-    import inspect
-
-    try:
-        return name in inspect.signature(method).parameters
-    except (TypeError, ValueError):
-        return False
-
-
-def _best_iteration(estimator, library, rounds):
-    if rounds is None:
-        return None
-    if library == "lightgbm":
-        value = getattr(estimator, "best_iteration_", None)
-    elif library == "xgboost":
-        value = getattr(estimator, "best_iteration", None)
-    else:
-        value = estimator.get_best_iteration()
-    return None if value is None else int(value)

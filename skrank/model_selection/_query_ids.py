@@ -42,10 +42,12 @@ def _check_alias(name, alias):
     )
 
 
-def no_column_clause(X, column):
-    """Why no query ids came from a column of ``X`` (a clause of an error)."""
+def no_column_clause(X, column, option="query_id_column", what="ids"):
+    """Why no ``what`` came from a column of ``X`` (a clause of an error)."""
     if column is None:
-        return ", and reading ids from a column of X is disabled (query_id_column=None)"
+        return (
+            f", and reading {what} from a column of X is disabled ({option}=None)"
+        )
     if column_names(X) is not None:
         return f", and X has no column {column!r}"
     return (
@@ -138,18 +140,25 @@ def check_query_id_column(column):
 class QueryScorer:
     """What every skrank scorer shares: query ids, routing requests, column.
 
-    Subclasses set ``query_id_column`` and call ``_init_requests()``.
+    Subclasses set ``query_id_column`` and call ``_init_requests()``. The
+    metadata a scorer requests by default are listed in ``_metadata``
+    (``query_id``; the click scorer adds ``position``); ``sample_weight`` is
+    accepted but not requested unless set.
     """
 
+    _metadata = ("query_id",)
+
     def _init_requests(self):
-        self._score_request = {"query_id": True, "sample_weight": None}
+        self._score_request = {name: True for name in self._metadata}
+        self._score_request["sample_weight"] = None
 
     def _fold_query_id(self, X, query_id, metadata):
         """The test fold's query ids (routed or from the column); refuse other metadata."""
         if metadata:
+            accepted = [f"`{name}`" for name in self._score_request]
             raise TypeError(
                 f"{self!r} got unexpected metadata {sorted(metadata)}; it accepts "
-                "`query_id` and `sample_weight`."
+                f"{', '.join(accepted[:-1])} and {accepted[-1]}."
             )
         if query_id is None:
             query_id = self._query_id_from_column(X)
@@ -161,6 +170,13 @@ class QueryScorer:
         if ids is not None:
             return ids
         raise ValueError(_missing_query_id_message(self, X))
+
+    def _set_requests(self, **aliases):
+        """Set the requests given (UNCHANGED: leave one as it is)."""
+        for name, alias in aliases.items():
+            if alias is not UNCHANGED:
+                self._score_request[name] = _check_alias(name, alias)
+        return self
 
     # -- metadata routing ----------------------------------------------------
     def set_score_request(self, *, query_id=UNCHANGED, sample_weight=UNCHANGED):
@@ -191,10 +207,7 @@ class QueryScorer:
         >>> scorer.get_metadata_routing().score.requests
         {'query_id': 'groups', 'sample_weight': None}
         """
-        for name, alias in (("query_id", query_id), ("sample_weight", sample_weight)):
-            if alias is not UNCHANGED:
-                self._score_request[name] = _check_alias(name, alias)
-        return self
+        return self._set_requests(query_id=query_id, sample_weight=sample_weight)
 
     def get_metadata_routing(self):
         """The metadata the scorer requests (scikit-learn metadata routing).

@@ -320,7 +320,7 @@ def test_names_are_registered_and_suggested():
 
 def test_ranker_eval_metrics_minimise_the_losses():
     # LightGBM and CatBoost are told the direction of each skrank eval metric
-    from skrank.model_selection._query_group import _CatBoostMetric, _LightGBMMetric
+    from skrank.model_selection._ranker_libraries import _CatBoostMetric, _LightGBMMetric
 
     y = np.array([1, 0, 0, 1])
     pred = np.array([0.1, 0.9, 0.5, 0.2])
@@ -334,7 +334,7 @@ def test_ranker_eval_metrics_minimise_the_losses():
 
 def test_xgboost_early_stopping_minimises_the_losses():
     needs("xgboost")
-    from skrank.model_selection._query_group import _xgboost_callback
+    from skrank.model_selection._ranker_libraries import _xgboost_callback
 
     y = np.array([1, 0, 0, 1])
     codes = np.array([0, 0, 1, 1])
