@@ -16,8 +16,8 @@ from ._validation import (
     check_one_row_per_position,
     check_positions,
     check_same_rows,
-    propensity_per_row,
 )
+from ._position_bias import propensity_per_row
 
 DEFAULT_METRICS = ("dcg@10", "precision@10", "arp")
 STEMS = ("dcg", "ndcg", "precision", "arp")

@@ -12,6 +12,8 @@ from ._pbm_em import pbm_em
 from ._validation import (
     check_clicks,
     check_positions,
+    check_propensity_values,
+    numbers,
     check_same_rows,
     list_codes,
 )
@@ -527,3 +529,53 @@ def _em(click, position, query, doc, n_positions, n_resamples, rng):
                               size * n_positions) > 0
         draws.append(np.where(clicked, fitted, np.nan).reshape(size, n_positions))
     return theta, np.concatenate(draws, axis=0)
+
+
+def propensity_per_row(propensity, position):
+    """The propensity of each row: from a PositionBias, a callable or an array.
+
+    A :class:`~skrank.clicks.PositionBias` gives its estimate of each
+    position (refusing positions it does not cover); a callable is called
+    with the positions, once per distinct position; an array or a number
+    gives the values as they are. Callables and arrays must give values in
+    (0, 1]. ``position`` comes from :func:`check_positions`.
+    """
+    if isinstance(propensity, PositionBias):
+        return propensity._lookup(position)
+    if callable(propensity):
+        # one call with the distinct positions (a table, no sort of the rows)
+        distinct = np.flatnonzero(np.bincount(position))
+        values = np.asarray(propensity(distinct), dtype=np.float64)
+        if values.ndim == 0:  # one value for every position
+            values = np.full(distinct.shape, float(values))
+        if values.shape != distinct.shape:
+            raise ValueError(
+                "`propensity` called with an array of positions must return one "
+                f"value per position, got shape {values.shape} for "
+                f"{distinct.shape[0]} positions."
+            )
+        bad = ~((values > 0) & (values <= 1))
+        if bad.any():  # name the first row at the first bad position
+            where = np.zeros(int(distinct[-1]) + 1, dtype=bool)
+            where[distinct[bad]] = True
+            check_propensity_values(values[bad][:1], where=[
+                int(np.flatnonzero(where[position])[0])])
+        table = np.zeros(int(distinct[-1]) + 1)
+        table[distinct] = values
+        return table[position]
+    if np.ndim(propensity) == 0:
+        if isinstance(propensity, (bool, np.bool_)) or not isinstance(propensity, Real):
+            raise ValueError(
+                "`propensity` must be a PositionBias, a callable of positions, or "
+                f"numbers (one per row), got {propensity!r}."
+            )
+        values = np.full(position.shape, propensity, dtype=np.float64)
+    else:
+        values = numbers("propensity", propensity)
+    if values.shape != position.shape:
+        raise ValueError(
+            f"`propensity` has {values.shape[0]} values but there are "
+            f"{position.shape[0]} rows: give one per row, a PositionBias, or a "
+            "callable of positions."
+        )
+    return check_propensity_values(values.astype(np.float64))

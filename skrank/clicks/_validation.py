@@ -20,7 +20,7 @@ from .._core._validation import (
 )
 
 
-def _numbers(name, values):
+def numbers(name, values):
     """``values`` as a non-empty 1-D numpy array of real numbers (any dtype)."""
     _reject_masked(name, values)
     array = _to_array(name, values)
@@ -36,7 +36,7 @@ def _numbers(name, values):
 
 def check_clicks(click):
     """``click`` as a float64 array of 0s and 1s (booleans accepted)."""
-    array = _numbers("click", click)
+    array = numbers("click", click)
     bad = ~((array == 0) | (array == 1))
     if bad.any():
         raise ValueError(
@@ -48,7 +48,7 @@ def check_clicks(click):
 
 def check_positions(position):
     """``position`` as an int64 array of 1-based ranks (whole numbers >= 1)."""
-    array = _numbers("position", position)
+    array = numbers("position", position)
     if array.dtype.kind == "f":
         bad = ~np.isfinite(array) | (array != np.floor(np.where(np.isfinite(array),
                                                                  array, 0.0)))
@@ -161,55 +161,3 @@ def check_propensity_values(values, name="propensity", where=None):
             f"{row}."
         )
     return values
-
-
-def propensity_per_row(propensity, position):
-    """The propensity of each row: from a PositionBias, a callable or an array.
-
-    A :class:`~skrank.clicks.PositionBias` gives its estimate of each
-    position (refusing positions it does not cover); a callable is called
-    with the positions, once per distinct position; an array or a number
-    gives the values as they are. Callables and arrays must give values in
-    (0, 1]. ``position`` comes from :func:`check_positions`.
-    """
-    from ._position_bias import PositionBias  # the result type; imports us
-
-    if isinstance(propensity, PositionBias):
-        return propensity._lookup(position)
-    if callable(propensity):
-        # one call with the distinct positions (a table, no sort of the rows)
-        distinct = np.flatnonzero(np.bincount(position))
-        values = np.asarray(propensity(distinct), dtype=np.float64)
-        if values.ndim == 0:  # one value for every position
-            values = np.full(distinct.shape, float(values))
-        if values.shape != distinct.shape:
-            raise ValueError(
-                "`propensity` called with an array of positions must return one "
-                f"value per position, got shape {values.shape} for "
-                f"{distinct.shape[0]} positions."
-            )
-        bad = ~((values > 0) & (values <= 1))
-        if bad.any():  # name the first row at the first bad position
-            where = np.zeros(int(distinct[-1]) + 1, dtype=bool)
-            where[distinct[bad]] = True
-            check_propensity_values(values[bad][:1], where=[
-                int(np.flatnonzero(where[position])[0])])
-        table = np.zeros(int(distinct[-1]) + 1)
-        table[distinct] = values
-        return table[position]
-    if np.ndim(propensity) == 0:
-        if isinstance(propensity, (bool, np.bool_)) or not isinstance(propensity, Real):
-            raise ValueError(
-                "`propensity` must be a PositionBias, a callable of positions, or "
-                f"numbers (one per row), got {propensity!r}."
-            )
-        values = np.full(position.shape, propensity, dtype=np.float64)
-    else:
-        values = _numbers("propensity", propensity)
-    if values.shape != position.shape:
-        raise ValueError(
-            f"`propensity` has {values.shape[0]} values but there are "
-            f"{position.shape[0]} rows: give one per row, a PositionBias, or a "
-            "callable of positions."
-        )
-    return check_propensity_values(values.astype(np.float64))

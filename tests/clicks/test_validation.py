@@ -10,8 +10,8 @@ from skrank.clicks._validation import (
     check_one_row_per_position,
     check_positions,
     list_codes,
-    propensity_per_row,
 )
+from skrank.clicks._position_bias import propensity_per_row
 
 
 def test_clicks_and_positions_pass_through():
