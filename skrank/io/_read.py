@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._core._factorize import not_utf8
+from ._numbers import parse_number, parse_numbers
 
 # name, the column holding the number, the number of whitespace-separated fields
 FORMATS = {
@@ -245,57 +246,6 @@ def _malformed(path, kind, line_number, line, reason=None):
     return ValueError(f"{path}:{line_number}: malformed {kind} line {shown!r}: {reason}{hint}.")
 
 
-# a plain decimal number, the only kind skrank reads outside --compat trec_eval
-_PLAIN_NUMBER = re.compile(rb"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
-# what C's atol and atof read at the start of a field (trec_eval's parsers)
-_ATOL = re.compile(rb"[+-]?\d+")
-_ATOF = re.compile(
-    rb"[+-]?(?:0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?\d+)?"
-    rb"|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?"
-    rb"|[nN][aA][nN])"
-)
-
-
-def _atol(token):
-    """C's ``atol``: the leading integer of ``token``, 0 if there is none."""
-    match = _ATOL.match(token)
-    return float(int(match.group())) if match else 0.0
-
-
-def _atof(token):
-    """C's ``atof`` (``strtod``): the longest leading number of ``token``, else 0."""
-    match = _ATOF.match(token)
-    if not match:
-        return 0.0
-    text = match.group().decode("ascii")
-    if "x" in text or "X" in text:
-        return float.fromhex(text if "p" in text.lower() else text + "p0")
-    return float(text)
-
-
-def _parse_number(token, kind, compat):
-    """A field's number, as trec_eval reads it or (by default) strictly; None if refused."""
-    if compat == "trec_eval":
-        value = _atol(token) if kind == "qrels" else _atof(token)
-    elif _PLAIN_NUMBER.fullmatch(token):
-        value = float(token)
-    else:
-        return None
-    return value if value - value == 0 else None  # refuse inf and nan
-
-
-def _parse_numbers(tokens, kind, compat):
-    """``_parse_number`` over a few distinct tokens (bytes or str); None if one is refused."""
-    out = np.empty(len(tokens), dtype=np.float64)
-    for i, token in enumerate(tokens):
-        token = token.encode("utf-8", "surrogateescape") if isinstance(token, str) else token
-        value = _parse_number(token, kind, compat)
-        if value is None:
-            return None
-        out[i] = value
-    return out
-
-
 def _split_python(data, path, kind, compat=None):
     """The pure-Python reader: split every line (slow, needs nothing).
 
@@ -315,7 +265,7 @@ def _split_python(data, path, kind, compat=None):
             compat == "trec_eval" and kind == "run" and len(fields) > n_fields
         ):  # trec_eval reads a run line's first 6 fields, ignores the rest
             raise _malformed(path, kind, number, line)
-        value = _parse_number(fields[value_field], kind, compat)
+        value = parse_number(fields[value_field], kind, compat)
         if value is None:
             raise _malformed(path, kind, number, line, reason=(
                 f"the {FORMATS[kind][0]} {_display(fields[value_field])!r} is not a "
@@ -413,7 +363,7 @@ def _read_pyarrow(data, path, kind, delimiter=" ", compat=None):
     table = table.drop_columns(["doc_id", "query_id"])
     if as_text:
         codes, tokens = _dictionary_codes(table.column(value_name))
-        parsed = _parse_numbers(tokens, kind, compat)
+        parsed = parse_numbers(tokens, kind, compat)
         value = parsed[codes] if len(tokens) else np.zeros(0)
     else:
         value = _numeric(table.column(value_name), np.float64)
@@ -498,7 +448,7 @@ def _read_pandas(data, path, kind, compat=None):
         return None  # a line with too few fields
     if as_text:
         codes, tokens = pd.factorize(frame[value_name])
-        parsed = _parse_numbers(list(tokens), kind, compat)
+        parsed = parse_numbers(list(tokens), kind, compat)
         value = parsed[codes] if len(tokens) else np.zeros(0)
     else:
         value = frame[value_name].to_numpy(dtype=np.float64)
