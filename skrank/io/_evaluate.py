@@ -18,6 +18,7 @@ from .._core._layout import (
 )
 from .._core._params import check_params
 from ._measures import parse_measures
+from ._trec_measures import geometric_mean
 from ._read import (
     FORMATS,
     _from_strings,
@@ -1074,6 +1075,8 @@ def _measure(pieces, measures, options, no_relevant, tag, *, in_file_order):
         if measure.summed:
             summed.append(name)
             mean[name] = float(kept.sum())
+        elif measure.geometric:  # trec_eval's gm_map, gm_bpref
+            mean[name] = geometric_mean(kept)
         else:
             mean[name] = _mean(kept, sequential=measure.trec)
     return RunEvaluation(mean, per_query, query_ids, name=tag,
