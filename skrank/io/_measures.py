@@ -360,7 +360,10 @@ def parse_measures(metrics, compat=None):
     for name in metrics:
         if not isinstance(name, str):
             raise ValueError(f"`metrics` must hold measure names, got {name!r}.")
+    given = set(metrics)
     metrics, missing = expand_nicknames(metrics)
+    # a nickname's runid is the result's name (RunEvaluation.name), not a measure
+    metrics = [name for name in metrics if name != "runid" or name in given]
     if missing:
         warnings.warn(
             f"trec_eval's {', '.join(missing)} are not computed by skrank yet: left out "

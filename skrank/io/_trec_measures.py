@@ -407,6 +407,9 @@ def expand_nicknames(names):
 
     Returns the names and the measures of a nickname that skrank leaves out
     (:data:`NOT_YET`), in trec_eval's order.
+    A family given with parameters (``rbp.p=0.5``) stands for the family: a
+    nickname's default member of it (``rbp``) is dropped, as trec_eval
+    computes each measure of its table once.
     """
     out, missing = [], []
     for name in names:
@@ -415,4 +418,6 @@ def expand_nicknames(names):
                 (missing if member in NOT_YET else out).append(member)
         else:
             out.append(name)
+    with_params = {name.partition(".")[0] for name in out if "." in name}
+    out = [name for name in out if name not in with_params]
     return out, list(dict.fromkeys(missing))
