@@ -49,7 +49,7 @@ NICKNAMES = {
 }
 
 #: measures of trec_eval that skrank does not compute yet: refused by name
-NOT_YET = ("relstring", "infAP", "G", "ndcg_rel", "Rndcg", "dcg", "ideal_dcg", "yaap")
+NOT_YET = ("relstring", "infAP", "G", "dcg", "ideal_dcg", "yaap")
 #: measures on preference or judgment-group qrels, which skrank does not read
 OTHER_QRELS = tuple(m for m in PRINT_ORDER if m.startswith("prefs_") or m.endswith("_avgjg"))
 
@@ -270,6 +270,88 @@ def binG(parts):
     return _divide(_in_row_order_sum(terms, ranked), ranked.n_relevant)
 
 
+def _dcg_parts(parts, name):
+    """Per row (ranked order): the running DCG of the retrieved rows and of the ideal.
+
+    The ideal lists the query's judged grades, highest first (trec_eval's
+    default gains: the grade itself). Each running sum adds the terms
+    ``gain / log2(rank + 1)`` one after the other, as trec_eval's loops do.
+    Also returns the gains and the number of positive ideal grades.
+    """
+    from .._core._layout import segment_cumsum
+
+    ranked = parts.graded
+    grade = np.where(parts.judged > 0, ranked.relevance, 0.0)
+    gain = np.where(_retrieved(ranked), grade, 0.0)
+    _refuse_mixed_ties(ranked, gain, name)
+    ideal = grade[np.lexsort((-grade, ranked.query))]
+    log = np.log2(ranked.rank + 1.0)
+    dcg = segment_cumsum(gain / log, ranked.query_start)
+    ideal_dcg = segment_cumsum(ideal / log, ranked.query_start)
+    n_positive = segment_sum((grade > 0).astype(np.int64), ranked.query_start)
+    return ranked, gain, ideal, dcg, ideal_dcg, n_positive
+
+
+def _last_of_query(ranked, values):
+    return values[ranked.query_start + ranked.query_size - 1]
+
+
+def ndcg_rel(parts):
+    """nDCG averaged over the relevant (positive-gain) documents.
+
+    A retrieved one contributes DCG / ideal DCG at its rank; one not
+    retrieved, the final DCG over the final ideal DCG; divided by how many
+    have a positive grade (0 when the sum is not positive).
+    """
+    ranked, gain, _, dcg, ideal_dcg, n_positive = _dcg_parts(parts, "ndcg_rel")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        at_rows = np.where(gain > 0, dcg / ideal_dcg, 0.0)
+        found = segment_sum((gain > 0).astype(np.int64), ranked.query_start)
+        rest = (n_positive - found) * (_last_of_query(ranked, dcg)
+                                       / _last_of_query(ranked, ideal_dcg))
+        total = _in_row_order_sum(at_rows, ranked) + rest
+        return np.where(total > 0, total / n_positive, 0.0)
+
+
+def Rndcg(parts):
+    """nDCG averaged at the R levels: where the ideal grade changes, and at the end.
+
+    At each position i (1 <= i <= the number of positive grades) where the
+    ideal's grade differs from the one before, nDCG over the first i places
+    (with a positive ideal DCG); plus, when the run goes on more than one
+    place past the last positive ideal grade, nDCG over the whole run
+    (trec_eval's loop). 0 for a query without a relevant document.
+    """
+    ranked, _, ideal, dcg, ideal_dcg, n_positive = _dcg_parts(parts, "Rndcg")
+    position = ranked.rank - 1  # 0-based place of each row
+    before = np.r_[np.inf, ideal[:-1]]
+    change = (position >= 1) & (position <= n_positive[ranked.query]) & (ideal != before)
+    # the change at the place just past a query's rows: its ideal there is 0
+    past = n_positive == ranked.query_size
+    rows = np.flatnonzero(change) - 1  # the sums over the first i places end a row before
+    queries = np.r_[ranked.query[rows + 1], np.flatnonzero(past & (n_positive > 0))]
+    ends = np.r_[rows, ranked.query_start[past & (n_positive > 0)]
+                 + ranked.query_size[past & (n_positive > 0)] - 1]
+    places = np.r_[position[rows + 1], n_positive[past & (n_positive > 0)]]
+    extra = np.flatnonzero(ranked.n_retrieved > n_positive + 1)
+    queries = np.r_[queries, extra]
+    ends = np.r_[ends, ranked.query_start[extra] + ranked.query_size[extra] - 1]
+    places = np.r_[places, np.full(extra.shape[0], np.iinfo(np.int64).max)]
+    top, bottom = dcg[ends], ideal_dcg[ends]
+    keep = bottom > 0
+    order = np.lexsort((places[keep], queries[keep]))
+    owner = queries[keep][order]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = (top[keep] / bottom[keep])[order]
+    from ._measures import _sequential_sum
+
+    total = _sequential_sum(terms, owner, ranked.n_queries)
+    count = np.bincount(owner, minlength=ranked.n_queries)
+    n_relevant = parts.binary.n_relevant
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(n_relevant > 0, total / count, 0.0)
+
+
 def gm_map(parts):
     from ._measures import _trec_average_precision
 
@@ -355,7 +437,8 @@ def parse_more(text):
     simple = {"num_q": (num_q, "sum"), "num_nonrel_judged_ret": (num_nonrel_judged_ret, "sum"),
               "set_P": (set_P, "mean"), "set_recall": (set_recall, "mean"),
               "set_map": (set_map, "mean"), "set_relative_P": (set_relative_P, "mean"),
-              "binG": (binG, "mean"), "gm_map": (gm_map, "gm"), "gm_bpref": (gm_bpref, "gm")}
+              "binG": (binG, "mean"), "gm_map": (gm_map, "gm"), "gm_bpref": (gm_bpref, "gm"),
+              "ndcg_rel": (ndcg_rel, "mean"), "Rndcg": (Rndcg, "mean")}
     if stem in simple:
         if params:
             raise ValueError(f"Measure {text!r}: {stem} takes no parameters.")
