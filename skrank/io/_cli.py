@@ -125,6 +125,11 @@ def _number(name, value):
 RUN_LINES = ("runid",)
 
 
+def _trec_number(name, value):
+    """A value as trec_eval prints it: its 0 / 0 comes out as C's ``  -nan``."""
+    return "  -nan" if math.isnan(value) else _number(name, value)
+
+
 def _trec_lines(result, per_query, show_run, run_lines=(), hidden=()):
     """trec_eval's layout: each query's lines (-q), then the "all" lines.
 
@@ -148,11 +153,11 @@ def _trec_lines(result, per_query, show_run, run_lines=(), hidden=()):
             qid = qids[i]
             for name in shown:
                 value = result.per_query[name].value[i]
-                lines.append(f"{name:<22}\t{qid}\t{_number(name, value)}")
+                lines.append(f"{name:<22}\t{qid}\t{_trec_number(name, value)}")
     for name in run_lines:
         lines.append(f"{name:<22}\tall\t{result.name}")
     for name in names:
-        lines.append(f"{name:<22}\tall\t{_number(name, result.mean[name])}")
+        lines.append(f"{name:<22}\tall\t{_trec_number(name, result.mean[name])}")
     return head + lines
 
 

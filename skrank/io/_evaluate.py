@@ -1071,7 +1071,8 @@ def _measure(pieces, measures, options, no_relevant, tag, *, in_file_order):
         name = measure.name
         values = np.concatenate(values_of.pop(name))[order]
         per_query[name] = QueryValues(query_ids, values, np.ones(values.shape[0]))
-        kept = values[~np.isnan(values)]
+        # a trec_eval measure's nan (its own 0 / 0, as Rndcg's) stays in the mean, as there
+        kept = values if measure.trec else values[~np.isnan(values)]
         if measure.summed:
             summed.append(name)
             mean[name] = float(kept.sum())

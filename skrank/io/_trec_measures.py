@@ -320,7 +320,9 @@ def Rndcg(parts):
     ideal's grade differs from the one before, nDCG over the first i places
     (with a positive ideal DCG); plus, when the run goes on more than one
     place past the last positive ideal grade, nDCG over the whole run
-    (trec_eval's loop). 0 for a query without a relevant document.
+    (trec_eval's loop). 0 for a query without a relevant document; nan
+    (trec_eval's 0 / 0) for one with relevant documents but no positive
+    grade (``-l 0``).
     """
     ranked, _, ideal, dcg, ideal_dcg, n_positive = _dcg_parts(parts, "Rndcg")
     position = ranked.rank - 1  # 0-based place of each row

@@ -90,7 +90,7 @@ def test_all_trec_on_hostile_files(tmp_path, seed):
     qrels, run = _hostile_files(rng)
     (tmp_path / "q").write_bytes(qrels)
     (tmp_path / "r").write_bytes(run)
-    for flags in ([], ["-c"], ["-J"], ["-l", "2"]):
+    for flags in ([], ["-c"], ["-J"], ["-l", "2"], ["-l", "0"], ["-M", "3"]):
         want = subprocess.run([binary, "-q", *flags, "-m", "all_trec", "-m", "rbp.p=0.5",
                                str(tmp_path / "q"), str(tmp_path / "r")], capture_output=True)
         if want.returncode != 0:  # trec_eval refuses the files: nothing to compare
