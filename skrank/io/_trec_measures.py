@@ -49,7 +49,7 @@ NICKNAMES = {
 }
 
 #: measures of trec_eval that skrank does not compute yet: refused by name
-NOT_YET = ("relstring", "infAP", "G", "dcg", "ideal_dcg", "yaap")
+NOT_YET = ("relstring", "infAP", "dcg", "ideal_dcg", "yaap")
 #: measures on preference or judgment-group qrels, which skrank does not read
 OTHER_QRELS = tuple(m for m in PRINT_ORDER if m.startswith("prefs_") or m.endswith("_avgjg"))
 
@@ -354,6 +354,23 @@ def Rndcg(parts):
         return np.where(n_relevant > 0, total / count, 0.0)
 
 
+def G(parts):
+    """trec_eval's normalised gain G, with its default gains (the grades).
+
+    The row at place i adds gain / log2(2 + cost_i - gained_i): ``gained``
+    the gain retrieved up to i, ``cost`` the ideal's gain up to i with each
+    place worth at least 1. The sum is over the ideal's total gain.
+    """
+    from .._core._layout import segment_cumsum
+
+    ranked, gain, ideal, _, _, _ = _dcg_parts(parts, "G")
+    gained = segment_cumsum(gain, ranked.query_start)
+    cost = segment_cumsum(np.maximum(ideal, 1.0), ranked.query_start)
+    terms = np.where(gain != 0, gain / np.log2(2.0 + cost - gained), 0.0)
+    best = segment_sum(np.where(ideal > 0, ideal, 0.0), ranked.query_start)
+    return _divide(_in_row_order_sum(terms, ranked), best)
+
+
 def gm_map(parts):
     from ._measures import _trec_average_precision
 
@@ -440,8 +457,11 @@ def parse_more(text):
               "set_P": (set_P, "mean"), "set_recall": (set_recall, "mean"),
               "set_map": (set_map, "mean"), "set_relative_P": (set_relative_P, "mean"),
               "binG": (binG, "mean"), "gm_map": (gm_map, "gm"), "gm_bpref": (gm_bpref, "gm"),
-              "ndcg_rel": (ndcg_rel, "mean"), "Rndcg": (Rndcg, "mean")}
+              "ndcg_rel": (ndcg_rel, "mean"), "Rndcg": (Rndcg, "mean"), "G": (G, "mean")}
     if stem in simple:
+        if params and stem in ("G", "ndcg_rel", "Rndcg"):
+            raise ValueError(f"Measure {text!r}: skrank computes {stem} with trec_eval's "
+                             "default gains (the grades) only.")
         if params:
             raise ValueError(f"Measure {text!r}: {stem} takes no parameters.")
         kernel, kind = simple[stem]
