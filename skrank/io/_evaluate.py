@@ -518,6 +518,8 @@ class _Parts:
     # the run's duplicate check, still running: ``checked()`` raises on a
     # duplicate; it finishes while the piece is measured
     run_check: object = None
+    # in the qrels at all (a negative judgment too), ranked order: infAP's pool
+    pooled: np.ndarray = None
 
     def checked(self):
         if self.run_check is not None:
@@ -618,9 +620,11 @@ def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
     del all_qrels_row, keep, run_query, joining
     grade = np.where(qrels_row >= 0, qrels.value[np.maximum(qrels_row, 0)], 0.0)
     judged = (qrels_row >= 0) & (grade >= 0)  # a negative judgment: in the pool, unjudged
+    pooled = qrels_row >= 0
     if judged_docs_only:
-        run_qkey, score, grade, judged, qrels_row = (
-            run_qkey[judged], score[judged], grade[judged], judged[judged], qrels_row[judged])
+        run_qkey, score, grade, judged, qrels_row, pooled = (
+            run_qkey[judged], score[judged], grade[judged], judged[judged], qrels_row[judged],
+            pooled[judged])
     del rows
     # judged rows the (kept) run did not retrieve, for the evaluated queries
     unretrieved = qrels.value >= 0
@@ -642,6 +646,8 @@ def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
 
     grade = np.concatenate([grade, qrels.value[missing], np.zeros(empty.shape[0])])
     judged = np.concatenate([judged, np.ones(missing.shape[0], dtype=bool),
+                             np.zeros(empty.shape[0], dtype=bool)])
+    pooled = np.concatenate([pooled, np.ones(missing.shape[0], dtype=bool),
                              np.zeros(empty.shape[0], dtype=bool)])
     qkey = np.concatenate([run_qkey, query_rank[qrels.query[missing]], query_rank[empty]])
     all_score = np.concatenate([score, np.full(missing.shape[0] + empty.shape[0], -np.inf)])
@@ -671,7 +677,8 @@ def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
         ranked = replace(ranked, query_ids=labels_sorted[ranked.query_ids])
     ranked.rank  # computed once, shared by the graded layouts below
     graded = ranked.with_relevance(np.where(judged, np.maximum(grade, 0.0), 0.0)[ranked.order])
-    return _Parts(ranked, graded, judged[ranked.order].astype(np.float64), run_check)
+    return _Parts(ranked, graded, judged[ranked.order].astype(np.float64), run_check,
+                  pooled=pooled[ranked.order])
 
 
 #: run lines per piece of whole queries that evaluate_run lays out at a time

@@ -49,7 +49,7 @@ NICKNAMES = {
 }
 
 #: measures of trec_eval that skrank does not compute yet: refused by name
-NOT_YET = ("relstring", "infAP", "dcg", "ideal_dcg", "yaap")
+NOT_YET = ("relstring", "dcg", "ideal_dcg", "yaap")
 #: measures on preference or judgment-group qrels, which skrank does not read
 OTHER_QRELS = tuple(m for m in PRINT_ORDER if m.startswith("prefs_") or m.endswith("_avgjg"))
 
@@ -371,6 +371,37 @@ def G(parts):
     return _divide(_in_row_order_sum(terms, ranked), best)
 
 
+def infAP(parts):
+    """trec_eval's inferred AP (Yilmaz and Aslam), over the judged sample of the pool.
+
+    A document outside the qrels is skipped; one in them with a negative
+    judgment is in the pool, not judged. A relevant row at place j + 1
+    (j > 0) adds 1/(j+1) + j/(j+1) * (pooled above)/j * (relevant above +
+    eps)/(judged above + 2 eps); at the first place, 1. Over R.
+    """
+    ranked = parts.binary
+    pooled = parts.pooled & _retrieved(ranked)
+    judged = (parts.judged > 0) & pooled
+    relevant = (ranked.is_relevant > 0) & judged
+    _refuse_mixed_ties(ranked, pooled * 1.0 + judged * 1.0 + relevant * 1.0, "infAP")
+    from .._core._layout import segment_cumsum
+
+    def above(flags):  # rows with ``flags`` before each row of its query
+        flags = flags.astype(np.int64)
+        return segment_cumsum(flags, ranked.query_start) - flags
+
+    rel_above = above(relevant).astype(np.float64)
+    judged_above = above(judged).astype(np.float64)
+    pool_above = above(pooled).astype(np.float64)
+    j = (ranked.rank - 1).astype(np.float64)
+    eps = 1e-5
+    with np.errstate(divide="ignore", invalid="ignore"):
+        term = 1.0 / (j + 1.0) + (j / (j + 1.0)) * (pool_above / j) * (
+            (rel_above + eps) / (judged_above + 2 * eps))
+    term = np.where(relevant, np.where(j == 0, 1.0, term), 0.0)
+    return _divide(_in_row_order_sum(term, ranked), ranked.n_relevant)
+
+
 def gm_map(parts):
     from ._measures import _trec_average_precision
 
@@ -457,7 +488,8 @@ def parse_more(text):
               "set_P": (set_P, "mean"), "set_recall": (set_recall, "mean"),
               "set_map": (set_map, "mean"), "set_relative_P": (set_relative_P, "mean"),
               "binG": (binG, "mean"), "gm_map": (gm_map, "gm"), "gm_bpref": (gm_bpref, "gm"),
-              "ndcg_rel": (ndcg_rel, "mean"), "Rndcg": (Rndcg, "mean"), "G": (G, "mean")}
+              "ndcg_rel": (ndcg_rel, "mean"), "Rndcg": (Rndcg, "mean"), "G": (G, "mean"),
+              "infAP": (infAP, "mean")}
     if stem in simple:
         if params and stem in ("G", "ndcg_rel", "Rndcg"):
             raise ValueError(f"Measure {text!r}: skrank computes {stem} with trec_eval's "
