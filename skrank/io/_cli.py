@@ -23,8 +23,10 @@ examples:
 
 Measures: trec_eval's names as it prints them (num_ret num_rel num_rel_ret
 map P_10 recall_10 ndcg ndcg_cut_10 map_cut_10 Rprec bpref recip_rank
-success_10 iprec_at_recall_0.10), its -m forms (P.5,10, or P for every
-default cutoff) and skrank's metric names (ndcg@10, mrr, fap, ...).
+success_10 iprec_at_recall_0.10 rbp set_F utility infAP ...), its -m forms
+(P.5,10, or P for every default cutoff; rbp.p=0.95; utility.1,-1,0,0), its
+nicknames (-m all_trec, -m official, -m set; printed in trec_eval's order
+with --format trec) and skrank's metric names (ndcg@10, mrr, fap, ...).
 Several runs give one comparison table with paired tests (randomisation and
 t-test, Holm-corrected over the pairs), as skrank.compare does.
 """
@@ -221,8 +223,8 @@ def _evaluate(args):
     measures, missing = expand_nicknames(args.measures or ["map", "ndcg", "P_10",
                                                            "recall_100"])
     if missing:  # said, never silently fewer lines
-        print(f"skrank: note: trec_eval's {', '.join(missing)} are not computed by "
-              "skrank yet: their lines are left out.", file=sys.stderr)
+        print(f"skrank: note: not computed by skrank yet, so left out: trec_eval's "
+              f"{', '.join(missing)}.", file=sys.stderr)
     run_lines = [m for m in dict.fromkeys(measures) if m in RUN_LINES]
     measures = list(dict.fromkeys(m for m in measures if m not in RUN_LINES))
     if run_lines and args.format != "trec":

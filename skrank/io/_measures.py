@@ -366,8 +366,8 @@ def parse_measures(metrics, compat=None):
     metrics = [name for name in metrics if name != "runid" or name in given]
     if missing:
         warnings.warn(
-            f"trec_eval's {', '.join(missing)} are not computed by skrank yet: left out "
-            "of the nickname's measures.", UserWarning, stacklevel=4)
+            "not computed by skrank yet, so left out of the nickname's measures: "
+            f"trec_eval's {', '.join(missing)}.", UserWarning, stacklevel=4)
     out = []
     for name in metrics:
         if name == "runid":
