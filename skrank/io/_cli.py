@@ -23,8 +23,10 @@ examples:
 
 Measures: trec_eval's names as it prints them (num_ret num_rel num_rel_ret
 map P_10 recall_10 ndcg ndcg_cut_10 map_cut_10 Rprec bpref recip_rank
-success_10 iprec_at_recall_0.10), its -m forms (P.5,10, or P for every
-default cutoff) and skrank's metric names (ndcg@10, mrr, fap, ...).
+success_10 iprec_at_recall_0.10 rbp set_F utility infAP ...), its -m forms
+(P.5,10, or P for every default cutoff; rbp.p=0.95; utility.1,-1,0,0), its
+nicknames (-m all_trec, -m official, -m set; printed in trec_eval's order
+with --format trec) and skrank's metric names (ndcg@10, mrr, fap, ...).
 Several runs give one comparison table with paired tests (randomisation and
 t-test, Holm-corrected over the pairs), as skrank.compare does.
 """
@@ -68,6 +70,9 @@ def _parser():
                     help="drop unjudged retrieved documents (trec_eval -J)")
     ev.add_argument("-M", "--max-docs", type=int, default=None, metavar="N",
                     help="use at most N documents per query (trec_eval -M)")
+    ev.add_argument("-R", dest="rel_format", default="qrels", metavar="FORMAT",
+                    help="qrels format (trec_eval -R): qrels only; trec_eval's "
+                    "qrels_prefs and qrels_jg are not read")
     ev.add_argument("--stream", action="store_true",
                     help="read each run in pieces of whole queries, holding one piece "
                     "in memory (for runs whose lines are grouped by query; other runs "
@@ -108,38 +113,53 @@ def _explain(args):
     return 0
 
 
+#: trec_eval's counts, printed as integers (kept here: the parser imports no numpy)
+_COUNTS = ("num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret")
+
+
 def _number(name, value):
-    if name in ("num_ret", "num_rel", "num_rel_ret"):
+    if name in _COUNTS:
         return str(int(round(value)))
     return "nan" if math.isnan(value) else f"{value:.4f}"
 
 
-#: trec_eval measures about the whole run, printed on its "all" lines only
-RUN_LINES = ("runid", "num_q")
+#: trec_eval's measure about the whole run, printed on its "all" lines only
+RUN_LINES = ("runid",)
 
 
-def _trec_lines(result, per_query, show_run, run_lines=()):
+def _trec_number(name, value):
+    """A value as trec_eval prints it: its 0 / 0 comes out as C's ``  -nan``."""
+    return "  -nan" if math.isnan(value) else _number(name, value)
+
+
+def _trec_lines(result, per_query, show_run, run_lines=(), hidden=()):
     """trec_eval's layout: each query's lines (-q), then the "all" lines.
 
-    ``run_lines`` holds the requested ``runid`` / ``num_q``, printed first among
-    the "all" lines, as trec_eval does; several runs start each block with
-    its ``runid``.
+    Measures come in trec_eval's order (its measure table's, whatever the
+    order of -m), skrank's names after them; ``run_lines`` holds a
+    requested ``runid``, printed first among the "all" lines, as trec_eval
+    does; several runs start each block with its ``runid``. trec_eval's
+    summary-only measures (num_q, gm_map, gm_bpref) have no query lines.
     """
+    from ._trec_measures import SUMMARY_ONLY, print_rank
+
+    names = sorted((m for m in result.mean if m not in hidden), key=print_rank)
     head = []
     if show_run and "runid" not in run_lines:
         head.append(f"{'runid':<22}\tall\t{result.name}")
     lines = []
     if per_query:  # trec_eval prints every query's measures together
         qids = [str(q) for q in result.query_ids]
+        shown = [m for m in names if m not in SUMMARY_ONLY]
         for i in sorted(range(len(qids)), key=qids.__getitem__):  # strcmp order
             qid = qids[i]
-            for name, values in result.per_query.items():
-                lines.append(f"{name:<22}\t{qid}\t{_number(name, values.value[i])}")
+            for name in shown:
+                value = result.per_query[name].value[i]
+                lines.append(f"{name:<22}\t{qid}\t{_trec_number(name, value)}")
     for name in run_lines:
-        value = result.name if name == "runid" else len(result.query_ids)
-        lines.append(f"{name:<22}\tall\t{value}")
-    for name, value in result.mean.items():
-        lines.append(f"{name:<22}\tall\t{_number(name, value)}")
+        lines.append(f"{name:<22}\tall\t{result.name}")
+    for name in names:
+        lines.append(f"{name:<22}\tall\t{_trec_number(name, result.mean[name])}")
     return head + lines
 
 
@@ -194,13 +214,24 @@ def _evaluate(args):
     for name in ("compat", "relevance_level", "max_docs"):
         setattr(args, name, rules[name].check(name, getattr(args, name)))
 
-    measures = args.measures or ["map", "ndcg", "P_10", "recall_100"]
+    if args.rel_format != "qrels":
+        raise ValueError(
+            f"-R {args.rel_format}: skrank reads plain qrels only (-R qrels); trec_eval's "
+            "preference and judgment-group formats (qrels_prefs, qrels_jg) are not read.")
+    from ._trec_measures import expand_nicknames
+
+    measures, missing = expand_nicknames(args.measures or ["map", "ndcg", "P_10",
+                                                           "recall_100"])
+    if missing:  # said, never silently fewer lines
+        print(f"skrank: note: not computed by skrank yet, so left out: trec_eval's "
+              f"{', '.join(missing)}.", file=sys.stderr)
     run_lines = [m for m in dict.fromkeys(measures) if m in RUN_LINES]
-    measures = [m for m in measures if m not in RUN_LINES]
+    measures = list(dict.fromkeys(m for m in measures if m not in RUN_LINES))
     if run_lines and args.format != "trec":
         raise ValueError(f"-m {run_lines[0]}: trec_eval's run lines need --format trec.")
-    if not measures:
-        raise ValueError("-m: name at least one measure besides runid and num_q.")
+    hidden = ()
+    if not measures:  # -m runid alone: the run is still read (its name, its checks)
+        measures, hidden = ["num_q"], ("num_q",)
     if args.compat not in (None, "trec_eval"):  # another peer: its rules, its lines
         _check_preset_run_options(args.compat, args.complete_qrels,
                                   args.judged_docs_only, args.max_docs)
@@ -225,7 +256,7 @@ def _evaluate(args):
     several = len(results) > 1
     if args.format == "trec":
         for result in results:
-            out += _trec_lines(result, args.per_query, several, run_lines)
+            out += _trec_lines(result, args.per_query, several, run_lines, hidden)
     elif args.format == "json":
         data = [{
             "run": name, "tag": result.name,
@@ -264,7 +295,7 @@ def _evaluate(args):
         if args.compat in (None, "trec_eval"):  # a preset has its own rule
             out += _no_relevant_note(results, names)
     if several and args.format == "table":
-        comparable = [m for m in columns if m not in ("num_ret", "num_rel", "num_rel_ret")]
+        comparable = [m for m in columns if m not in _COUNTS]
         if comparable:
             tests = _comparison(results, names, comparable, args.seed).tests
             from ..stats._tables import format_p_value

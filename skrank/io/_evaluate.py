@@ -12,6 +12,7 @@ from ._join import _layout, _qrels_rows
 from ._measures import parse_measures
 from ._pieces import NotStreamable, _pieces, stream_pieces
 from ._tables import _as_table, _no_shared_query, _run_queries
+from ._trec_measures import geometric_mean
 
 DEFAULT_MEASURES = ("map", "ndcg", "P_10", "recall_100")
 
@@ -338,10 +339,13 @@ def _measure(pieces, measures, options, no_relevant, tag, *, in_file_order):
         name = measure.name
         values = np.concatenate(values_of.pop(name))[order]
         per_query[name] = QueryValues(query_ids, values, np.ones(values.shape[0]))
-        kept = values[~np.isnan(values)]
+        # a trec_eval measure's nan (its own 0 / 0, as Rndcg's) stays in the mean, as there
+        kept = values if measure.trec else values[~np.isnan(values)]
         if measure.summed:
             summed.append(name)
             mean[name] = float(kept.sum())
+        elif measure.geometric:  # trec_eval's gm_map, gm_bpref
+            mean[name] = geometric_mean(kept)
         else:
             mean[name] = _mean(kept, sequential=measure.trec)
     return RunEvaluation(mean, per_query, query_ids, name=tag,

@@ -101,6 +101,8 @@ class _Parts:
     # the run's duplicate check, still running: ``checked()`` raises on a
     # duplicate; it finishes while the piece is measured
     run_check: object = None
+    # in the qrels at all (a negative judgment too), ranked order: infAP's pool
+    pooled: np.ndarray = None
 
     def checked(self):
         if self.run_check is not None:
@@ -177,15 +179,19 @@ def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
     run_qkey, score, grade, judged, qrels_row = _judged_lines(
         qrels, qrels_row, run_qkey, score, judged_docs_only)
     evaluated = _evaluated_queries(qrels, has_lines, query_rank, complete_qrels)
+    n_run, pooled = run_qkey.shape[0], qrels_row >= 0
     qkey, all_score, grade, judged = _with_unretrieved_rows(
         qrels, qrels_row, run_qkey, score, grade, judged, evaluated, query_rank)
     del qrels_row, run_qkey, score
+    # the rows added are judged documents (in the pool) or placeholders (not)
+    pooled = np.concatenate([pooled, judged[n_run:]])
     binary = (judged & (grade >= relevance_level)).astype(np.float64)
     ranked = _ranked(qkey, all_score, binary, labels_sorted, compat=compat, ties=ties)
     del qkey, all_score, binary
     ranked.rank  # computed once, shared by the graded layouts below
     graded = ranked.with_relevance(np.where(judged, np.maximum(grade, 0.0), 0.0)[ranked.order])
-    return _Parts(ranked, graded, judged[ranked.order].astype(np.float64), run_check)
+    return _Parts(ranked, graded, judged[ranked.order].astype(np.float64), run_check,
+                  pooled=pooled[ranked.order])
 
 
 def _order_and_cut(run, run_qkey, score, rows, *, compat, max_docs, ties, labels_sorted):

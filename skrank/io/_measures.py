@@ -8,6 +8,7 @@ without a relevant document scores 0 and stays in the mean, as there.
 """
 
 import re
+import warnings
 from dataclasses import dataclass
 from typing import Callable, NamedTuple
 
@@ -22,6 +23,7 @@ from ..metrics._cutoff import (
 from ..metrics._first_relevant import _hit_rate_per_query, _reciprocal_rank_per_query
 from ..metrics._gain import _ndcg_per_query
 from ..metrics._incomplete import _bpref_per_query
+from ._trec_measures import expand_nicknames, parse_more
 
 CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 SUCCESS_CUTOFFS = (1, 5, 10)
@@ -37,6 +39,7 @@ class TrecMeasure:
     name: str
     kernel: Callable
     summed: bool = False
+    geometric: bool = False
 
 
 def _zero_nan(values):
@@ -291,7 +294,11 @@ def parse_trec_measure(text):
     if stem == "iprec_at_recall":
         levels = [_level(text, v) for v in params.split(",")] if params else RECALL_LEVELS
         return [_iprec_measure(level) for level in levels]
-    return None
+    more = parse_more(text)
+    if more is None:
+        return None
+    return [TrecMeasure(name, kernel, summed=kind == "sum", geometric=kind == "gm")
+            for name, kernel, kind in more]
 
 
 def _level(text, value):
@@ -309,7 +316,9 @@ def _level(text, value):
 TREC_NAMES = (
     "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank",
     "ndcg", "P_{k}", "recall_{k}", "ndcg_cut_{k}", "map_cut_{k}", "success_{k}",
-    "iprec_at_recall",
+    "iprec_at_recall", "num_q", "num_nonrel_judged_ret", "set_P", "set_recall", "set_map",
+    "set_relative_P", "set_F", "utility", "relative_P_{k}", "unj_{k}", "Rprec_mult",
+    "11pt_avg", "rbp", "rbp_resid", "binG", "gm_map", "gm_bpref", "all_trec", "official",
 )
 
 
@@ -319,7 +328,8 @@ class RunMeasure(NamedTuple):
     ``summed``: the "all" value is the sum over queries (trec_eval's counts);
     ``trec``: trec_eval's kernel, whose mean adds the values one after the
     other as trec_eval does; ``fill``: a name of skrank's, which the
-    ``no_relevant`` option of :func:`evaluate_run` applies to.
+    ``no_relevant`` option of :func:`evaluate_run` applies to; ``geometric``:
+    the "all" value is trec_eval's geometric mean (gm_map, gm_bpref).
     """
 
     name: str
@@ -327,6 +337,7 @@ class RunMeasure(NamedTuple):
     summed: bool = False
     trec: bool = False
     fill: bool = False
+    geometric: bool = False
 
 
 def parse_measures(metrics, compat=None):
@@ -346,13 +357,27 @@ def parse_measures(metrics, compat=None):
     metrics = list(metrics)
     if not metrics:
         raise ValueError("`metrics` is empty: name at least one measure.")
-    out = []
     for name in metrics:
         if not isinstance(name, str):
             raise ValueError(f"`metrics` must hold measure names, got {name!r}.")
+    given = set(metrics)
+    metrics, missing = expand_nicknames(metrics)
+    # a nickname's runid is the result's name (RunEvaluation.name), not a measure
+    metrics = [name for name in metrics if name != "runid" or name in given]
+    if missing:
+        warnings.warn(
+            "not computed by skrank yet, so left out of the nickname's measures: "
+            f"trec_eval's {', '.join(missing)}.", UserWarning, stacklevel=4)
+    out = []
+    for name in metrics:
+        if name == "runid":
+            raise ValueError(
+                "Measure 'runid': the run's name is RunEvaluation.name, not a measure "
+                "(the command prints it with -m runid --format trec).")
         trec = parse_trec_measure(name)
         if trec is not None:
-            out.extend(RunMeasure(m.name, m.kernel, m.summed, True) for m in trec)
+            out.extend(RunMeasure(m.name, m.kernel, m.summed, True, geometric=m.geometric)
+                       for m in trec)
             continue
         try:
             resolved = resolve_metric_name(name, compat, families=(TREC_NAMES,))

@@ -70,8 +70,11 @@ def test_trec_format_runid_and_num_q_open_the_all_lines(files):
     evaluated = set(qrels) & set(run)  # without -c: the run's judged queries
     assert lines[-3][2] == "run" and lines[-2][2] == str(len(evaluated))
     assert lines[0][0] == f"{'map':<22}"  # names padded to 22 characters, as there
-    done = _skrank("evaluate", root / "qrels", root / "run", "-m", "num_q")
+    done = _skrank("evaluate", root / "qrels", root / "run", "-m", "runid")
     assert done.returncode == 2 and "--format trec" in done.stderr
+    # num_q is a measure of its own (a count), in every format
+    done = _skrank("evaluate", root / "qrels", root / "run", "-m", "num_q", "--format", "json")
+    assert done.returncode == 0 and f'"num_q": {float(len(evaluated))}' in done.stdout
 
 
 def test_json_and_csv(files):
