@@ -1,13 +1,14 @@
-"""Every option of every public function, declared once in one table.
+"""The machinery of option checking: rules, the checking decorator, shared docs.
 
-:data:`PARAMETERS` maps a public function's name to its options and their
-:class:`Rule`: the check (from ``_validation``) and values the check must
-refuse. The decorator :func:`check_params` generates a function's checks from
-the table: before the body runs, each declared option is checked and
+Each public function declares its own options beside its definition,
+``@validate_params({option: Rule})`` (as scikit-learn's ``validate_params``):
+a :class:`Rule` is the check (from ``_validation``) and values the check
+must refuse. Before the body runs, each declared option is checked and
 replaced by its checked form (``k=2**70`` becomes ``2**62``, ``beta=2``
-becomes ``2.0``). ``tests/core/test_params.py`` feeds every public function
-the refused values of each of its options, and checks that no option of a
-public signature is left out of the table.
+becomes ``2.0``). Option groups many functions share are named here
+(:data:`CUTOFF_OPTIONS`, ...); no function is. ``tests/core/test_params.py``
+feeds every public function the refused values of each of its options, and
+checks that no option of a public signature is left undeclared.
 """
 
 import functools
@@ -125,92 +126,23 @@ MAX_GRADE = Rule(_check_max_grade, (0, -1.0, float("nan"), "2", True))
 METRIC_NAME = Rule(_check_name, (1.5, None))
 SIDE = Rule(_check_side, ("no-such-peer", 1.5, None))
 
-# the preset and the score conventions, taken by every ranking metric
-_CONVENTIONS = {
+# option groups that many public functions share (each function declares
+# its own options, beside its definition, with @validate_params)
+#: the preset and the score conventions, taken by every ranking metric
+CONVENTION_OPTIONS = {
     "compat": COMPAT,
     "score_dtype": choice(*SCORE_DTYPES),
     "retrieved": choice(*RETRIEVED),
 }
-_SHARED = {
+#: the options of a ranking metric without a cutoff
+RANKING_OPTIONS = {
     "ties": choice(*TIES),
     "no_relevant": choice(*NO_RELEVANT),
     "aggregate": choice(*AGGREGATE),
-    **_CONVENTIONS,
+    **CONVENTION_OPTIONS,
 }
-_WITH_K = {"k": CUTOFF, **_SHARED}
-
-#: function name -> {option: Rule}
-PARAMETERS = {
-    "ndcg_score": {"gain": choice(*GAINS), "discount": choice(*DISCOUNTS), **_WITH_K},
-    "dcg_score": {"gain": choice(*GAINS), "discount": choice(*DISCOUNTS), **_WITH_K},
-    "average_precision_score": {
-        "normalize": choice(*NORMALIZE), "tie_blocks": choice(*TIE_BLOCKS), **_WITH_K,
-    },
-    "reciprocal_rank_score": _WITH_K,
-    "err_score": {"max_grade": MAX_GRADE, **_WITH_K},
-    "pfound_score": {"max_grade": MAX_GRADE, "decay": FRACTION_TO_ONE, **_WITH_K},
-    "precision_at_k_score": {"normalize": choice(*PRECISION_NORMALIZE), **_WITH_K},
-    "hits_score": _WITH_K,
-    "recall_at_k_score": _WITH_K,
-    "hit_rate_score": _WITH_K,
-    "fbeta_at_k_score": {"beta": POSITIVE, **_WITH_K},
-    "fap_score": {"beta": POSITIVE, **_WITH_K},
-    "fap_curve": {
-        "max_k": CUTOFF, "beta": POSITIVE, "ties": choice(*TIES),
-        "no_relevant": choice(*NO_RELEVANT), "return_parts": FLAG, **_CONVENTIONS,
-    },
-    "r_precision_score": _SHARED,
-    "pr_auc_score": _SHARED,
-    "bpref_score": _SHARED,
-    "rbp_score": {
-        "p": FRACTION, "gain": choice(*RBP_GAINS), "return_residual": FLAG,
-        **_WITH_K,
-    },
-    "graded_average_precision_score": _WITH_K,
-    "weighted_average_precision_score": _WITH_K,
-    "set_fbeta_score": {
-        "beta": POSITIVE, "no_relevant": choice(*NO_RELEVANT),
-        "aggregate": choice(*AGGREGATE), "compat": COMPAT,
-    },
-    "coverage_error": {"aggregate": choice(*AGGREGATE), **_CONVENTIONS},
-    "label_ranking_loss": {"aggregate": choice(*AGGREGATE), **_CONVENTIONS},
-    "label_ranking_average_precision_score": {
-        "aggregate": choice(*AGGREGATE), **_CONVENTIONS,
-    },
-    "gauc_score": {
-        "ties": choice(*TIES), "weighting": choice(*WEIGHTING),
-        "one_class": choice(*ONE_CLASS), "aggregate": choice(*AGGREGATE),
-        **_CONVENTIONS,
-    },
-    "rank_correlation_score": {
-        "method": choice(*CORRELATION_METHODS), "aggregate": choice(*AGGREGATE),
-        **_CONVENTIONS,
-    },
-    "precision_recall_at_k_curve": {"max_k": CUTOFF, **_SHARED},
-    "interpolated_precision_recall_curve": _SHARED,
-    "rank_decay_weights": {"decay": FRACTION_TO_ONE, "ties": choice(*TIES)},
-    "evaluate": _SHARED,
-    "compare": {
-        "n_resamples": COUNT, "confidence_level": FRACTION,
-        "correction": choice(*CORRECTIONS), "ties": choice(*TIES),
-        "no_relevant": choice(*NO_RELEVANT),
-    },
-    "evaluate_by": {
-        "confidence_level": FRACTION_OR_NONE, "n_resamples": COUNT,
-        "method": choice(*BOOTSTRAP_METHODS), "min_queries": COUNT,
-    },
-    "permutation_importance": {"n_repeats": COUNT},
-    "get_scorer": {"compat": COMPAT},
-    "explain_difference": {
-        "metric": METRIC_NAME, "a": SIDE, "b": SIDE, "n_queries": COUNT,
-    },
-    "evaluate_run": {
-        "compat": COMPAT, "relevance_level": REAL,
-        "complete_qrels": FLAG, "judged_docs_only": FLAG, "max_docs": CUTOFF,
-        "ties": choice(*TIES), "no_relevant": choice("zero", "skip", "one"),
-    },
-    "load_digits_retrieval": {"n_queries": COUNT, "n_candidates": COUNT, "as_frame": FLAG},
-}
+#: the options of a ranking metric with a cutoff ``k``
+CUTOFF_OPTIONS = {"k": CUTOFF, **RANKING_OPTIONS}
 
 
 # functions whose ``compat`` their body resolves (per metric, or TREC rules)
@@ -315,16 +247,22 @@ def write_shared_docs(func):
     func.__doc__ = _SHARED_MARK.sub(expand, func.__doc__)
 
 
-def check_params(func):
-    """Check ``func``'s declared options (from :data:`PARAMETERS`) on every call.
+def validate_params(rules):
+    """Declare a public function's options: ``{option: Rule}``, checked on every call.
 
-    The checked values replace the given ones; options left at their
-    defaults are not checked (the defaults are valid). The wrapper keeps
-    ``func``'s name, docstring and signature (``__wrapped__``). The
-    docstring's ``{name, ...}`` lines become the shared documentation of
-    those parameters (:func:`write_shared_docs`).
+    Used as ``@validate_params({"k": CUTOFF, ...})`` right above the
+    function (as scikit-learn's ``validate_params``). The checked values
+    replace the given ones; options left at their defaults are not checked
+    (the defaults are valid). The wrapper keeps ``func``'s name, docstring
+    and signature (``__wrapped__``), and its rules as ``parameter_rules``.
+    The docstring's ``{name, ...}`` lines become the shared documentation of
+    those parameters (:func:`write_shared_docs`). An option that is not a
+    keyword-only parameter of the function is a TypeError at import.
     """
-    rules = PARAMETERS[func.__name__]
+    return partial(_validated, rules=dict(rules))
+
+
+def _validated(func, *, rules):
     write_shared_docs(func)
     parameters = inspect.signature(func).parameters
     loose = [
@@ -371,7 +309,12 @@ def check_params(func):
                 kwargs["y_score"] = convert_scores(kwargs["y_score"], dtype, retrieved)
         return func(*args, **kwargs)
 
+    checked.parameter_rules = rules
     return checked
+
+
+#: the former name of :func:`validate_params` (``@check_params(rules)``)
+check_params = validate_params
 
 
 def _as_the_peer_reads(rules, args, kwargs):

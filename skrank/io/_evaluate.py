@@ -16,7 +16,15 @@ from .._core._layout import (
     sort_each_run,
     sort_runs,
 )
-from .._core._params import check_params
+from .._core._params import (
+    choice,
+    COMPAT,
+    CUTOFF,
+    FLAG,
+    REAL,
+    TIES,
+    validate_params,
+)
 from ._measures import parse_measures
 from ._read import (
     FORMATS,
@@ -828,7 +836,11 @@ def _mean(values, *, sequential):
     return float(values.mean())
 
 
-@check_params
+@validate_params({
+    "compat": COMPAT, "relevance_level": REAL,
+    "complete_qrels": FLAG, "judged_docs_only": FLAG, "max_docs": CUTOFF,
+    "ties": choice(*TIES), "no_relevant": choice("zero", "skip", "one"),
+})
 def evaluate_run(
     qrels,
     run,

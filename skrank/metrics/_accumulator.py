@@ -33,7 +33,7 @@ from .._core._aggregate import (
 )
 from .._core._factorize import _factorize
 from .._core._layout import TIES
-from .._core._params import PARAMETERS
+from .._core._params import RANKING_OPTIONS
 from .._core._validation import (
     _describe,
     _to_array,
@@ -236,7 +236,7 @@ class RankingAccumulator:
         self.metrics = metrics
         self.contiguous = check_bool("contiguous", contiguous)
         self.keep_per_query = check_bool("keep_per_query", keep_per_query)
-        rules = PARAMETERS["evaluate"]
+        rules = RANKING_OPTIONS  # the options evaluate checks
         self._options = {
             key: rules[key].check(key, value) if key in rules else value
             for key, value in options.items()

@@ -7,7 +7,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._core._params import check_params
+from .._core._params import (
+    RANKING_OPTIONS,
+    validate_params,
+)
 from .._core._aggregate import aggregate_queries, check_aggregate_options
 from .._core._layout import rank_queries
 from .._core._peer_rules import peer_rules
@@ -36,7 +39,7 @@ def metric_names(metrics):
     return metrics
 
 
-@check_params
+@validate_params(RANKING_OPTIONS)
 def evaluate(
     y_true,
     y_score,

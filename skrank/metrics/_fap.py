@@ -8,7 +8,17 @@ the kernels of :mod:`skrank._precision` and :mod:`skrank._topk`.
 
 import numpy as np
 
-from .._core._params import check_params
+from .._core._params import (
+    choice,
+    CONVENTION_OPTIONS,
+    CUTOFF,
+    CUTOFF_OPTIONS,
+    FLAG,
+    NO_RELEVANT,
+    POSITIVE,
+    TIES,
+    validate_params,
+)
 from .._core._aggregate import (
     apply_no_relevant,
     check_aggregate_options,
@@ -213,7 +223,7 @@ def _fap_curve_parts(ranked, *, max_k, beta, no_relevant):
     return f, ap, fap
 
 
-@check_params
+@validate_params({"beta": POSITIVE, **CUTOFF_OPTIONS})
 def fap_score(
     y_true,
     y_score,
@@ -282,7 +292,10 @@ def fap_score(
     )
 
 
-@check_params
+@validate_params({
+    "max_k": CUTOFF, "beta": POSITIVE, "ties": choice(*TIES),
+    "no_relevant": choice(*NO_RELEVANT), "return_parts": FLAG, **CONVENTION_OPTIONS,
+})
 def fap_curve(
     y_true,
     y_score,

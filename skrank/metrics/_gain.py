@@ -2,7 +2,13 @@
 
 import numpy as np
 
-from .._core._params import check_params
+from .._core._params import (
+    choice,
+    CUTOFF_OPTIONS,
+    DISCOUNTS,
+    GAINS,
+    validate_params,
+)
 from .._core._aggregate import score_queries
 from .._core._layout import segment_sum
 
@@ -108,7 +114,7 @@ def _ndcg_per_query(ranked, *, k, gain, discount="log2"):
         ) / _ideal_dcg_per_query(ranked, k=k, gain=gain, discount=discount)
 
 
-@check_params
+@validate_params({"gain": choice(*GAINS), "discount": choice(*DISCOUNTS), **CUTOFF_OPTIONS})
 def dcg_score(
     y_true,
     y_score,
@@ -191,7 +197,7 @@ def dcg_score(
     )
 
 
-@check_params
+@validate_params({"gain": choice(*GAINS), "discount": choice(*DISCOUNTS), **CUTOFF_OPTIONS})
 def ndcg_score(
     y_true,
     y_score,

@@ -12,7 +12,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from .._core._params import check_params
+from .._core._params import (
+    CUTOFF_OPTIONS,
+    validate_params,
+)
 from .._core._aggregate import aggregate_queries, check_aggregate_options
 from .._core._layout import rank_queries
 from .._core._validation import _to_array
@@ -90,7 +93,7 @@ def _graded_average_precision_per_query(ranked, *, k, grade_probabilities=None):
         return numerator / denominator
 
 
-@check_params
+@validate_params(CUTOFF_OPTIONS)
 def graded_average_precision_score(
     y_true,
     y_score,

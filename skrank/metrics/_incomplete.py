@@ -9,7 +9,15 @@ rows, from closed forms on the shared layout.
 
 import numpy as np
 
-from .._core._params import check_params
+from .._core._params import (
+    choice,
+    CUTOFF_OPTIONS,
+    FLAG,
+    FRACTION,
+    RANKING_OPTIONS,
+    RBP_GAINS,
+    validate_params,
+)
 from .._core._aggregate import (
     aggregate_queries,
     apply_no_relevant,
@@ -136,7 +144,7 @@ def _rbp_residual_per_query(ranked, *, k, p, judged=None):
     return residual
 
 
-@check_params
+@validate_params(RANKING_OPTIONS)
 def bpref_score(
     y_true,
     y_score,
@@ -229,7 +237,10 @@ def bpref_score(
     )
 
 
-@check_params
+@validate_params({
+    "p": FRACTION, "gain": choice(*RBP_GAINS), "return_residual": FLAG,
+    **CUTOFF_OPTIONS,
+})
 def rbp_score(
     y_true,
     y_score,
