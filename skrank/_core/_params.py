@@ -21,14 +21,7 @@ from numbers import Real
 import numpy as np
 from typing import Callable, NamedTuple
 
-from ._peer_rules import peer_rules
-from ._presets import (
-    FUNCTION_STEMS,
-    SCORE_OPTIONS,
-    check_compat,
-    convert_scores,
-    get_convention,
-)
+from ._presets import check_compat
 from ._validation import (
     check_bool,
     check_fraction,
@@ -143,10 +136,6 @@ RANKING_OPTIONS = {
 }
 #: the options of a ranking metric with a cutoff ``k``
 CUTOFF_OPTIONS = {"k": CUTOFF, **RANKING_OPTIONS}
-
-
-# functions whose ``compat`` their body resolves (per metric, or TREC rules)
-_MULTI_METRIC = ("evaluate", "evaluate_run", "get_scorer")
 
 
 #: the documentation of the parameters that most metric functions share,
@@ -276,37 +265,10 @@ def _validated(func, *, rules):
             "parameters of the function"
         )
 
-    single = "compat" in rules and func.__name__ not in _MULTI_METRIC
-    takes_scores = single and "score_dtype" in rules
-
     @functools.wraps(func)
     def checked(*args, **kwargs):
         for name in rules.keys() & kwargs.keys():
             kwargs[name] = rules[name].check(name, kwargs[name])
-        if "compat" in kwargs and kwargs["compat"] is not None:
-            if single:  # the preset's options fill those not given
-                convention = get_convention(kwargs.pop("compat"))
-                stem = FUNCTION_STEMS.get(func.__name__, func.__name__)
-                defaults = convention.options_for(stem)
-                if convention.metrics[stem].k is not None:
-                    defaults["k"] = convention.metrics[stem].k  # the bare name's
-                for name, value in defaults.items():
-                    if name in rules and name not in kwargs:
-                        kwargs[name] = rules[name].check(name, value)
-                args = _as_the_peer_reads(peer_rules(convention, stem), args, kwargs)
-            elif func.__name__ == "evaluate" and not isinstance(kwargs["compat"], Preset):
-                # the preset applies per metric; explicit options win
-                kwargs["compat"] = Preset(
-                    get_convention(kwargs["compat"]),
-                    frozenset(kwargs) - {"compat"},
-                )
-        if takes_scores and kwargs.keys() & set(SCORE_OPTIONS):
-            dtype = kwargs.pop("score_dtype", None)
-            retrieved = kwargs.pop("retrieved", "all")
-            if len(args) > 1:
-                args = (args[0], convert_scores(args[1], dtype, retrieved), *args[2:])
-            elif "y_score" in kwargs:
-                kwargs["y_score"] = convert_scores(kwargs["y_score"], dtype, retrieved)
         return func(*args, **kwargs)
 
     checked.parameter_rules = rules
@@ -315,28 +277,3 @@ def _validated(func, *, rules):
 
 #: the former name of :func:`validate_params` (``@check_params(rules)``)
 check_params = validate_params
-
-
-def _as_the_peer_reads(rules, args, kwargs):
-    """``args`` with ``y_true`` (and ``kwargs`` with ``sample_weight``) as the
-    peer reads them under a preset (see ``_peer_rules``); ``kwargs`` in place."""
-    if rules is None:
-        return args
-    y_true = args[0] if args else kwargs.get("y_true")
-    y_true, weight = rules.apply(
-        y_true, kwargs.get("sample_weight"), kwargs.get("query_id"), kwargs
-    )
-    if kwargs.get("sample_weight") is not None:
-        kwargs["sample_weight"] = weight
-    if args:
-        return (y_true, *args[1:])
-    kwargs["y_true"] = y_true
-    return args
-
-
-class Preset(NamedTuple):
-    """A checked ``compat=`` of a multi-metric function: the convention, and
-    the options the caller gave explicitly (which win over the preset's)."""
-
-    convention: object
-    explicit: frozenset

@@ -8,11 +8,11 @@ from .._core._params import (
     CONVENTION_OPTIONS,
     ONE_CLASS,
     TIES,
-    validate_params,
     WEIGHTING,
 )
 from .._core._aggregate import aggregate_queries, check_aggregate_options
 from .._core._layout import rank_queries, segment_cumsum, segment_sum
+from ._presets_apply import validate_with_preset
 
 
 def _auc_per_query(ranked):
@@ -75,7 +75,7 @@ def _gauc_weights(ranked, weighting="samples"):
     return segment_sum(_moderate(ranked.row_weight), ranked.query_start)
 
 
-@validate_params({
+@validate_with_preset({
     "ties": choice(*TIES), "weighting": choice(*WEIGHTING),
     "one_class": choice(*ONE_CLASS), "aggregate": choice(*AGGREGATE),
     **CONVENTION_OPTIONS,

@@ -11,11 +11,11 @@ from .._core._params import (
     CUTOFF_OPTIONS,
     NORMALIZE,
     TIE_BLOCKS,
-    validate_params,
 )
 from .._core._aggregate import score_queries
 from .._core._layout import segment_cumsum, segment_sum
 from .._core._ties import _expected_hits_at_k, _log_choose
+from ._presets_apply import validate_with_preset
 
 
 def _average_precision_terms(ranked):
@@ -162,7 +162,7 @@ def _retrieved_average_precision(ranked, k, terms, total):
     return values
 
 
-@validate_params({
+@validate_with_preset({
     "normalize": choice(*NORMALIZE), "tie_blocks": choice(*TIE_BLOCKS),
     **CUTOFF_OPTIONS,
 })

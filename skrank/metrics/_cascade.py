@@ -16,8 +16,8 @@ from .._core._params import (
     CUTOFF_OPTIONS,
     FRACTION_TO_ONE,
     MAX_GRADE,
-    validate_params,
 )
+from ._presets_apply import validate_with_preset
 
 
 def relevance_probability(relevance, max_grade=None):
@@ -100,7 +100,7 @@ def _pfound_per_query(ranked, *, k, max_grade=None, decay=0.85):
     return _cascade_per_query(ranked, k, weight, stop)
 
 
-@validate_params({"max_grade": MAX_GRADE, **CUTOFF_OPTIONS})
+@validate_with_preset({"max_grade": MAX_GRADE, **CUTOFF_OPTIONS})
 def err_score(
     y_true,
     y_score,
@@ -176,7 +176,9 @@ def err_score(
     )
 
 
-@validate_params({"max_grade": MAX_GRADE, "decay": FRACTION_TO_ONE, **CUTOFF_OPTIONS})
+@validate_with_preset({
+    "max_grade": MAX_GRADE, "decay": FRACTION_TO_ONE, **CUTOFF_OPTIONS,
+})
 def pfound_score(
     y_true,
     y_score,

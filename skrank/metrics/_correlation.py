@@ -12,11 +12,11 @@ from .._core._params import (
     choice,
     CONVENTION_OPTIONS,
     CORRELATION_METHODS,
-    validate_params,
 )
 from .._core._aggregate import aggregate_queries, check_aggregate_options
 from .._core._layout import rank_queries, segment_sum
 from .._core._validation import check_score
+from ._presets_apply import validate_with_preset
 
 
 def _standardised(x, ranked):
@@ -189,7 +189,7 @@ def _rank_correlation_per_query(ranked, *, method, y_score=None):
     return np.where(constant, np.nan, values)
 
 
-@validate_params({
+@validate_with_preset({
     "method": choice(*CORRELATION_METHODS), "aggregate": choice(*AGGREGATE),
     **CONVENTION_OPTIONS,
 })

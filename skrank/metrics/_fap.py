@@ -17,7 +17,6 @@ from .._core._params import (
     NO_RELEVANT,
     POSITIVE,
     TIES,
-    validate_params,
 )
 from .._core._aggregate import (
     apply_no_relevant,
@@ -29,6 +28,7 @@ from .._core._layout import rank_queries, segment_cumsum
 from .._core._validation import (
     LARGEST_INT,
 )
+from ._presets_apply import validate_with_preset
 from ._average_precision import _average_precision_per_query, _average_precision_terms
 from ._cutoff import _fbeta_at_k_per_query, _fbeta_weights
 
@@ -223,7 +223,7 @@ def _fap_curve_parts(ranked, *, max_k, beta, no_relevant):
     return f, ap, fap
 
 
-@validate_params({"beta": POSITIVE, **CUTOFF_OPTIONS})
+@validate_with_preset({"beta": POSITIVE, **CUTOFF_OPTIONS})
 def fap_score(
     y_true,
     y_score,
@@ -292,7 +292,7 @@ def fap_score(
     )
 
 
-@validate_params({
+@validate_with_preset({
     "max_k": CUTOFF, "beta": POSITIVE, "ties": choice(*TIES),
     "no_relevant": choice(*NO_RELEVANT), "return_parts": FLAG, **CONVENTION_OPTIONS,
 })

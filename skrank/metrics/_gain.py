@@ -7,10 +7,10 @@ from .._core._params import (
     CUTOFF_OPTIONS,
     DISCOUNTS,
     GAINS,
-    validate_params,
 )
 from .._core._aggregate import score_queries
 from .._core._layout import segment_sum
+from ._presets_apply import validate_with_preset
 
 
 def _gain(relevance, gain):
@@ -114,7 +114,9 @@ def _ndcg_per_query(ranked, *, k, gain, discount="log2"):
         ) / _ideal_dcg_per_query(ranked, k=k, gain=gain, discount=discount)
 
 
-@validate_params({"gain": choice(*GAINS), "discount": choice(*DISCOUNTS), **CUTOFF_OPTIONS})
+@validate_with_preset({
+    "gain": choice(*GAINS), "discount": choice(*DISCOUNTS), **CUTOFF_OPTIONS,
+})
 def dcg_score(
     y_true,
     y_score,
@@ -197,7 +199,9 @@ def dcg_score(
     )
 
 
-@validate_params({"gain": choice(*GAINS), "discount": choice(*DISCOUNTS), **CUTOFF_OPTIONS})
+@validate_with_preset({
+    "gain": choice(*GAINS), "discount": choice(*DISCOUNTS), **CUTOFF_OPTIONS,
+})
 def ndcg_score(
     y_true,
     y_score,

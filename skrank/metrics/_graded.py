@@ -14,11 +14,11 @@ import numpy as np
 
 from .._core._params import (
     CUTOFF_OPTIONS,
-    validate_params,
 )
 from .._core._aggregate import aggregate_queries, check_aggregate_options
 from .._core._layout import rank_queries
 from .._core._validation import _to_array
+from ._presets_apply import validate_with_preset
 from ._average_precision import _average_precision_sum
 
 
@@ -93,7 +93,7 @@ def _graded_average_precision_per_query(ranked, *, k, grade_probabilities=None):
         return numerator / denominator
 
 
-@validate_params(CUTOFF_OPTIONS)
+@validate_with_preset(CUTOFF_OPTIONS)
 def graded_average_precision_score(
     y_true,
     y_score,

@@ -16,7 +16,6 @@ from .._core._params import (
     FRACTION,
     RANKING_OPTIONS,
     RBP_GAINS,
-    validate_params,
 )
 from .._core._aggregate import (
     aggregate_queries,
@@ -27,6 +26,7 @@ from .._core._layout import rank_queries, segment_cumsum, segment_sum
 from .._core._validation import (
     check_same_shape_as_y_true,
 )
+from ._presets_apply import validate_with_preset
 
 
 def check_row_mask(name, mask, shape):
@@ -144,7 +144,7 @@ def _rbp_residual_per_query(ranked, *, k, p, judged=None):
     return residual
 
 
-@validate_params(RANKING_OPTIONS)
+@validate_with_preset(RANKING_OPTIONS)
 def bpref_score(
     y_true,
     y_score,
@@ -237,7 +237,7 @@ def bpref_score(
     )
 
 
-@validate_params({
+@validate_with_preset({
     "p": FRACTION, "gain": choice(*RBP_GAINS), "return_residual": FLAG,
     **CUTOFF_OPTIONS,
 })

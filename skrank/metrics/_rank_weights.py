@@ -23,6 +23,7 @@ from .._core._validation import (
     check_score,
     check_same_shape_as_y_true,
 )
+from ._presets_apply import validate_with_preset
 from ._average_precision import _average_precision_terms
 
 
@@ -116,7 +117,7 @@ def _weighted_average_precision_per_query(ranked, *, k, weights):
         return numerator / denominator, denominator
 
 
-@validate_params(CUTOFF_OPTIONS)
+@validate_with_preset(CUTOFF_OPTIONS)
 def weighted_average_precision_score(
     y_true,
     y_score,

@@ -12,11 +12,11 @@ from .._core._params import (
     COMPAT,
     NO_RELEVANT,
     POSITIVE,
-    validate_params,
 )
 from .._core._aggregate import score_queries
 from .._core._layout import segment_sum
 from .._core._validation import check_numeric
+from ._presets_apply import validate_with_preset
 from ._cutoff import _fbeta_weights
 
 
@@ -31,7 +31,7 @@ def _set_fbeta_per_query(ranked, *, beta):
     return np.where(true_positive > 0, values, 0.0)
 
 
-@validate_params({
+@validate_with_preset({
     "beta": POSITIVE, "no_relevant": choice(*NO_RELEVANT),
     "aggregate": choice(*AGGREGATE), "compat": COMPAT,
 })
