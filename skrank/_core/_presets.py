@@ -3,7 +3,7 @@
 A preset is data. :data:`PRESETS` maps a preset name (``compat=``) to a
 :class:`Convention`: the options every metric takes under it, and for each
 metric the peer has, its names in the peer and the options of that metric
-alone. The metric functions (through :func:`check_params`), ``evaluate``,
+alone. The metric functions (``metrics/_presets_apply.py``), ``evaluate``,
 the scorers, the command line, :func:`describe_convention` and the docs'
 compatibility page (``docs/_ext/presets_page.py``) all read this table; a
 peer is added here and nowhere else.
@@ -338,21 +338,6 @@ PRESETS = {
             "(ranked id lists without ties)",
         ),
     ),
-}
-
-#: public metric function -> registry stem (functions not listed have no peer)
-FUNCTION_STEMS = {
-    "ndcg_score": "ndcg", "dcg_score": "dcg", "average_precision_score": "map",
-    "reciprocal_rank_score": "mrr", "precision_at_k_score": "precision",
-    "err_score": "err", "pfound_score": "pfound",
-    "recall_at_k_score": "recall", "hits_score": "hits",
-    "hit_rate_score": "hit_rate", "fbeta_at_k_score": "f1", "fap_score": "fap",
-    "r_precision_score": "r_precision", "pr_auc_score": "pr_auc",
-    "bpref_score": "bpref", "rbp_score": "rbp",
-    "graded_average_precision_score": "gap", "set_fbeta_score": "set_f1",
-    "gauc_score": "gauc", "coverage_error": "coverage_error",
-    "label_ranking_loss": "label_ranking_loss",
-    "label_ranking_average_precision_score": "label_ranking_average_precision",
 }
 
 COMPAT = tuple(PRESETS)

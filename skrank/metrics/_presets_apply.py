@@ -23,11 +23,26 @@ from typing import NamedTuple
 from .._core._params import validate_params, write_shared_docs
 from .._core._peer_rules import peer_rules
 from .._core._presets import (
-    FUNCTION_STEMS,
     SCORE_OPTIONS,
     convert_scores,
     get_convention,
 )
+
+
+#: public metric function name -> its registry stem, which the preset table
+#: is keyed by. The registry fills it (:func:`register_stems`) when it is
+#: built: ``_registry.py`` imports the metric modules, so they cannot import it.
+_STEMS = {}
+
+
+def register_stems(metrics):
+    """Record the stem of each registry spec's function (the registry calls it)."""
+    _STEMS.update((spec.func.__name__, spec.stem) for spec in metrics.values())
+
+
+def stem_of(function_name):
+    """The registry stem of a public metric function; its own name without one."""
+    return _STEMS.get(function_name, function_name)
 
 
 class Preset(NamedTuple):
@@ -46,8 +61,8 @@ def validate_with_preset(rules):
     same rules), the peer's rules turn ``y_true`` and ``sample_weight`` into
     what the peer reads, and the score options (``score_dtype``,
     ``retrieved``) become converted scores. The metric is the registry stem
-    of the function (``FUNCTION_STEMS``); a function without one (a curve)
-    is a metric no peer has, which the preset's error says.
+    of the function (:func:`stem_of`); a function without one (a curve) is
+    a metric no peer has, which the preset's error says.
     """
     def decorate(func):
         write_shared_docs(func)
@@ -64,7 +79,7 @@ def _applying_preset(func, rules):
         if kwargs.get("compat") is not None:
             # the preset's options fill those not given
             convention = get_convention(kwargs.pop("compat"))
-            stem = FUNCTION_STEMS.get(func.__name__, func.__name__)
+            stem = stem_of(func.__name__)
             defaults = convention.options_for(stem)
             if convention.metrics[stem].k is not None:
                 defaults["k"] = convention.metrics[stem].k  # the bare name's

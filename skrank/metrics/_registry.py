@@ -27,6 +27,7 @@ from ._cutoff import (
     recall_at_k_score,
 )
 from ._fap import _fap_per_query, fap_score
+from ._presets_apply import register_stems
 from ._first_relevant import (
     _hit_rate_per_query,
     hit_rate_score,
@@ -194,6 +195,8 @@ METRICS = {
                    query_weights=_label_ranking_weights),
     )
 }
+# the preset step finds a metric function's stem here: one source
+register_stems(METRICS)
 
 _NAME = re.compile(r"^(?P<stem>[a-z_0-9]+?)(?:@(?P<k>[0-9]+))?$")
 
