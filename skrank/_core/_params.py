@@ -248,6 +248,11 @@ def validate_params(rules):
     those parameters (:func:`write_shared_docs`). An option that is not a
     keyword-only parameter of the function is a TypeError at import.
     """
+    if callable(rules):  # the bare @check_params of the former table
+        raise TypeError(
+            f"{rules.__name__}: declare its options where it is defined, "
+            "@validate_params({option: Rule, ...}); there is no table of functions"
+        )
     return partial(_validated, rules=dict(rules))
 
 

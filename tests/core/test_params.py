@@ -182,3 +182,16 @@ def test_other_braces_are_left_alone():
     doc = ('Title.\n\n    ties : {"average", "input"}\n    >>> {"map": 1.0}\n'
            "    {'a': 1}\n")
     assert _documented(doc) == doc
+
+
+def test_the_former_bare_decorator_is_a_clear_error():
+    # @check_params without rules read a table of functions that is gone
+    from skrank._core._params import check_params, validate_params
+
+    assert check_params is validate_params
+
+    def metric(y_true, *, k=None):
+        pass
+
+    with pytest.raises(TypeError, match=r"metric: declare its options"):
+        check_params(metric)
