@@ -7,9 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._core._params import (
-    RANKING_OPTIONS,
-)
+from .._core._params import RANKING_OPTIONS
 from .._core._aggregate import aggregate_queries, check_aggregate_options
 from .._core._layout import rank_queries
 from .._core._peer_rules import peer_rules

@@ -6,9 +6,7 @@ block that holds a relevant row.
 
 import numpy as np
 
-from .._core._params import (
-    CUTOFF_OPTIONS,
-)
+from .._core._params import CUTOFF_OPTIONS
 from .._core._aggregate import score_queries
 from .._core._layout import segment_cumsum
 from .._core._ties import _first_relevant_block, _hypergeometric_some

@@ -12,9 +12,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from .._core._params import (
-    CUTOFF_OPTIONS,
-)
+from .._core._params import CUTOFF_OPTIONS
 from .._core._aggregate import aggregate_queries, check_aggregate_options
 from .._core._layout import rank_queries
 from .._core._validation import _to_array
