@@ -139,8 +139,8 @@ CUTOFF_OPTIONS = {"k": CUTOFF, **RANKING_OPTIONS}
 
 
 #: the documentation of the parameters that most metric functions share,
-#: one entry each (numpydoc, unindented). :func:`check_params` writes it into
-#: a docstring where a line names the parameters in braces, such as
+#: one entry each (numpydoc, unindented). :func:`validate_params` writes it
+#: into a docstring where a line names the parameters in braces, such as
 #: ``{y_true, y_score, query_id}``, at that line's indentation (which
 #: Python 3.13 strips from docstrings: the line is found by its braces)
 SHARED_DOCS = {

@@ -145,7 +145,7 @@ def compare(
     >>> result.tests.column("p_randomization")       # exact: 2 of the 2**3 sign vectors
     [0.25]
     """
-    level = confidence_level  # checked by @check_params
+    level = confidence_level  # checked by @validate_params
     systems = check_systems(systems)
     if isinstance(metrics, str):
         metrics = [metrics]
