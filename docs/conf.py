@@ -170,9 +170,11 @@ _write_scorer_table()
 
 
 # The presets of the compatibility page come from the one table in the code
-# (skrank._core._presets.PRESETS), as describe_convention() does.
+# (skrank._core._presets.PRESETS), as describe_convention() does; the
+# renderer of the tables is docs/_ext/presets_page.py.
 def _write_presets():
-    from skrank._core._presets import presets_rst
+    sys.path.insert(0, str(Path(__file__).parent / "_ext"))
+    from presets_page import presets_rst
 
     out = Path(__file__).parent / "generated" / "presets.inc"
     out.parent.mkdir(exist_ok=True)

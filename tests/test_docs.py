@@ -263,13 +263,24 @@ def test_without_pyspark_the_gallery_runs_every_example_but_the_spark_one(tmp_pa
 
 # --- the compatibility page's preset tables ---------------------------------
 
+def presets_rst():
+    """The page's tables, from the renderer in docs/_ext (not part of skrank)."""
+    import importlib.util
+
+    path = ROOT / "docs" / "_ext" / "presets_page.py"
+    spec = importlib.util.spec_from_file_location("presets_page", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.presets_rst()
+
+
 def test_preset_tables_have_no_empty_list_in_a_cell():
     # a cell holding "-" is a bullet list with one empty item in rst: the page
     # showed 28 empty bullets where a metric has no option of its own
     docutils_core = needs("docutils.core")
     from docutils import nodes
 
-    from skrank._core._presets import PRESETS, presets_rst
+    from skrank._core._presets import PRESETS
 
     tree = docutils_core.publish_doctree(
         presets_rst(), settings_overrides={"report_level": 5, "halt_level": 5})

@@ -1,13 +1,14 @@
-"""Every option of every public function, declared once in one table.
+"""The machinery of option checking: rules, the checking decorator, shared docs.
 
-:data:`PARAMETERS` maps a public function's name to its options and their
-:class:`Rule`: the check (from ``_validation``) and values the check must
-refuse. The decorator :func:`check_params` generates a function's checks from
-the table: before the body runs, each declared option is checked and
+Each public function declares its own options beside its definition,
+``@validate_params({option: Rule})`` (as scikit-learn's ``validate_params``):
+a :class:`Rule` is the check (from ``_validation``) and values the check
+must refuse. Before the body runs, each declared option is checked and
 replaced by its checked form (``k=2**70`` becomes ``2**62``, ``beta=2``
-becomes ``2.0``). ``tests/core/test_params.py`` feeds every public function
-the refused values of each of its options, and checks that no option of a
-public signature is left out of the table.
+becomes ``2.0``). Option groups many functions share are named here
+(:data:`CUTOFF_OPTIONS`, ...); no function is. ``tests/core/test_params.py``
+feeds every public function the refused values of each of its options, and
+checks that no option of a public signature is left undeclared.
 """
 
 import functools
@@ -20,14 +21,7 @@ from numbers import Real
 import numpy as np
 from typing import Callable, NamedTuple
 
-from ._peer_rules import peer_rules
-from ._presets import (
-    FUNCTION_STEMS,
-    SCORE_OPTIONS,
-    check_compat,
-    convert_scores,
-    get_convention,
-)
+from ._presets import check_compat
 from ._validation import (
     check_bool,
     check_fraction,
@@ -125,101 +119,28 @@ MAX_GRADE = Rule(_check_max_grade, (0, -1.0, float("nan"), "2", True))
 METRIC_NAME = Rule(_check_name, (1.5, None))
 SIDE = Rule(_check_side, ("no-such-peer", 1.5, None))
 
-# the preset and the score conventions, taken by every ranking metric
-_CONVENTIONS = {
+# option groups that many public functions share (each function declares
+# its own options, beside its definition, with @validate_params)
+#: the preset and the score conventions, taken by every ranking metric
+CONVENTION_OPTIONS = {
     "compat": COMPAT,
     "score_dtype": choice(*SCORE_DTYPES),
     "retrieved": choice(*RETRIEVED),
 }
-_SHARED = {
+#: the options of a ranking metric without a cutoff
+RANKING_OPTIONS = {
     "ties": choice(*TIES),
     "no_relevant": choice(*NO_RELEVANT),
     "aggregate": choice(*AGGREGATE),
-    **_CONVENTIONS,
+    **CONVENTION_OPTIONS,
 }
-_WITH_K = {"k": CUTOFF, **_SHARED}
-
-#: function name -> {option: Rule}
-PARAMETERS = {
-    "ndcg_score": {"gain": choice(*GAINS), "discount": choice(*DISCOUNTS), **_WITH_K},
-    "dcg_score": {"gain": choice(*GAINS), "discount": choice(*DISCOUNTS), **_WITH_K},
-    "average_precision_score": {
-        "normalize": choice(*NORMALIZE), "tie_blocks": choice(*TIE_BLOCKS), **_WITH_K,
-    },
-    "reciprocal_rank_score": _WITH_K,
-    "err_score": {"max_grade": MAX_GRADE, **_WITH_K},
-    "pfound_score": {"max_grade": MAX_GRADE, "decay": FRACTION_TO_ONE, **_WITH_K},
-    "precision_at_k_score": {"normalize": choice(*PRECISION_NORMALIZE), **_WITH_K},
-    "hits_score": _WITH_K,
-    "recall_at_k_score": _WITH_K,
-    "hit_rate_score": _WITH_K,
-    "fbeta_at_k_score": {"beta": POSITIVE, **_WITH_K},
-    "fap_score": {"beta": POSITIVE, **_WITH_K},
-    "fap_curve": {
-        "max_k": CUTOFF, "beta": POSITIVE, "ties": choice(*TIES),
-        "no_relevant": choice(*NO_RELEVANT), "return_parts": FLAG, **_CONVENTIONS,
-    },
-    "r_precision_score": _SHARED,
-    "pr_auc_score": _SHARED,
-    "bpref_score": _SHARED,
-    "rbp_score": {
-        "p": FRACTION, "gain": choice(*RBP_GAINS), "return_residual": FLAG,
-        **_WITH_K,
-    },
-    "graded_average_precision_score": _WITH_K,
-    "weighted_average_precision_score": _WITH_K,
-    "set_fbeta_score": {
-        "beta": POSITIVE, "no_relevant": choice(*NO_RELEVANT),
-        "aggregate": choice(*AGGREGATE), "compat": COMPAT,
-    },
-    "coverage_error": {"aggregate": choice(*AGGREGATE), **_CONVENTIONS},
-    "label_ranking_loss": {"aggregate": choice(*AGGREGATE), **_CONVENTIONS},
-    "label_ranking_average_precision_score": {
-        "aggregate": choice(*AGGREGATE), **_CONVENTIONS,
-    },
-    "gauc_score": {
-        "ties": choice(*TIES), "weighting": choice(*WEIGHTING),
-        "one_class": choice(*ONE_CLASS), "aggregate": choice(*AGGREGATE),
-        **_CONVENTIONS,
-    },
-    "rank_correlation_score": {
-        "method": choice(*CORRELATION_METHODS), "aggregate": choice(*AGGREGATE),
-        **_CONVENTIONS,
-    },
-    "precision_recall_at_k_curve": {"max_k": CUTOFF, **_SHARED},
-    "interpolated_precision_recall_curve": _SHARED,
-    "rank_decay_weights": {"decay": FRACTION_TO_ONE, "ties": choice(*TIES)},
-    "evaluate": _SHARED,
-    "compare": {
-        "n_resamples": COUNT, "confidence_level": FRACTION,
-        "correction": choice(*CORRECTIONS), "ties": choice(*TIES),
-        "no_relevant": choice(*NO_RELEVANT),
-    },
-    "evaluate_by": {
-        "confidence_level": FRACTION_OR_NONE, "n_resamples": COUNT,
-        "method": choice(*BOOTSTRAP_METHODS), "min_queries": COUNT,
-    },
-    "permutation_importance": {"n_repeats": COUNT},
-    "get_scorer": {"compat": COMPAT},
-    "explain_difference": {
-        "metric": METRIC_NAME, "a": SIDE, "b": SIDE, "n_queries": COUNT,
-    },
-    "evaluate_run": {
-        "compat": COMPAT, "relevance_level": REAL,
-        "complete_qrels": FLAG, "judged_docs_only": FLAG, "max_docs": CUTOFF,
-        "ties": choice(*TIES), "no_relevant": choice("zero", "skip", "one"),
-    },
-    "load_digits_retrieval": {"n_queries": COUNT, "n_candidates": COUNT, "as_frame": FLAG},
-}
-
-
-# functions whose ``compat`` their body resolves (per metric, or TREC rules)
-_MULTI_METRIC = ("evaluate", "evaluate_run", "get_scorer")
+#: the options of a ranking metric with a cutoff ``k``
+CUTOFF_OPTIONS = {"k": CUTOFF, **RANKING_OPTIONS}
 
 
 #: the documentation of the parameters that most metric functions share,
-#: one entry each (numpydoc, unindented). :func:`check_params` writes it into
-#: a docstring where a line names the parameters in braces, such as
+#: one entry each (numpydoc, unindented). :func:`validate_params` writes it
+#: into a docstring where a line names the parameters in braces, such as
 #: ``{y_true, y_score, query_id}``, at that line's indentation (which
 #: Python 3.13 strips from docstrings: the line is found by its braces)
 SHARED_DOCS = {
@@ -315,16 +236,27 @@ def write_shared_docs(func):
     func.__doc__ = _SHARED_MARK.sub(expand, func.__doc__)
 
 
-def check_params(func):
-    """Check ``func``'s declared options (from :data:`PARAMETERS`) on every call.
+def validate_params(rules):
+    """Declare a public function's options: ``{option: Rule}``, checked on every call.
 
-    The checked values replace the given ones; options left at their
-    defaults are not checked (the defaults are valid). The wrapper keeps
-    ``func``'s name, docstring and signature (``__wrapped__``). The
-    docstring's ``{name, ...}`` lines become the shared documentation of
-    those parameters (:func:`write_shared_docs`).
+    Used as ``@validate_params({"k": CUTOFF, ...})`` right above the
+    function (as scikit-learn's ``validate_params``). The checked values
+    replace the given ones; options left at their defaults are not checked
+    (the defaults are valid). The wrapper keeps ``func``'s name, docstring
+    and signature (``__wrapped__``), and its rules as ``parameter_rules``.
+    The docstring's ``{name, ...}`` lines become the shared documentation of
+    those parameters (:func:`write_shared_docs`). An option that is not a
+    keyword-only parameter of the function is a TypeError at import.
     """
-    rules = PARAMETERS[func.__name__]
+    if callable(rules):  # the bare @check_params of the former table
+        raise TypeError(
+            f"{rules.__name__}: declare its options where it is defined, "
+            "@validate_params({option: Rule, ...}); there is no table of functions"
+        )
+    return partial(_validated, rules=dict(rules))
+
+
+def _validated(func, *, rules):
     write_shared_docs(func)
     parameters = inspect.signature(func).parameters
     loose = [
@@ -338,62 +270,15 @@ def check_params(func):
             "parameters of the function"
         )
 
-    single = "compat" in rules and func.__name__ not in _MULTI_METRIC
-    takes_scores = single and "score_dtype" in rules
-
     @functools.wraps(func)
     def checked(*args, **kwargs):
         for name in rules.keys() & kwargs.keys():
             kwargs[name] = rules[name].check(name, kwargs[name])
-        if "compat" in kwargs and kwargs["compat"] is not None:
-            if single:  # the preset's options fill those not given
-                convention = get_convention(kwargs.pop("compat"))
-                stem = FUNCTION_STEMS.get(func.__name__, func.__name__)
-                defaults = convention.options_for(stem)
-                if convention.metrics[stem].k is not None:
-                    defaults["k"] = convention.metrics[stem].k  # the bare name's
-                for name, value in defaults.items():
-                    if name in rules and name not in kwargs:
-                        kwargs[name] = rules[name].check(name, value)
-                args = _as_the_peer_reads(peer_rules(convention, stem), args, kwargs)
-            elif func.__name__ == "evaluate" and not isinstance(kwargs["compat"], Preset):
-                # the preset applies per metric; explicit options win
-                kwargs["compat"] = Preset(
-                    get_convention(kwargs["compat"]),
-                    frozenset(kwargs) - {"compat"},
-                )
-        if takes_scores and kwargs.keys() & set(SCORE_OPTIONS):
-            dtype = kwargs.pop("score_dtype", None)
-            retrieved = kwargs.pop("retrieved", "all")
-            if len(args) > 1:
-                args = (args[0], convert_scores(args[1], dtype, retrieved), *args[2:])
-            elif "y_score" in kwargs:
-                kwargs["y_score"] = convert_scores(kwargs["y_score"], dtype, retrieved)
         return func(*args, **kwargs)
 
+    checked.parameter_rules = rules
     return checked
 
 
-def _as_the_peer_reads(rules, args, kwargs):
-    """``args`` with ``y_true`` (and ``kwargs`` with ``sample_weight``) as the
-    peer reads them under a preset (see ``_peer_rules``); ``kwargs`` in place."""
-    if rules is None:
-        return args
-    y_true = args[0] if args else kwargs.get("y_true")
-    y_true, weight = rules.apply(
-        y_true, kwargs.get("sample_weight"), kwargs.get("query_id"), kwargs
-    )
-    if kwargs.get("sample_weight") is not None:
-        kwargs["sample_weight"] = weight
-    if args:
-        return (y_true, *args[1:])
-    kwargs["y_true"] = y_true
-    return args
-
-
-class Preset(NamedTuple):
-    """A checked ``compat=`` of a multi-metric function: the convention, and
-    the options the caller gave explicitly (which win over the preset's)."""
-
-    convention: object
-    explicit: frozenset
+#: the former name of :func:`validate_params` (``@check_params(rules)``)
+check_params = validate_params

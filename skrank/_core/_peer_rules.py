@@ -10,7 +10,8 @@ table (``_presets.py``) records these per metric
 gathers them into one :class:`PeerRules`, whose :meth:`PeerRules.apply`
 turns ``y_true`` and ``sample_weight`` into what the peer reads, or raises
 the peer's refusal as a ``ValueError`` naming the preset and the rule.
-Both the metric functions (``check_params``) and ``evaluate`` call it.
+The preset step of the metric functions (``metrics/_presets_apply.py``)
+and ``evaluate`` call it.
 """
 
 from dataclasses import dataclass

@@ -3,10 +3,10 @@
 A preset is data. :data:`PRESETS` maps a preset name (``compat=``) to a
 :class:`Convention`: the options every metric takes under it, and for each
 metric the peer has, its names in the peer and the options of that metric
-alone. The metric functions (through :func:`check_params`), ``evaluate``,
+alone. The metric functions (``metrics/_presets_apply.py``), ``evaluate``,
 the scorers, the command line, :func:`describe_convention` and the docs'
-compatibility page all read this table; a peer is added here and nowhere
-else.
+compatibility page (``docs/_ext/presets_page.py``) all read this table; a
+peer is added here and nowhere else.
 
 Options given explicitly always win over the preset's.
 """
@@ -340,21 +340,6 @@ PRESETS = {
     ),
 }
 
-#: public metric function -> registry stem (functions not listed have no peer)
-FUNCTION_STEMS = {
-    "ndcg_score": "ndcg", "dcg_score": "dcg", "average_precision_score": "map",
-    "reciprocal_rank_score": "mrr", "precision_at_k_score": "precision",
-    "err_score": "err", "pfound_score": "pfound",
-    "recall_at_k_score": "recall", "hits_score": "hits",
-    "hit_rate_score": "hit_rate", "fbeta_at_k_score": "f1", "fap_score": "fap",
-    "r_precision_score": "r_precision", "pr_auc_score": "pr_auc",
-    "bpref_score": "bpref", "rbp_score": "rbp",
-    "graded_average_precision_score": "gap", "set_fbeta_score": "set_f1",
-    "gauc_score": "gauc", "coverage_error": "coverage_error",
-    "label_ranking_loss": "label_ranking_loss",
-    "label_ranking_average_precision_score": "label_ranking_average_precision",
-}
-
 COMPAT = tuple(PRESETS)
 
 
@@ -502,47 +487,3 @@ def convert_scores(y_score, score_dtype=None, retrieved="all"):
     if retrieved == "positive":
         score = np.where(score > 0, score, -np.inf)
     return score
-
-
-def _literal(value):
-    return f"``{value!r}``"
-
-
-#: an empty cell of the preset tables: a dash, not "-" (a list item in rst)
-NONE = "\N{EM DASH}"
-
-
-def presets_rst():
-    """The presets as reStructuredText: the docs' compatibility page includes it.
-
-    Written at build time by ``docs/conf.py`` from :data:`PRESETS`, so the
-    page and the code cannot disagree.
-    """
-    lines = []
-    for convention in PRESETS.values():
-        title = f"``compat={convention.name!r}``: {convention.peer} {convention.version}"
-        lines += [title, "~" * len(title), ""]
-        options = ", ".join(
-            f"``{key}={value!r}``" for key, value in convention.options.items())
-        lines += [f"Every metric: {options}.", ""]
-        lines += [
-            ".. list-table::", "   :header-rows: 1", "   :widths: 20 35 45", "",
-            "   * - skrank metric", f"     - {convention.peer}'s names",
-            "     - options of this metric",
-        ]
-        for stem, metric in convention.metrics.items():
-            names = ", ".join(f"``{name.replace('{k}', 'k')}``" for name in metric.names)
-            extra = ", ".join(f"``{key}={value!r}``" for key, value in metric.options.items())
-            if metric.k is not None:
-                extra += (", " if extra else "") + f"a bare name is @{metric.k}"
-            notes = "; ".join(([metric.note] if metric.note else []) + input_rules(metric))
-            if notes:
-                extra += (" (" if extra else "") + notes + (")" if extra else "")
-            lines += [f"   * - ``{stem}``", f"     - {names}", f"     - {extra or NONE}"]
-        for alias, (stem, options) in convention.aliases.items():
-            extra = ", ".join(f"``{key}={value!r}``" for key, value in options.items())
-            lines += [f"   * - ``{stem}``", f"     - ``{alias}``", f"     - {extra or NONE}"]
-        lines += [""]
-        lines += [f"* {note}" for note in convention.notes]
-        lines += [""]
-    return "\n".join(lines)

@@ -5,7 +5,11 @@ from sklearn.datasets import load_digits
 from sklearn.utils import Bunch, check_random_state
 
 from .._core._optional import import_optional
-from .._core._params import check_params
+from .._core._params import (
+    COUNT,
+    FLAG,
+    validate_params,
+)
 
 
 def _pool(images, size):
@@ -16,7 +20,7 @@ def _pool(images, size):
     )
 
 
-@check_params
+@validate_params({"n_queries": COUNT, "n_candidates": COUNT, "as_frame": FLAG})
 def load_digits_retrieval(
     *, n_queries=300, n_candidates=30, random_state=0, as_frame=False
 ):

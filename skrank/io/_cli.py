@@ -203,14 +203,14 @@ def _comparison(results, names, measures, seed):
 
 
 def _evaluate(args):
-    from .._core._params import PARAMETERS
     from ._evaluate import (
         _check_preset_run_options,
         _evaluate_run,
         _evaluate_run_preset,
+        evaluate_run,
     )
 
-    rules = PARAMETERS["evaluate_run"]  # the checks evaluate_run makes
+    rules = evaluate_run.parameter_rules  # the checks evaluate_run makes
     for name in ("compat", "relevance_level", "max_docs"):
         setattr(args, name, rules[name].check(name, getattr(args, name)))
 

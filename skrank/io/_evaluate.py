@@ -6,7 +6,15 @@ import numpy as np
 
 from .._core._aggregate import QueryValues
 from .._core._factorize import not_utf8
-from .._core._params import check_params
+from .._core._params import (
+    choice,
+    COMPAT,
+    CUTOFF,
+    FLAG,
+    REAL,
+    TIES,
+    validate_params,
+)
 from ._ids import _byte_order
 from ._join import _layout, _qrels_rows
 from ._measures import parse_measures
@@ -99,7 +107,11 @@ def _mean(values, *, sequential):
     return float(values.mean())
 
 
-@check_params
+@validate_params({
+    "compat": COMPAT, "relevance_level": REAL,
+    "complete_qrels": FLAG, "judged_docs_only": FLAG, "max_docs": CUTOFF,
+    "ties": choice(*TIES), "no_relevant": choice("zero", "skip", "one"),
+})
 def evaluate_run(
     qrels,
     run,

@@ -33,7 +33,7 @@ from .._core._aggregate import (
 )
 from .._core._factorize import _factorize
 from .._core._layout import TIES
-from .._core._params import PARAMETERS
+from .._core._params import RANKING_OPTIONS
 from .._core._validation import (
     _describe,
     _to_array,
@@ -61,13 +61,12 @@ from ._contiguous import (
     run_ids as _run_ids,
 )
 from ._open_rows import Rows, concat_ids, concat_rows, member, rank_rows, top_k_rows
-from ._registry import parse_metric_name
+from ._registry import METRICS, parse_metric_name
 
 #: metrics whose value with a cutoff k reads only the top k rows of a query,
 #: its relevant count R, its k largest grades (ideal DCG) and its weight
-TOP_K_STEMS = frozenset(
-    {"ndcg", "dcg", "map", "mrr", "precision", "recall", "f1", "fap", "hit_rate"}
-)
+#: (the registry's ``top_k_only``)
+TOP_K_STEMS = frozenset(stem for stem, spec in METRICS.items() if spec.top_k_only)
 # open rows past which the top-k-only state is compacted (then twice what was kept)
 _COMPACT_MIN_ROWS = 1 << 16
 
@@ -236,7 +235,7 @@ class RankingAccumulator:
         self.metrics = metrics
         self.contiguous = check_bool("contiguous", contiguous)
         self.keep_per_query = check_bool("keep_per_query", keep_per_query)
-        rules = PARAMETERS["evaluate"]
+        rules = RANKING_OPTIONS  # the options evaluate checks
         self._options = {
             key: rules[key].check(key, value) if key in rules else value
             for key, value in options.items()

@@ -2,9 +2,17 @@
 
 import numpy as np
 
-from .._core._params import check_params
+from .._core._params import (
+    AGGREGATE,
+    choice,
+    CONVENTION_OPTIONS,
+    ONE_CLASS,
+    TIES,
+    WEIGHTING,
+)
 from .._core._aggregate import aggregate_queries, check_aggregate_options
 from .._core._layout import rank_queries, segment_cumsum, segment_sum
+from ._presets_apply import validate_with_preset
 
 
 def _auc_per_query(ranked):
@@ -67,7 +75,11 @@ def _gauc_weights(ranked, weighting="samples"):
     return segment_sum(_moderate(ranked.row_weight), ranked.query_start)
 
 
-@check_params
+@validate_with_preset({
+    "ties": choice(*TIES), "weighting": choice(*WEIGHTING),
+    "one_class": choice(*ONE_CLASS), "aggregate": choice(*AGGREGATE),
+    **CONVENTION_OPTIONS,
+})
 def gauc_score(
     y_true,
     y_score,

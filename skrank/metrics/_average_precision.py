@@ -6,10 +6,16 @@ It is an exact expectations over the orders of tied rows, from closed forms
 
 import numpy as np
 
-from .._core._params import check_params
+from .._core._params import (
+    choice,
+    CUTOFF_OPTIONS,
+    NORMALIZE,
+    TIE_BLOCKS,
+)
 from .._core._aggregate import score_queries
 from .._core._layout import segment_cumsum, segment_sum
 from .._core._ties import _expected_hits_at_k, _log_choose
+from ._presets_apply import validate_with_preset
 
 
 def _average_precision_terms(ranked):
@@ -156,7 +162,10 @@ def _retrieved_average_precision(ranked, k, terms, total):
     return values
 
 
-@check_params
+@validate_with_preset({
+    "normalize": choice(*NORMALIZE), "tie_blocks": choice(*TIE_BLOCKS),
+    **CUTOFF_OPTIONS,
+})
 def average_precision_score(
     y_true,
     y_score,

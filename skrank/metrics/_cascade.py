@@ -12,7 +12,12 @@ import numpy as np
 
 from .._core._aggregate import score_queries
 from .._core._layout import segment_cumsum, segment_sum
-from .._core._params import check_params
+from .._core._params import (
+    CUTOFF_OPTIONS,
+    FRACTION_TO_ONE,
+    MAX_GRADE,
+)
+from ._presets_apply import validate_with_preset
 
 
 def relevance_probability(relevance, max_grade=None):
@@ -95,7 +100,7 @@ def _pfound_per_query(ranked, *, k, max_grade=None, decay=0.85):
     return _cascade_per_query(ranked, k, weight, stop)
 
 
-@check_params
+@validate_with_preset({"max_grade": MAX_GRADE, **CUTOFF_OPTIONS})
 def err_score(
     y_true,
     y_score,
@@ -171,7 +176,9 @@ def err_score(
     )
 
 
-@check_params
+@validate_with_preset({
+    "max_grade": MAX_GRADE, "decay": FRACTION_TO_ONE, **CUTOFF_OPTIONS,
+})
 def pfound_score(
     y_true,
     y_score,

@@ -9,7 +9,12 @@ import warnings
 import numpy as np
 
 from .._core._optional import import_optional
-from .._core._params import check_params
+from .._core._params import (
+    COUNT,
+    METRIC_NAME,
+    SIDE,
+    validate_params,
+)
 from .._core._peer_rules import peer_rules
 from .._core._presets import PRESETS, get_convention
 from ._evaluate import _REQUEST_OPTIONS, _metric_options, evaluate
@@ -115,7 +120,9 @@ def _values(y_true, y_score, query_id, sample_weight, spec, options):
     return mean, per_query
 
 
-@check_params
+@validate_params({
+    "metric": METRIC_NAME, "a": SIDE, "b": SIDE, "n_queries": COUNT,
+})
 def explain_difference(
     y_true, y_score, *, query_id=None, metric="ndcg@10", a="sklearn", b="lightgbm",
     sample_weight=None, n_queries=5,

@@ -7,10 +7,16 @@ without a loop over queries.
 
 import numpy as np
 
-from .._core._params import check_params
+from .._core._params import (
+    AGGREGATE,
+    choice,
+    CONVENTION_OPTIONS,
+    CORRELATION_METHODS,
+)
 from .._core._aggregate import aggregate_queries, check_aggregate_options
 from .._core._layout import rank_queries, segment_sum
 from .._core._validation import check_score
+from ._presets_apply import validate_with_preset
 
 
 def _standardised(x, ranked):
@@ -183,7 +189,10 @@ def _rank_correlation_per_query(ranked, *, method, y_score=None):
     return np.where(constant, np.nan, values)
 
 
-@check_params
+@validate_with_preset({
+    "method": choice(*CORRELATION_METHODS), "aggregate": choice(*AGGREGATE),
+    **CONVENTION_OPTIONS,
+})
 def rank_correlation_score(
     y_true,
     y_score,

@@ -22,7 +22,10 @@ area never exceeds AP, and equals it only for a perfect ranking.
 
 import numpy as np
 
-from .._core._params import check_params
+from .._core._params import (
+    CUTOFF,
+    RANKING_OPTIONS,
+)
 from .._core._aggregate import (
     apply_no_relevant,
     check_aggregate_options,
@@ -33,6 +36,7 @@ from .._core._layout import rank_queries, segment_sum
 from .._core._validation import _describe, _to_array
 from ._average_precision import _average_precision_terms
 from .._core._warnings import warn
+from ._presets_apply import validate_with_preset
 
 KINDS = ("curve", "k")
 
@@ -179,7 +183,7 @@ def _check_recall_levels(recall_levels):
     return levels
 
 
-@check_params
+@validate_with_preset({"max_k": CUTOFF, **RANKING_OPTIONS})
 def precision_recall_at_k_curve(
     y_true,
     y_score,
@@ -261,7 +265,7 @@ def precision_recall_at_k_curve(
     return k, precision, recall
 
 
-@check_params
+@validate_with_preset(RANKING_OPTIONS)
 def interpolated_precision_recall_curve(
     y_true,
     y_score,
@@ -338,7 +342,7 @@ def interpolated_precision_recall_curve(
     return levels, _curve_output(values, ranked, no_relevant, aggregate)
 
 
-@check_params
+@validate_with_preset(RANKING_OPTIONS)
 def pr_auc_score(
     y_true,
     y_score,

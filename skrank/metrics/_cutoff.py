@@ -7,10 +7,17 @@ gives the exact expectation over the orders of tied rows.
 
 import numpy as np
 
-from .._core._params import check_params
+from .._core._params import (
+    choice,
+    CUTOFF_OPTIONS,
+    POSITIVE,
+    PRECISION_NORMALIZE,
+    RANKING_OPTIONS,
+)
 from .._core._aggregate import score_queries
 from .._core._layout import segment_sum
 from .._core._ties import _expected_hits_at_k
+from ._presets_apply import validate_with_preset
 
 
 def _cutoff_length(ranked, k):
@@ -68,7 +75,7 @@ def _r_precision_per_query(ranked):
         return hits / ranked.n_relevant
 
 
-@check_params
+@validate_with_preset(CUTOFF_OPTIONS)
 def hits_score(
     y_true,
     y_score,
@@ -129,7 +136,7 @@ def hits_score(
     )
 
 
-@check_params
+@validate_with_preset({"normalize": choice(*PRECISION_NORMALIZE), **CUTOFF_OPTIONS})
 def precision_at_k_score(
     y_true,
     y_score,
@@ -193,7 +200,7 @@ def precision_at_k_score(
     )
 
 
-@check_params
+@validate_with_preset(CUTOFF_OPTIONS)
 def recall_at_k_score(
     y_true,
     y_score,
@@ -246,7 +253,7 @@ def recall_at_k_score(
     )
 
 
-@check_params
+@validate_with_preset({"beta": POSITIVE, **CUTOFF_OPTIONS})
 def fbeta_at_k_score(
     y_true,
     y_score,
@@ -309,7 +316,7 @@ def fbeta_at_k_score(
     )
 
 
-@check_params
+@validate_with_preset(RANKING_OPTIONS)
 def r_precision_score(
     y_true,
     y_score,

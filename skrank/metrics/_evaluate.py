@@ -7,12 +7,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._core._params import check_params
+from .._core._params import RANKING_OPTIONS
 from .._core._aggregate import aggregate_queries, check_aggregate_options
 from .._core._layout import rank_queries
 from .._core._peer_rules import peer_rules
 from .._core._presets import convert_scores
 from .._core._validation import LABEL_SCORES_WARNING
+from ._presets_apply import validate_with_preset_per_metric
 from ._calls import call_metric, dry_run
 from ._names import resolve_metric_name
 
@@ -36,7 +37,7 @@ def metric_names(metrics):
     return metrics
 
 
-@check_params
+@validate_with_preset_per_metric(RANKING_OPTIONS)
 def evaluate(
     y_true,
     y_score,

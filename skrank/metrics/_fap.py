@@ -8,7 +8,16 @@ the kernels of :mod:`skrank._precision` and :mod:`skrank._topk`.
 
 import numpy as np
 
-from .._core._params import check_params
+from .._core._params import (
+    choice,
+    CONVENTION_OPTIONS,
+    CUTOFF,
+    CUTOFF_OPTIONS,
+    FLAG,
+    NO_RELEVANT,
+    POSITIVE,
+    TIES,
+)
 from .._core._aggregate import (
     apply_no_relevant,
     check_aggregate_options,
@@ -19,6 +28,7 @@ from .._core._layout import rank_queries, segment_cumsum
 from .._core._validation import (
     LARGEST_INT,
 )
+from ._presets_apply import validate_with_preset
 from ._average_precision import _average_precision_per_query, _average_precision_terms
 from ._cutoff import _fbeta_at_k_per_query, _fbeta_weights
 
@@ -213,7 +223,7 @@ def _fap_curve_parts(ranked, *, max_k, beta, no_relevant):
     return f, ap, fap
 
 
-@check_params
+@validate_with_preset({"beta": POSITIVE, **CUTOFF_OPTIONS})
 def fap_score(
     y_true,
     y_score,
@@ -282,7 +292,10 @@ def fap_score(
     )
 
 
-@check_params
+@validate_with_preset({
+    "max_k": CUTOFF, "beta": POSITIVE, "ties": choice(*TIES),
+    "no_relevant": choice(*NO_RELEVANT), "return_parts": FLAG, **CONVENTION_OPTIONS,
+})
 def fap_curve(
     y_true,
     y_score,

@@ -6,10 +6,11 @@ block that holds a relevant row.
 
 import numpy as np
 
-from .._core._params import check_params
+from .._core._params import CUTOFF_OPTIONS
 from .._core._aggregate import score_queries
 from .._core._layout import segment_cumsum
 from .._core._ties import _first_relevant_block, _hypergeometric_some
+from ._presets_apply import validate_with_preset
 
 
 def _reciprocal_rank_per_query(ranked, *, k):
@@ -56,7 +57,7 @@ def _reciprocal_rank_per_query(ranked, *, k):
     return values
 
 
-@check_params
+@validate_with_preset(CUTOFF_OPTIONS)
 def reciprocal_rank_score(
     y_true,
     y_score,
@@ -126,7 +127,7 @@ def _hit_rate_per_query(ranked, *, k):
     return values
 
 
-@check_params
+@validate_with_preset(CUTOFF_OPTIONS)
 def hit_rate_score(
     y_true,
     y_score,

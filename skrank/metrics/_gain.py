@@ -2,9 +2,15 @@
 
 import numpy as np
 
-from .._core._params import check_params
+from .._core._params import (
+    choice,
+    CUTOFF_OPTIONS,
+    DISCOUNTS,
+    GAINS,
+)
 from .._core._aggregate import score_queries
 from .._core._layout import segment_sum
+from ._presets_apply import validate_with_preset
 
 
 def _gain(relevance, gain):
@@ -108,7 +114,9 @@ def _ndcg_per_query(ranked, *, k, gain, discount="log2"):
         ) / _ideal_dcg_per_query(ranked, k=k, gain=gain, discount=discount)
 
 
-@check_params
+@validate_with_preset({
+    "gain": choice(*GAINS), "discount": choice(*DISCOUNTS), **CUTOFF_OPTIONS,
+})
 def dcg_score(
     y_true,
     y_score,
@@ -191,7 +199,9 @@ def dcg_score(
     )
 
 
-@check_params
+@validate_with_preset({
+    "gain": choice(*GAINS), "discount": choice(*DISCOUNTS), **CUTOFF_OPTIONS,
+})
 def ndcg_score(
     y_true,
     y_score,

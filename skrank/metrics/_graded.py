@@ -12,10 +12,11 @@ from dataclasses import replace
 
 import numpy as np
 
-from .._core._params import check_params
+from .._core._params import CUTOFF_OPTIONS
 from .._core._aggregate import aggregate_queries, check_aggregate_options
 from .._core._layout import rank_queries
 from .._core._validation import _to_array
+from ._presets_apply import validate_with_preset
 from ._average_precision import _average_precision_sum
 
 
@@ -90,7 +91,7 @@ def _graded_average_precision_per_query(ranked, *, k, grade_probabilities=None):
         return numerator / denominator
 
 
-@check_params
+@validate_with_preset(CUTOFF_OPTIONS)
 def graded_average_precision_score(
     y_true,
     y_score,

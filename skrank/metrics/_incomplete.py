@@ -9,7 +9,14 @@ rows, from closed forms on the shared layout.
 
 import numpy as np
 
-from .._core._params import check_params
+from .._core._params import (
+    choice,
+    CUTOFF_OPTIONS,
+    FLAG,
+    FRACTION,
+    RANKING_OPTIONS,
+    RBP_GAINS,
+)
 from .._core._aggregate import (
     aggregate_queries,
     apply_no_relevant,
@@ -19,6 +26,7 @@ from .._core._layout import rank_queries, segment_cumsum, segment_sum
 from .._core._validation import (
     check_same_shape_as_y_true,
 )
+from ._presets_apply import validate_with_preset
 
 
 def check_row_mask(name, mask, shape):
@@ -136,7 +144,7 @@ def _rbp_residual_per_query(ranked, *, k, p, judged=None):
     return residual
 
 
-@check_params
+@validate_with_preset(RANKING_OPTIONS)
 def bpref_score(
     y_true,
     y_score,
@@ -229,7 +237,10 @@ def bpref_score(
     )
 
 
-@check_params
+@validate_with_preset({
+    "p": FRACTION, "gain": choice(*RBP_GAINS), "return_residual": FLAG,
+    **CUTOFF_OPTIONS,
+})
 def rbp_score(
     y_true,
     y_score,

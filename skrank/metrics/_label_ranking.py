@@ -33,8 +33,13 @@ import numpy as np
 
 from .._core._aggregate import aggregate_queries, check_aggregate_options
 from .._core._layout import rank_queries, segment_cumsum, segment_sum
-from .._core._params import check_params
+from .._core._params import (
+    AGGREGATE,
+    choice,
+    CONVENTION_OPTIONS,
+)
 from .._core._validation import LABEL_SCORES_WARNING
+from ._presets_apply import validate_with_preset
 
 
 def _score_block_last_row(ranked):
@@ -138,7 +143,7 @@ def _score_label_ranking(kernel, y_true, y_score, *, query_id, sample_weight, ag
     )
 
 
-@check_params
+@validate_with_preset({"aggregate": choice(*AGGREGATE), **CONVENTION_OPTIONS})
 def coverage_error(y_true, y_score, *, query_id=None, sample_weight=None,
                    aggregate="mean",
     compat=None,
@@ -201,7 +206,7 @@ def coverage_error(y_true, y_score, *, query_id=None, sample_weight=None,
     )
 
 
-@check_params
+@validate_with_preset({"aggregate": choice(*AGGREGATE), **CONVENTION_OPTIONS})
 def label_ranking_loss(y_true, y_score, *, query_id=None, sample_weight=None,
                        aggregate="mean",
     compat=None,
@@ -265,7 +270,7 @@ def label_ranking_loss(y_true, y_score, *, query_id=None, sample_weight=None,
     )
 
 
-@check_params
+@validate_with_preset({"aggregate": choice(*AGGREGATE), **CONVENTION_OPTIONS})
 def label_ranking_average_precision_score(y_true, y_score, *, query_id=None,
                                           sample_weight=None, aggregate="mean",
     compat=None,

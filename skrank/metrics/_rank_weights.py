@@ -9,7 +9,13 @@ relevant rows.
 
 import numpy as np
 
-from .._core._params import check_params
+from .._core._params import (
+    choice,
+    CUTOFF_OPTIONS,
+    FRACTION_TO_ONE,
+    TIES,
+    validate_params,
+)
 from .._core._aggregate import aggregate_queries, check_aggregate_options
 from .._core._layout import rank_queries, segment_sum
 from .._core._validation import (
@@ -17,10 +23,11 @@ from .._core._validation import (
     check_score,
     check_same_shape_as_y_true,
 )
+from ._presets_apply import validate_with_preset
 from ._average_precision import _average_precision_terms
 
 
-@check_params
+@validate_params({"decay": FRACTION_TO_ONE, "ties": choice(*TIES)})
 def rank_decay_weights(y_score, *, decay=0.8, query_id=None, ties="average"):
     """Per-row weights ``decay ** (rank - 1)``, the rank taken within each query.
 
@@ -110,7 +117,7 @@ def _weighted_average_precision_per_query(ranked, *, k, weights):
         return numerator / denominator, denominator
 
 
-@check_params
+@validate_with_preset(CUTOFF_OPTIONS)
 def weighted_average_precision_score(
     y_true,
     y_score,

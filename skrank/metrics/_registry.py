@@ -27,6 +27,7 @@ from ._cutoff import (
     recall_at_k_score,
 )
 from ._fap import _fap_per_query, fap_score
+from ._presets_apply import register_stems
 from ._first_relevant import (
     _hit_rate_per_query,
     hit_rate_score,
@@ -81,6 +82,11 @@ class MetricSpec:
         False for a loss (``"coverage_error"``, ``"label_ranking_loss"``):
         its scorer returns the negated value, as scikit-learn's ``neg_*``
         scorers do, so that model selection maximises it.
+    top_k_only : bool
+        Whether its value with a cutoff k reads only the top k rows of a
+        query, its relevant count R, its k largest grades (ideal DCG) and
+        its weight: then :class:`RankingAccumulator` keeps only those rows
+        of an open query.
     query_weights : callable or None
         ``query_weights(ranked)``: the metric's own query weights, whose
         undefined queries are those with a nan value; None for the usual
@@ -98,6 +104,7 @@ class MetricSpec:
     query_weights: Callable | None = None
     response_method: str = "auto"
     greater_is_better: bool = True
+    top_k_only: bool = False
 
     @property
     def defaults(self):
@@ -129,33 +136,35 @@ METRICS = {
         MetricSpec("ndcg", ndcg_score, True,
                    lambda ranked, k, gain, discount: _ndcg_per_query(
                        ranked, k=k, gain=gain, discount=discount),
-                   ("gain", "discount")),
+                   ("gain", "discount"), top_k_only=True),
         MetricSpec("dcg", dcg_score, True,
                    lambda ranked, k, gain, discount: _dcg_per_query(
                        ranked, k=k, gain=gain, discount=discount),
-                   ("gain", "discount")),
+                   ("gain", "discount"), top_k_only=True),
         MetricSpec("map", average_precision_score, True,
                    lambda ranked, k, normalize, tie_blocks: _average_precision_per_query(
                        ranked, k=k, normalize=normalize, tie_blocks=tie_blocks),
-                   ("normalize", "tie_blocks")),
+                   ("normalize", "tie_blocks"), top_k_only=True),
         MetricSpec("mrr", reciprocal_rank_score, True,
-                   lambda ranked, k: _reciprocal_rank_per_query(ranked, k=k)),
+                   lambda ranked, k: _reciprocal_rank_per_query(ranked, k=k),
+                   top_k_only=True),
         MetricSpec("precision", precision_at_k_score, True,
                    lambda ranked, k, normalize: _precision_at_k_per_query(
                        ranked, k=k, normalize=normalize),
-                   ("normalize",)),
+                   ("normalize",), top_k_only=True),
         MetricSpec("recall", recall_at_k_score, True,
-                   lambda ranked, k: _recall_at_k_per_query(ranked, k=k)),
+                   lambda ranked, k: _recall_at_k_per_query(ranked, k=k),
+                   top_k_only=True),
         MetricSpec("f1", fbeta_at_k_score, True,
                    lambda ranked, k, beta: _fbeta_at_k_per_query(ranked, k=k, beta=beta),
-                   ("beta",), options={"beta": 1.0}),
+                   ("beta",), options={"beta": 1.0}, top_k_only=True),
         MetricSpec("fap", fap_score, True,
                    lambda ranked, k, beta: _fap_per_query(ranked, k=k, beta=beta),
-                   ("beta",)),
+                   ("beta",), top_k_only=True),
         MetricSpec("r_precision", r_precision_score, False,
                    lambda ranked, k: _r_precision_per_query(ranked)),
         MetricSpec("hit_rate", hit_rate_score, True,
-                   lambda ranked, k: _hit_rate_per_query(ranked, k=k)),
+                   lambda ranked, k: _hit_rate_per_query(ranked, k=k), top_k_only=True),
         MetricSpec("set_f1", set_fbeta_score, False,
                    lambda ranked, k, beta: _set_fbeta_per_query(ranked, beta=beta),
                    ("beta",), options={"beta": 1.0}, response_method="predict"),
@@ -194,6 +203,8 @@ METRICS = {
                    query_weights=_label_ranking_weights),
     )
 }
+# the preset step finds a metric function's stem here: one source
+register_stems(METRICS)
 
 _NAME = re.compile(r"^(?P<stem>[a-z_0-9]+?)(?:@(?P<k>[0-9]+))?$")
 

@@ -6,10 +6,17 @@ rows a :class:`FAPCutoffClassifier` returns (its ``predict``).
 
 import numpy as np
 
-from .._core._params import check_params
+from .._core._params import (
+    AGGREGATE,
+    choice,
+    COMPAT,
+    NO_RELEVANT,
+    POSITIVE,
+)
 from .._core._aggregate import score_queries
 from .._core._layout import segment_sum
 from .._core._validation import check_numeric
+from ._presets_apply import validate_with_preset
 from ._cutoff import _fbeta_weights
 
 
@@ -24,7 +31,10 @@ def _set_fbeta_per_query(ranked, *, beta):
     return np.where(true_positive > 0, values, 0.0)
 
 
-@check_params
+@validate_with_preset({
+    "beta": POSITIVE, "no_relevant": choice(*NO_RELEVANT),
+    "aggregate": choice(*AGGREGATE), "compat": COMPAT,
+})
 def set_fbeta_score(
     y_true,
     y_pred,

@@ -17,7 +17,10 @@ from sklearn.utils import Bunch, check_random_state
 from sklearn.utils.parallel import Parallel, delayed
 
 from .._core._frames import column as frame_column, column_names
-from .._core._params import check_params
+from .._core._params import (
+    COUNT,
+    validate_params,
+)
 from .._core._validation import _describe
 from ._oof import _n_rows
 from ._make_scorer import get_scorer, make_ranking_scorer
@@ -78,7 +81,7 @@ def _bunch(baseline, permuted):
     )
 
 
-@check_params
+@validate_params({"n_repeats": COUNT})
 def permutation_importance(estimator, X, y, *, query_id, scoring, n_repeats=5,
                            random_state=None, n_jobs=None, sample_weight=None):
     """Permutation importance of each feature, scored per query.

@@ -7,7 +7,10 @@ They turn a metric name, function or list into a :class:`RankingScorer` or
 
 import re
 
-from .._core._params import check_params
+from .._core._params import (
+    COMPAT,
+    validate_params,
+)
 from .._core._validation import _describe
 from ..metrics._registry import metric_names, parse_metric_name
 from ._scorer import MultiMetricScorer, RankingScorer, parse_name
@@ -121,7 +124,7 @@ def make_ranking_scorer(metric, *, query_id_column="qid", response_method="auto"
     )
 
 
-@check_params
+@validate_params({"compat": COMPAT})
 def get_scorer(name, *, compat=None):
     """Get a ranking scorer from its name, such as ``"ndcg@10"``.
 

@@ -5,7 +5,15 @@ tests within segments): it checks the systems, gets their per-query values
 and hands them on.
 """
 
-from .._core._params import check_params
+from .._core._params import (
+    choice,
+    CORRECTIONS,
+    COUNT,
+    FRACTION,
+    NO_RELEVANT,
+    TIES,
+    validate_params,
+)
 from .._core._validation import _describe
 from ._compare_by import compare_by
 from ._intervals import make_rng
@@ -18,7 +26,11 @@ from ._paired import (
 )
 
 
-@check_params
+@validate_params({
+    "n_resamples": COUNT, "confidence_level": FRACTION,
+    "correction": choice(*CORRECTIONS), "ties": choice(*TIES),
+    "no_relevant": choice(*NO_RELEVANT),
+})
 def compare(
     y_true,
     systems,
@@ -133,7 +145,7 @@ def compare(
     >>> result.tests.column("p_randomization")       # exact: 2 of the 2**3 sign vectors
     [0.25]
     """
-    level = confidence_level  # checked by @check_params
+    level = confidence_level  # checked by @validate_params
     systems = check_systems(systems)
     if isinstance(metrics, str):
         metrics = [metrics]

@@ -7,16 +7,29 @@ the queries' segments from :mod:`._segments`; the means and intervals from
 
 import numpy as np
 
-from .._core._params import PARAMETERS, check_params
+from .._core._params import (
+    choice,
+    BOOTSTRAP_METHODS,
+    COUNT,
+    FRACTION_OR_NONE,
+    validate_params,
+)
 from ..metrics._evaluate import evaluate, metric_names
 from ._intervals import make_rng
 from ._segment_summary import summarise_segments
 from ._segments import by_columns, query_index, segments_of_queries
 
 
+#: the bootstrap options of evaluate_by (the Dask face checks them too)
+SEGMENT_OPTIONS = {
+    "confidence_level": FRACTION_OR_NONE, "n_resamples": COUNT,
+    "method": choice(*BOOTSTRAP_METHODS), "min_queries": COUNT,
+}
+
+
 def check_segment_options(confidence_level, n_resamples, method, min_queries):
-    """The bootstrap options, checked (as the table of options checks them)."""
-    rules = PARAMETERS["evaluate_by"]
+    """The bootstrap options, checked as :func:`evaluate_by` checks them."""
+    rules = SEGMENT_OPTIONS
     return tuple(
         rules[name].check(name, value) for name, value in (
             ("confidence_level", confidence_level), ("n_resamples", n_resamples),
@@ -25,7 +38,7 @@ def check_segment_options(confidence_level, n_resamples, method, min_queries):
     )
 
 
-@check_params
+@validate_params(SEGMENT_OPTIONS)
 def evaluate_by(
     y_true,
     y_score,

@@ -1,7 +1,9 @@
-"""The one table of options: every public function refuses its table's bad values.
+"""Declared options: every public function refuses its rules' bad values.
 
-In the spirit of scikit-learn's ``test_public_functions.py``, built on
-skrank's own table (``skrank._core._params.PARAMETERS``).
+In the spirit of scikit-learn's ``test_public_functions.py``: each public
+function declares its options beside its definition
+(``@validate_params({...})``), and the checked function keeps them as
+``parameter_rules``; this module gathers them from the public names.
 """
 
 import inspect
@@ -11,12 +13,17 @@ import pytest
 from sklearn.linear_model import LinearRegression
 
 import skrank
-from skrank._core._params import PARAMETERS
 from skrank.metrics._registry import METRICS
 
 Y = np.array([1, 0, 1, 0, 0, 1])
 S = np.array([0.9, 0.8, 0.3, 0.5, 0.2, 0.1])
 Q = np.array([1, 1, 1, 2, 2, 2])
+
+# every public function that declares its options -> {option: Rule}
+PARAMETERS = {
+    name: getattr(skrank, name).parameter_rules for name in skrank.__all__
+    if hasattr(getattr(skrank, name), "parameter_rules")
+}
 
 # a valid call of each function, to which one bad option is added
 CALLS = {name: ((Y, S), {"query_id": Q}) for name in PARAMETERS}
@@ -91,10 +98,11 @@ def test_every_option_of_a_public_function_is_declared():
     assert undeclared == []
 
 
-def test_declared_functions_are_checked_by_the_table():
+def test_declared_functions_are_checked():
+    assert len(PARAMETERS) == 36  # every public function with options
     for name in PARAMETERS:
         func = getattr(skrank, name)
-        assert hasattr(func, "__wrapped__"), f"{name} is not decorated with check_params"
+        assert hasattr(func, "__wrapped__"), f"{name} is not decorated with validate_params"
 
 
 @pytest.mark.parametrize("stem", sorted(METRICS))
@@ -174,3 +182,16 @@ def test_other_braces_are_left_alone():
     doc = ('Title.\n\n    ties : {"average", "input"}\n    >>> {"map": 1.0}\n'
            "    {'a': 1}\n")
     assert _documented(doc) == doc
+
+
+def test_the_former_bare_decorator_is_a_clear_error():
+    # @check_params without rules read a table of functions that is gone
+    from skrank._core._params import check_params, validate_params
+
+    assert check_params is validate_params
+
+    def metric(y_true, *, k=None):
+        pass
+
+    with pytest.raises(TypeError, match=r"metric: declare its options"):
+        check_params(metric)

@@ -621,3 +621,28 @@ def test_an_empty_tensor_batch_is_a_no_op_and_bfloat16_names_the_cast():
     # evaluate names it too
     with pytest.raises(ValueError, match=r"`y_score`.*y_score\.float\(\)"):
         evaluate(y, score, query_id=[1, 1])
+
+
+# -- the top-k-only metrics, as the registry marks them ----------------------
+
+
+def test_top_k_stems_come_from_the_registry():
+    assert TOP_K_STEMS == {s for s, spec in METRICS.items() if spec.top_k_only}
+    assert all(METRICS[stem].takes_k for stem in TOP_K_STEMS)
+
+
+@pytest.mark.parametrize("stem", sorted(TOP_K_STEMS))
+def test_a_top_k_only_metric_reads_no_order_below_the_cutoff(stem):
+    # the registry's promise the compaction rests on: shuffling the scores of
+    # the rows below the top 5 (they stay below) leaves metric@5 unchanged
+    rng = np.random.default_rng(7)
+    y = rng.integers(0, 3, 40)
+    s = rng.permutation(40).astype(float)  # one query: the top 5 score 35..39
+    below = s < 35
+    shuffled = s.copy()
+    shuffled[below] = rng.permutation(s[below])
+    assert not np.array_equal(s, shuffled)
+    q = np.ones(40)
+    before = evaluate(y, s, query_id=q, metrics=[f"{stem}@5"])
+    after = evaluate(y, shuffled, query_id=q, metrics=[f"{stem}@5"])
+    assert before == pytest.approx(after, rel=1e-12)
