@@ -7,11 +7,24 @@ from sklearn.utils import Bunch
 
 from .._core._factorize import _factorize
 from .._core._optional import import_optional
-from .._core._validation import check_option, check_positive_int, check_relevance
+from .._core._params import COUNT, Rule, choice, validate_params
+from .._core._validation import check_relevance
 
 MODELS = ("pbm", "cascade")
 
 
+def _check_noise(name, value):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real) or not (
+        0 <= value <= 1
+    ):
+        raise ValueError(f"`{name}` must be a number in [0, 1], got {value!r}.")
+    return float(value)
+
+
+NOISE = Rule(_check_noise, (-0.1, 1.5, float("nan"), "0.1", True))
+
+
+@validate_params({"model": choice(*MODELS), "noise": NOISE, "n_sessions": COUNT})
 def simulate_clicks(
     y_true,
     logger_score,
@@ -87,12 +100,6 @@ def simulate_clicks(
     >>> log.position, log.click                  # everything examined
     (array([1, 2, 3, 4]), array([1, 0, 0, 1]))
     """
-    check_option("model", model, MODELS)
-    n_sessions = check_positive_int("n_sessions", n_sessions, allow_none=False)
-    if isinstance(noise, (bool, np.bool_)) or not isinstance(noise, Real) or not (
-        0 <= noise <= 1
-    ):
-        raise ValueError(f"`noise` must be a number in [0, 1], got {noise!r}.")
     relevance = check_relevance(y_true)
     score = np.asarray(logger_score, dtype=np.float64)
     if relevance.ndim != 1 or score.shape != relevance.shape:

@@ -49,6 +49,7 @@ NOT_OPTIONS = {
     "recall_levels", "metrics", "baseline", "random_state", "n_jobs",
     "scoring",  # a scorer or metric names, like ``metrics``
     "by",  # segments: data, like ``query_id``
+    "propensity",  # simulate_clicks: a callable or one number per position, data
 }
 
 CASES = [
@@ -99,7 +100,7 @@ def test_every_option_of_a_public_function_is_declared():
 
 
 def test_declared_functions_are_checked():
-    assert len(PARAMETERS) == 36  # every public function with options
+    assert len(PARAMETERS) == 37  # every public function with options
     for name in PARAMETERS:
         func = getattr(skrank, name)
         assert hasattr(func, "__wrapped__"), f"{name} is not decorated with validate_params"
