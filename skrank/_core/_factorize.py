@@ -3,7 +3,7 @@
 import numpy as np
 
 from ._frames import pandas_categorical
-from ._validation import _to_array, first_position
+from ._validation import to_array, first_position
 
 
 def _missing(mask):
@@ -15,7 +15,7 @@ def _missing(mask):
     )
 
 
-def _factorize(query_id, n_rows):
+def factorize(query_id, n_rows):
     """Sortable integer keys and the id labels they stand for.
 
     Returns ``(keys, labels_or_None)``: numeric ids are used as keys as they
@@ -36,7 +36,7 @@ def _factorize(query_id, n_rows):
             raise _missing(codes < 0)
         return codes.astype(np.int64), categories
 
-    ids = _as_id_array(query_id)
+    ids = as_id_array(query_id)
     if ids.ndim != 1:
         raise ValueError(
             f"`query_id` must be 1-D (one id per row), got shape {ids.shape}."
@@ -59,14 +59,14 @@ def _factorize(query_id, n_rows):
     return _object_codes(ids)
 
 
-def _as_id_array(query_id):
+def as_id_array(query_id):
     """``query_id`` as a numpy array that keeps ids of different types apart.
 
     ``np.asarray([1, "1"])`` turns both into the string ``"1"``; a list or
     tuple whose values are not all strings (or all bytes) becomes an object
     array instead.
     """
-    ids = _to_array("query_id", query_id)
+    ids = to_array("query_id", query_id)
     if isinstance(query_id, (list, tuple)) and ids.dtype.kind in "US":
         kind = str if ids.dtype.kind == "U" else bytes
         if not all(isinstance(value, kind) for value in query_id):

@@ -29,7 +29,7 @@ def _narwhals():
     return nw
 
 
-def _from_native(obj, **kwargs):
+def from_native(obj, **kwargs):
     """``narwhals.from_native(obj, ...)``, or None without narwhals or when it refuses.
 
     narwhals refuses some objects its library accepts (a pandas DataFrame
@@ -74,7 +74,7 @@ def to_numpy(values):
     """
     if isinstance(values, (np.ndarray, list, tuple)) or np.isscalar(values):
         return values
-    native = _from_native(values, allow_series=True)
+    native = from_native(values, allow_series=True)
     if native is not None:
         return native.to_numpy()
     if _narwhals() is None and hasattr(values, "__array__"):
@@ -110,7 +110,7 @@ def column(frame, name):
     columns = column_names(frame)
     if columns is None or name not in columns:
         return None
-    df = _from_native(frame)
+    df = from_native(frame)
     if df is None:
         return frame[name]
     return df.get_column(name).to_native()
@@ -127,7 +127,7 @@ def column_names(frame):
     >>> column_names([[1, 2]]) is None
     True
     """
-    df = _from_native(frame)
+    df = from_native(frame)
     if df is not None:
         return list(df.columns)
     # without narwhals (or refused by it): pandas and polars list .columns

@@ -28,7 +28,7 @@ from functools import cached_property
 import numpy as np
 
 from ._params import TIES
-from ._factorize import _factorize
+from ._factorize import factorize
 from ._sort import exact_score_key, packed_order, sort_runs
 from ._validation import (
     check_option,
@@ -442,7 +442,7 @@ def rank_queries(
             query_start = np.zeros(1, dtype=np.intp)
             query_ids = np.zeros(1, dtype=np.intp)
         else:
-            keys, labels = _factorize(query_id, n_rows)
+            keys, labels = factorize(query_id, n_rows)
             check_same_length(y_true=relevance, query_id=keys)
             packed = packed_order(score, keys) if ties == "average" else None
             if breaker is not None:

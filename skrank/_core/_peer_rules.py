@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._factorize import _factorize
+from ._factorize import factorize
 from ._validation import check_relevance, first_position
 
 
@@ -152,7 +152,7 @@ def _query_codes(labels, query_id):
         return np.repeat(np.arange(labels.shape[0]), labels.shape[1]), None
     if query_id is None:
         return np.zeros(labels.shape[0], dtype=np.intp), None
-    keys, names = _factorize(query_id, labels.shape[0])
+    keys, names = factorize(query_id, labels.shape[0])
     keys, codes = np.unique(keys, return_inverse=True)
     return codes.reshape(-1), keys if names is None else np.asarray(names)[keys]
 

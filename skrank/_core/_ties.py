@@ -9,7 +9,7 @@ import numpy as np
 from ._layout import segment_sum
 
 
-def _log_choose(n, k):
+def log_choose(n, k):
     """log of the binomial coefficient C(n, k), for 0 <= k <= n (arrays)."""
     from scipy.special import gammaln  # lazy: not needed without ties
 
@@ -45,19 +45,19 @@ def _hypergeometric_none(m, r, t):
     return np.exp(_log_hypergeometric_none(m, r, t))
 
 
-def _hypergeometric_some(m, r, t):
+def hypergeometric_some(m, r, t):
     """P(at least one relevant row among the ``t`` positions), with expm1: no cancellation."""
     return -np.expm1(_log_hypergeometric_none(m, r, t))
 
 
-def _expected_hits_at_k(ranked, k):
+def expected_hits_at_k(ranked, k):
     """Expected number of relevant rows in each query's top k."""
     if k is None:
         return ranked.n_relevant_retrieved
     return segment_sum(np.where(ranked.rank <= k, ranked.tie_share, 0.0), ranked.query_start)
 
 
-def _first_relevant_block(ranked):
+def first_relevant_block(ranked):
     """Index of each query's first tie block holding a relevant row (-1 if none)."""
     blocks = np.flatnonzero(ranked.block_relevant > 0)
     queries = ranked.block_query[blocks]

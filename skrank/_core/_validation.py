@@ -22,7 +22,7 @@ from ._warnings import warn
 LARGEST_INT = 1 << 62
 
 
-def _describe(value):
+def describe(value):
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
@@ -102,7 +102,7 @@ def _must_contain_numbers(name, array):
         if name == "y_true" else "convert it to numbers first"
     )
     return ValueError(
-        f"`{name}` must contain numbers, got {_describe(value)} at "
+        f"`{name}` must contain numbers, got {describe(value)} at "
         f"{first_position(bad)} (dtype {array.dtype}): {advice}."
     )
 
@@ -123,7 +123,7 @@ def check_option(name, value, allowed):
         ):
             return value
     shown = ", ".join(repr(option) for option in allowed)
-    raise ValueError(f"`{name}` must be one of {shown}; got {_describe(value)}.")
+    raise ValueError(f"`{name}` must be one of {shown}; got {describe(value)}.")
 
 
 def check_positive_int(name, value, *, allow_none=True):
@@ -137,12 +137,12 @@ def check_positive_int(name, value, *, allow_none=True):
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, Integral):
         suffix = " or None" if allow_none else ""
         raise ValueError(
-            f"`{name}` must be a positive integer{suffix}, got {_describe(value)}."
+            f"`{name}` must be a positive integer{suffix}, got {describe(value)}."
         )
     if value < 1:
         suffix = " or None" if allow_none else ""
         raise ValueError(
-            f"`{name}` must be a positive integer{suffix}, got {_describe(value)}."
+            f"`{name}` must be a positive integer{suffix}, got {describe(value)}."
         )
     # beyond any query's length either way; small enough for int64 arithmetic
     return min(int(value), LARGEST_INT)
@@ -157,7 +157,7 @@ def check_positive_real(name, value):
         or value <= 0
     ):
         raise ValueError(
-            f"`{name}` must be a positive finite number, got {_describe(value)}."
+            f"`{name}` must be a positive finite number, got {describe(value)}."
         )
     return float(value)
 
@@ -175,12 +175,12 @@ def check_fraction(name, value, *, closed_low=False, closed_high=False):
         low = "[" if closed_low else "("
         high = "]" if closed_high else ")"
         raise ValueError(
-            f"`{name}` must be a number in {low}0, 1{high}, got {_describe(value)}."
+            f"`{name}` must be a number in {low}0, 1{high}, got {describe(value)}."
         )
     return float(value)
 
 
-def _to_array(name, values):
+def to_array(name, values):
     """Turn array-likes (lists, numpy, pandas, polars, ...) into a numpy array.
 
     Series and DataFrames of any library go through :func:`_frames.to_numpy`;
@@ -214,7 +214,7 @@ def tensor_cast_hint(name, values):
     )
 
 
-def _reject_masked(name, values):
+def reject_masked(name, values):
     """A masked array with masked entries is refused: its mask would be lost.
 
     Looked for only once ``numpy.ma`` is imported (no masked array exists
@@ -229,7 +229,7 @@ def _reject_masked(name, values):
         )
 
 
-def _reject_complex(name, array):
+def reject_complex(name, array):
     if array.dtype.kind == "c":
         raise ValueError(
             f"`{name}` must contain real numbers, got complex values (dtype "
@@ -237,7 +237,7 @@ def _reject_complex(name, array):
         )
 
 
-def _check_dimensions(name, array, ndim):
+def check_dimensions(name, array, ndim):
     if array.ndim not in ndim:
         wanted = " or ".join(f"{d}-D" for d in ndim)
         raise ValueError(
@@ -249,15 +249,15 @@ def _check_dimensions(name, array, ndim):
 
 def check_numeric(name, values, *, ndim=(1, 2)):
     """Return ``values`` as a finite float64 array of 1 or 2 dimensions."""
-    _reject_masked(name, values)
-    array = _to_array(name, values)
-    _reject_complex(name, array)
+    reject_masked(name, values)
+    array = to_array(name, values)
+    reject_complex(name, array)
     if array.dtype == object or array.dtype.kind not in "biuf":
         try:
             array = array.astype(np.float64)
         except (TypeError, ValueError):
             raise _must_contain_numbers(name, array) from None
-    _check_dimensions(name, array, ndim)
+    check_dimensions(name, array, ndim)
     array = array.astype(np.float64, copy=False)
     if not np.isfinite(array).all():
         raise _not_finite_error(name, array)
@@ -316,10 +316,10 @@ def check_score(name, values, *, ndim=(1, 2)):
     integers (or other exactly comparable numbers). The caller ranks
     those through :func:`skrank._core._sort.exact_score_key`.
     """
-    _reject_masked(name, values)
+    reject_masked(name, values)
     from_list = isinstance(values, (list, tuple))
-    array = _to_array(name, values)
-    _reject_complex(name, array)
+    array = to_array(name, values)
+    reject_complex(name, array)
     if from_list and array.dtype.kind == "f" and array.size and (
         np.abs(array).max() >= 2.0**53  # below, every int was read exactly
     ):
@@ -360,7 +360,7 @@ def check_score(name, values, *, ndim=(1, 2)):
     else:
         with np.errstate(over="ignore"):
             as_float = array.astype(np.float64, copy=False)
-    _check_dimensions(name, array, ndim)
+    check_dimensions(name, array, ndim)
     if not np.isfinite(as_float).all() and not _only_unretrieved(array, as_float):
         if kind == "f" and not (np.isnan(array) | np.isinf(array)).any():
             raise ValueError(
@@ -423,9 +423,9 @@ def check_sample_weight(sample_weight, n_expected, *, what="rows"):
     """Non-negative finite weights of length ``n_expected``, or None."""
     if sample_weight is None:
         return None
-    _reject_masked("sample_weight", sample_weight)
-    weight = _to_array("sample_weight", sample_weight)
-    _reject_complex("sample_weight", weight)
+    reject_masked("sample_weight", sample_weight)
+    weight = to_array("sample_weight", sample_weight)
+    reject_complex("sample_weight", weight)
     if weight.ndim != 1:
         raise ValueError(
             f"`sample_weight` must be 1-D, got an array of shape {weight.shape}."
@@ -457,7 +457,7 @@ def check_nonnegative(name, array):
 
 def check_same_shape_as_y_true(name, values, shape):
     """``values`` as an array with the shape of ``y_true``."""
-    array = _to_array(name, values)
+    array = to_array(name, values)
     if array.shape != tuple(shape):
         raise ValueError(
             f"`{name}` must have the shape of `y_true` {tuple(shape)}, got "
@@ -477,7 +477,7 @@ def check_same_length(**arrays):
 def check_bool(name, value):
     """A plain boolean option such as ``return_parts``."""
     if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"`{name}` must be True or False, got {_describe(value)}.")
+        raise ValueError(f"`{name}` must be True or False, got {describe(value)}.")
     return bool(value)
 
 

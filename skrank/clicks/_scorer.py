@@ -14,10 +14,10 @@ import numpy as np
 from sklearn.utils.metadata_routing import UNCHANGED
 
 from .._core._frames import column as frame_column
-from .._core._validation import _describe, check_option
+from .._core._validation import describe, check_option
 from ..model_selection._query_ids import (
     QueryScorer,
-    _routing_on,
+    routing_on,
     check_query_id_column,
     no_column_clause,
 )
@@ -45,7 +45,7 @@ def _check_propensity(propensity):
     raise ValueError(
         "`propensity` must be a PositionBias (from estimate_position_bias), a "
         "callable of positions (such as lambda k: 1 / k) or one number in (0, 1], "
-        f"got {_describe(propensity)}; a scorer cannot take one value per row, "
+        f"got {describe(propensity)}; a scorer cannot take one value per row, "
         "because the rows of each test fold differ."
     )
 
@@ -63,7 +63,7 @@ def _check_metrics(metrics):
         return names, False
     raise ValueError(
         "`metrics` must be a click metric name ('dcg@10', 'ndcg@10', "
-        f"'precision@10', 'arp') or a list of them, got {_describe(metrics)}."
+        f"'precision@10', 'arp') or a list of them, got {describe(metrics)}."
     )
 
 
@@ -73,7 +73,7 @@ def _check_column(name, column):
     except ValueError:
         raise ValueError(
             f"`{name}` must be a column name (a string or an integer) or None, "
-            f"got {_describe(column)}."
+            f"got {describe(column)}."
         ) from None
 
 
@@ -258,7 +258,7 @@ class ClickScorer(QueryScorer):
 
 def _missing_position_message(scorer, X):
     alias = scorer._score_request.get("position")
-    if _routing_on():
+    if routing_on():
         if alias is False or alias is None:
             why = (
                 "metadata routing is on, but this scorer's request for `position` "

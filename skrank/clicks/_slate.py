@@ -24,11 +24,11 @@ import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils import check_random_state
 
-from .._core._factorize import _as_id_array, _factorize
+from .._core._factorize import as_id_array, factorize
 from .._core._frames import pandas_categorical
 from .._core._validation import (
-    _describe,
-    _to_array,
+    describe,
+    to_array,
     check_bool,
     check_fraction,
     check_numeric,
@@ -144,7 +144,7 @@ class SlateEstimate:
                 or not isinstance(n_resamples, Integral) or n_resamples < 1):
             raise ValueError(
                 "`n_resamples` must be a positive integer, got "
-                f"{_describe(n_resamples)}."
+                f"{describe(n_resamples)}."
             )
         seed = check_random_state(random_state).randint(0, 2**31 - 1, size=4)
         estimates = _bootstrap_estimates(
@@ -452,7 +452,7 @@ def _check_propensity(name, values, *, zero_allowed):
 
 
 def _check_slot(slot):
-    if _to_array("slot", slot).dtype.kind == "b":
+    if to_array("slot", slot).dtype.kind == "b":
         raise ValueError("`slot` must hold positive integers (1 for the top of a "
                          "slate), got booleans.")
     array = check_numeric("slot", slot, ndim=(1,))
@@ -482,7 +482,7 @@ def _slate_keys(slate_id):
         if (codes < 0).any():
             raise _missing_slate(codes < 0)
         return codes.astype(np.int64), categories
-    ids = _as_id_array(slate_id)
+    ids = as_id_array(slate_id)
     if ids.ndim != 1:
         raise ValueError(
             f"`slate_id` must be 1-D (one id per row), got shape {ids.shape}."
@@ -501,7 +501,7 @@ def _slate_keys(slate_id):
         missing = None
     if missing is not None and missing.any():
         raise _missing_slate(missing)
-    return _factorize(ids, ids.shape[0])
+    return factorize(ids, ids.shape[0])
 
 
 def _slot_groups(slots):
@@ -554,7 +554,7 @@ class _SortedLog:
 
     def _slate(self, row):
         value = self.labels[self.codes[row]]
-        return _describe(value.item() if isinstance(value, np.generic) else value)
+        return describe(value.item() if isinstance(value, np.generic) else value)
 
     def _first_row_of_slate(self, row):
         return int(self.order[np.flatnonzero(self.sorted_codes == self.codes[row])[0]])

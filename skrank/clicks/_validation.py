@@ -10,22 +10,22 @@ from numbers import Real
 
 import numpy as np
 
-from .._core._factorize import _factorize
+from .._core._factorize import factorize
 from .._core._validation import (
-    _check_dimensions,
-    _reject_complex,
-    _reject_masked,
-    _to_array,
+    check_dimensions,
+    reject_complex,
+    reject_masked,
+    to_array,
     first_position,
 )
 
 
 def numbers(name, values):
     """``values`` as a non-empty 1-D numpy array of real numbers (any dtype)."""
-    _reject_masked(name, values)
-    array = _to_array(name, values)
-    _reject_complex(name, array)
-    _check_dimensions(name, array, (1,))
+    reject_masked(name, values)
+    array = to_array(name, values)
+    reject_complex(name, array)
+    check_dimensions(name, array, (1,))
     if array.dtype.kind not in "biuf":
         try:
             array = array.astype(np.float64)
@@ -90,7 +90,7 @@ def list_codes(query_id, n_rows, name="query_id"):
             f"`{name}` is required: one id per row, saying which displayed list "
             "(or query) the row belongs to."
         )
-    keys, labels = _factorize(query_id, n_rows)
+    keys, labels = factorize(query_id, n_rows)
     distinct, codes = np.unique(keys, return_inverse=True)
     ids = distinct if labels is None else labels[distinct]
     return codes.reshape(-1).astype(np.intp), ids

@@ -18,7 +18,7 @@ from .._core._aggregate import (
     partial_mean,
 )
 from .._core._quiet import quiet_dask
-from .._core._validation import _describe, check_option
+from .._core._validation import describe, check_option
 from ..clicks._evaluate import (
     ClickEvaluation,
     ClickSums,
@@ -133,7 +133,7 @@ def _list_frame(frame, plan, meta):
 def _check_dask_frame(df, dd, in_memory):
     if not isinstance(df, dd.DataFrame):
         raise ValueError(
-            f"`df` must be a dask.dataframe.DataFrame, got {_describe(df)}; for "
+            f"`df` must be a dask.dataframe.DataFrame, got {describe(df)}; for "
             f"in-memory data use {in_memory}."
         )
 

@@ -27,7 +27,7 @@ from .._core._aggregate import (
 )
 from .._core._layout import TIES
 from .._core._optional import import_optional
-from .._core._validation import check_bool, check_option, _describe
+from .._core._validation import check_bool, check_option, describe
 from ..metrics._evaluate import DEFAULT_METRICS, metric_names
 from ..metrics._plan import ROW as _ROW, PartitionPlan as _Plan  # shared with spark
 from ..metrics._plan import kernel_options
@@ -101,7 +101,7 @@ def _check_column(df, argument, name, allow_index=False):
         return True
     where = " or the index name" if allow_index else ""
     raise ValueError(
-        f"`{argument}` must name a column of `df`{where}, got {_describe(name)}; "
+        f"`{argument}` must name a column of `df`{where}, got {describe(name)}; "
         f"the columns are {list(df.columns)}."
     )
 
@@ -229,7 +229,7 @@ def evaluate(
     dd = _import_dask_dataframe()
     if not isinstance(df, dd.DataFrame):
         raise ValueError(
-            f"`df` must be a dask.dataframe.DataFrame, got {_describe(df)}; for "
+            f"`df` must be a dask.dataframe.DataFrame, got {describe(df)}; for "
             "in-memory data use skrank.evaluate."
         )
     metrics = metric_names(metrics)

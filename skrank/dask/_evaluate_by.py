@@ -12,9 +12,9 @@ values and, for the same ``random_state``, the same resamples.
 import numpy as np
 
 from .._core._aggregate import check_aggregate_options
-from .._core._factorize import _factorize
+from .._core._factorize import factorize
 from .._core._layout import TIES
-from .._core._validation import check_option, _describe
+from .._core._validation import check_option, describe
 from ..metrics._evaluate import DEFAULT_METRICS, metric_names
 from ..metrics._plan import kernel_options
 from ..metrics._registry import parse_metric_name
@@ -154,7 +154,7 @@ def evaluate_by(
     dd = _import_dask_dataframe("skrank.dask.evaluate_by")
     if not isinstance(df, dd.DataFrame):
         raise ValueError(
-            f"`df` must be a dask.dataframe.DataFrame, got {_describe(df)}; for "
+            f"`df` must be a dask.dataframe.DataFrame, got {describe(df)}; for "
             "in-memory data use skrank.evaluate_by."
         )
     level, n_resamples, method, min_queries = check_segment_options(
@@ -170,7 +170,7 @@ def evaluate_by(
     by = [by] if isinstance(by, str) else list(by) if isinstance(by, (list, tuple)) else by
     if not isinstance(by, list) or not by:
         raise ValueError(
-            f"`by` must name a column of `df` or a list of columns, got {_describe(by)}."
+            f"`by` must name a column of `df` or a list of columns, got {describe(by)}."
         )
     for name in by:
         _check_column(df, "by", name)
@@ -210,7 +210,7 @@ def evaluate_by(
 
     # the queries in evaluate()'s order: ascending id
     ids = per_query.index
-    keys, _ = _factorize(ids, ids.shape[0])
+    keys, _ = factorize(ids, ids.shape[0])
     order = np.argsort(keys, kind="stable")
     per_query = per_query.iloc[order]
     ids = per_query.index.to_numpy()

@@ -5,7 +5,7 @@ from numbers import Real
 import numpy as np
 from sklearn.utils import Bunch
 
-from .._core._factorize import _factorize
+from .._core._factorize import factorize
 from .._core._optional import import_optional
 from .._core._params import COUNT, Rule, choice, validate_params
 from .._core._validation import check_relevance
@@ -109,7 +109,7 @@ def simulate_clicks(
         )
     if not np.isfinite(score).all():
         raise ValueError("`logger_score` must be finite.")
-    keys, labels = _factorize(query_id, relevance.shape[0])
+    keys, labels = factorize(query_id, relevance.shape[0])
     distinct, query = np.unique(keys, return_inverse=True)
     query = query.reshape(-1)
     ids = distinct if labels is None else labels[distinct]

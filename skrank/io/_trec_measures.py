@@ -18,7 +18,8 @@ import re
 
 import numpy as np
 
-from .._core._layout import segment_sum
+from .._core._layout import segment_cumsum, segment_sum
+from ._trec_kernels import bpref, iprec_at_recall, sequential_sum, trec_average_precision
 
 #: trec_eval's measure table, in the order it computes and prints them
 PRINT_ORDER = (
@@ -128,9 +129,8 @@ def _powers(p, n):
 
 
 def _in_row_order_sum(values, ranked):
-    from ._measures import _sequential_sum
 
-    return _sequential_sum(values, ranked.query, ranked.n_queries)
+    return sequential_sum(values, ranked.query, ranked.n_queries)
 
 
 def _divide(top, bottom):
@@ -219,11 +219,10 @@ def Rprec_mult(parts, multiple):
 
 def eleven_pt_avg(parts, levels):
     """Interpolated precision averaged over recall levels, added highest first."""
-    from ._measures import _iprec_at_recall
 
     total = np.zeros(parts.binary.n_queries)
     for level in levels[::-1]:
-        total += _iprec_at_recall(parts, level)
+        total += iprec_at_recall(parts, level)
     return total / len(levels)
 
 
@@ -278,7 +277,6 @@ def _dcg_parts(parts, name):
     ``gain / log2(rank + 1)`` one after the other, as trec_eval's loops do.
     Also returns the gains and the number of positive ideal grades.
     """
-    from .._core._layout import segment_cumsum
 
     ranked = parts.graded
     grade = np.where(parts.judged > 0, ranked.relevance, 0.0)
@@ -345,9 +343,8 @@ def Rndcg(parts):
     owner = queries[keep][order]
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = (top[keep] / bottom[keep])[order]
-    from ._measures import _sequential_sum
 
-    total = _sequential_sum(terms, owner, ranked.n_queries)
+    total = sequential_sum(terms, owner, ranked.n_queries)
     count = np.bincount(owner, minlength=ranked.n_queries)
     n_relevant = parts.binary.n_relevant
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -361,7 +358,6 @@ def G(parts):
     the gain retrieved up to i, ``cost`` the ideal's gain up to i with each
     place worth at least 1. The sum is over the ideal's total gain.
     """
-    from .._core._layout import segment_cumsum
 
     ranked, gain, ideal, _, _, _ = _dcg_parts(parts, "G")
     gained = segment_cumsum(gain, ranked.query_start)
@@ -384,7 +380,6 @@ def infAP(parts):
     judged = (parts.judged > 0) & pooled
     relevant = (ranked.is_relevant > 0) & judged
     _refuse_mixed_ties(ranked, pooled * 1.0 + judged * 1.0 + relevant * 1.0, "infAP")
-    from .._core._layout import segment_cumsum
 
     def above(flags):  # rows with ``flags`` before each row of its query
         flags = flags.astype(np.int64)
@@ -403,15 +398,13 @@ def infAP(parts):
 
 
 def gm_map(parts):
-    from ._measures import _trec_average_precision
 
-    return _trec_average_precision(parts)
+    return trec_average_precision(parts)
 
 
 def gm_bpref(parts):
-    from ._measures import _bpref
 
-    return _bpref(parts)
+    return bpref(parts)
 
 
 def geometric_mean(values):

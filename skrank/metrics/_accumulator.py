@@ -31,12 +31,12 @@ from .._core._aggregate import (
     PartialMean,
     QueryValues,
 )
-from .._core._factorize import _factorize
+from .._core._factorize import factorize
 from .._core._layout import TIES
 from .._core._params import RANKING_OPTIONS
 from .._core._validation import (
-    _describe,
-    _to_array,
+    describe,
+    to_array,
     check_bool,
     check_option,
     check_relevance,
@@ -94,7 +94,7 @@ def to_host_array(name, values):
                 f"{tensor_cast_hint(name, values)}."
             ) from exc
     try:
-        return _to_array(name, values)
+        return to_array(name, values)
     except (TypeError, ValueError) as exc:
         if hasattr(values, "__dlpack__"):
             try:
@@ -102,7 +102,7 @@ def to_host_array(name, values):
             except (TypeError, ValueError, RuntimeError, BufferError):
                 pass
         raise ValueError(
-            f"`{name}` could not be read as a numpy array ({_describe(values)}); "
+            f"`{name}` could not be read as a numpy array ({describe(values)}); "
             "arrays on a GPU must be moved to host memory first (CuPy: .get(), "
             f"JAX: numpy.asarray). {exc}"
         ) from exc
@@ -486,7 +486,7 @@ class RankingAccumulator:
         ids = query_id
         if not isinstance(ids, (list, tuple)):
             ids = to_host_array("query_id", ids)
-        _factorize(ids, relevance.shape[0])  # validates: length, missing ids
+        factorize(ids, relevance.shape[0])  # validates: length, missing ids
         ids = _as_ids(ids)
         weight = sample_weight
         if weight is not None:
@@ -639,9 +639,9 @@ def _empty_batch(relevance, score, query_id, sample_weight):
 
 def _as_ids(ids):
     if isinstance(ids, (list, tuple)):
-        from .._core._factorize import _as_id_array
+        from .._core._factorize import as_id_array
 
-        return _as_id_array(ids)
+        return as_id_array(ids)
     ids = np.asarray(ids)
     return ids
 

@@ -14,7 +14,7 @@ from .._core._params import (
 )
 from .._core._aggregate import score_queries
 from .._core._layout import segment_cumsum, segment_sum
-from .._core._ties import _expected_hits_at_k, _log_choose
+from .._core._ties import expected_hits_at_k, log_choose
 from ._presets_apply import validate_with_preset
 
 
@@ -81,7 +81,7 @@ def _average_precision_per_query(ranked, *, k, normalize="relevant",
                 return total / relevant
             if normalize == "min":
                 return total / (relevant if k is None else np.minimum(relevant, k))
-            hits = _expected_hits_at_k(ranked, k)
+            hits = expected_hits_at_k(ranked, k)
             return np.where(hits > 0, total / hits, 0.0)
     terms = _average_precision_terms(ranked)
     total = _average_precision_sum(ranked, k, terms)
@@ -101,7 +101,7 @@ def _retrieved_average_precision(ranked, k, terms, total):
     top k (hypergeometric) makes every term a closed form.
     """
     sizes = ranked.query_size
-    hits = _expected_hits_at_k(ranked, k)
+    hits = expected_hits_at_k(ranked, k)
     with np.errstate(invalid="ignore", divide="ignore"):
         values = np.where(hits > 0, total / hits, 0.0)
     if k is None:
@@ -144,9 +144,9 @@ def _retrieved_average_precision(ranked, k, terms, total):
     mm, rr, tt = m[owner], r[owner], t[owner]
     feasible = (t[owner] - x) <= (mm - rr)
     log_pmf = (
-        _log_choose(rr, x)
-        + _log_choose(mm - rr, np.where(feasible, tt - x, 0))
-        - _log_choose(mm, tt)
+        log_choose(rr, x)
+        + log_choose(mm - rr, np.where(feasible, tt - x, 0))
+        - log_choose(mm, tt)
     )
     pmf = np.where(feasible, np.exp(log_pmf), 0.0)
     hits_x = above[owner] + x

@@ -9,7 +9,7 @@ them exactly, in 8 bytes per id for numbers.
 
 import numpy as np
 
-from .._core._factorize import _factorize
+from .._core._factorize import factorize
 from .._core._sort import distinct_sorted
 
 # integral floats in (-2**63, 2**63) are ints (3.0 is query 3, as in evaluate)
@@ -18,7 +18,7 @@ _INT64_BOUND = 2.0**63
 
 def codes(ids):
     """Integer keys of ids (equal ids, equal keys), in ascending id order."""
-    keys, _ = _factorize(ids, ids.shape[0])
+    keys, _ = factorize(ids, ids.shape[0])
     return keys
 
 

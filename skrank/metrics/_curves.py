@@ -33,7 +33,7 @@ from .._core._aggregate import (
     score_queries,
 )
 from .._core._layout import rank_queries, segment_sum
-from .._core._validation import _describe, _to_array
+from .._core._validation import describe, to_array
 from ._average_precision import _average_precision_terms
 from .._core._warnings import warn
 from ._presets_apply import validate_with_preset
@@ -164,7 +164,7 @@ def _interpolated_precision_per_query(ranked, levels):
 def _check_recall_levels(recall_levels):
     if recall_levels is None:
         return np.arange(11) / 10  # i / 10: equal to the literals 0.1, 0.2, ...
-    levels = _to_array("recall_levels", recall_levels)
+    levels = to_array("recall_levels", recall_levels)
     try:
         levels = levels.astype(np.float64)
     except (TypeError, ValueError):
@@ -178,7 +178,7 @@ def _check_recall_levels(recall_levels):
     ):
         raise ValueError(
             "`recall_levels` must be a non-empty 1-D array of numbers in [0, 1], "
-            f"got {_describe(recall_levels)}."
+            f"got {describe(recall_levels)}."
         )
     return levels
 

@@ -16,7 +16,7 @@ from .._core._params import (
 )
 from .._core._aggregate import score_queries
 from .._core._layout import segment_sum
-from .._core._ties import _expected_hits_at_k
+from .._core._ties import expected_hits_at_k
 from ._presets_apply import validate_with_preset
 
 
@@ -26,7 +26,7 @@ def _cutoff_length(ranked, k):
 
 
 def _hits_per_query(ranked, *, k):
-    return _expected_hits_at_k(ranked, k)
+    return expected_hits_at_k(ranked, k)
 
 
 def _precision_at_k_per_query(ranked, *, k, normalize="k"):
@@ -35,12 +35,12 @@ def _precision_at_k_per_query(ranked, *, k, normalize="k"):
         length = ranked.query_size if k is None else np.minimum(k, ranked.query_size)
     else:
         length = _cutoff_length(ranked, k)
-    return _expected_hits_at_k(ranked, k) / length
+    return expected_hits_at_k(ranked, k) / length
 
 
 def _recall_at_k_per_query(ranked, *, k):
     with np.errstate(invalid="ignore", divide="ignore"):
-        return _expected_hits_at_k(ranked, k) / ranked.n_relevant
+        return expected_hits_at_k(ranked, k) / ranked.n_relevant
 
 
 def _fbeta_weights(beta):
@@ -62,7 +62,7 @@ def _fbeta_at_k_per_query(ranked, *, k, beta):
     """Expected F-beta@k = (1 + b^2) hits@k / (b^2 R + k), which is linear in hits@k."""
     w, v = _fbeta_weights(beta)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return _expected_hits_at_k(ranked, k) / (
+        return expected_hits_at_k(ranked, k) / (
             w * ranked.n_relevant + v * _cutoff_length(ranked, k)
         )
 

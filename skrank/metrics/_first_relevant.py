@@ -9,7 +9,7 @@ import numpy as np
 from .._core._params import CUTOFF_OPTIONS
 from .._core._aggregate import score_queries
 from .._core._layout import segment_cumsum
-from .._core._ties import _first_relevant_block, _hypergeometric_some
+from .._core._ties import first_relevant_block, hypergeometric_some
 from ._presets_apply import validate_with_preset
 
 
@@ -29,7 +29,7 @@ def _reciprocal_rank_per_query(ranked, *, k):
     values of size ~1e7 lose 8 digits in a block of millions of rows).
     """
     values = np.zeros(ranked.n_queries)
-    first_block = _first_relevant_block(ranked)
+    first_block = first_relevant_block(ranked)
     has = np.flatnonzero(first_block >= 0)
     blocks = first_block[has]
     m = ranked.block_size[blocks].astype(np.float64)
@@ -115,7 +115,7 @@ def reciprocal_rank_score(
 def _hit_rate_per_query(ranked, *, k):
     """P(at least one relevant row in the top k): only the first relevant block matters."""
     values = np.zeros(ranked.n_queries)
-    first_block = _first_relevant_block(ranked)
+    first_block = first_relevant_block(ranked)
     has = np.flatnonzero(first_block >= 0)
     if k is None:
         values[has] = 1.0
@@ -123,7 +123,7 @@ def _hit_rate_per_query(ranked, *, k):
     blocks = first_block[has]
     m = ranked.block_size[blocks]
     inside = np.clip(k - ranked.block_first_rank[blocks] + 1, 0, m)
-    values[has] = _hypergeometric_some(m, ranked.block_relevant[blocks], inside)
+    values[has] = hypergeometric_some(m, ranked.block_relevant[blocks], inside)
     return values
 
 

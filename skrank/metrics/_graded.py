@@ -15,7 +15,7 @@ import numpy as np
 from .._core._params import CUTOFF_OPTIONS
 from .._core._aggregate import aggregate_queries, check_aggregate_options
 from .._core._layout import rank_queries
-from .._core._validation import _to_array
+from .._core._validation import to_array
 from ._presets_apply import validate_with_preset
 from ._average_precision import _average_precision_sum
 
@@ -35,7 +35,7 @@ def check_grade_probabilities(grade_probabilities, max_grade):
     """The threshold probabilities g_1..g_c, uniform over 1..max_grade by default."""
     if grade_probabilities is None:
         return np.full(max_grade, 1.0 / max_grade) if max_grade > 0 else np.zeros(0)
-    g = _to_array("grade_probabilities", grade_probabilities)
+    g = to_array("grade_probabilities", grade_probabilities)
     try:
         g = g.astype(np.float64)
     except (TypeError, ValueError):

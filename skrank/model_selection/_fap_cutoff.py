@@ -25,9 +25,9 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from .._core._factorize import _factorize
+from .._core._factorize import factorize
 from .._core._validation import (
-    _describe,
+    describe,
     check_bool,
     check_option,
     check_positive_int,
@@ -254,7 +254,7 @@ class FAPCutoffClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         ):
             raise ValueError(
                 "`estimator` must have a fit method and one of predict_proba, "
-                f"decision_function or predict, got {_describe(self.estimator)}."
+                f"decision_function or predict, got {describe(self.estimator)}."
             )
         beta = check_positive_real("beta", self.beta)
         check_option("cutoff", self.cutoff, CUTOFFS)
@@ -266,7 +266,7 @@ class FAPCutoffClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, Integral)
         ):
             raise ValueError(
-                f"`n_jobs` must be an int or None, got {_describe(n_jobs)}."
+                f"`n_jobs` must be an int or None, got {describe(n_jobs)}."
             )
         cv = _check_cv(self.cv)
         return beta, max_k, refit, cv
@@ -291,14 +291,14 @@ class FAPCutoffClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         classes = np.unique(y)
         if classes.shape[0] == 1:
             raise ValueError(
-                f"`y` has only one class ({_describe(classes[0])}); "
+                f"`y` has only one class ({describe(classes[0])}); "
                 f"{type(self).__name__} needs two classes (relevant / not relevant)."
             )
         if classes.shape[0] > 2:
             raise ValueError(
                 "Only binary classification is supported. `y` must have exactly two "
                 f"classes (relevant / not relevant), got {classes.shape[0]}: "
-                f"{_describe(classes.tolist())}. Binarise graded relevance first "
+                f"{describe(classes.tolist())}. Binarise graded relevance first "
                 "(e.g. y > 0)."
             )
         if self.pos_label is None:
@@ -308,7 +308,7 @@ class FAPCutoffClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             if matches.shape[0] != 1:
                 raise ValueError(
                     f"`pos_label` must be one of the labels of y {classes.tolist()}, "
-                    f"got {_describe(self.pos_label)}."
+                    f"got {describe(self.pos_label)}."
                 )
             pos_label = classes[matches[0]]
         return y, classes, pos_label
@@ -360,12 +360,12 @@ class FAPCutoffClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
                 if not weight[y == label].sum() > 0:
                     raise ValueError(
                         f"`sample_weight` is 0 for every row of class "
-                        f"{_describe(label)}, which leaves one class to learn from."
+                        f"{describe(label)}, which leaves one class to learn from."
                     )
 
         groups = None
         if query_id is not None:
-            groups, _ = _factorize(query_id, n_rows)
+            groups, _ = factorize(query_id, n_rows)
             if groups.shape[0] != n_rows:
                 raise ValueError(
                     f"`query_id` has {groups.shape[0]} entries but `y` has "

@@ -21,7 +21,7 @@ from .._core._params import (
     COUNT,
     validate_params,
 )
-from .._core._validation import _describe
+from .._core._validation import describe
 from ._oof import _n_rows
 from ._make_scorer import get_scorer, make_ranking_scorer
 from ._scorer import MultiMetricScorer, RankingScorer
@@ -42,7 +42,7 @@ def _check_scoring(scoring):
     raise ValueError(
         "`scoring` must be a skrank metric name (such as \"ndcg@10\"), a skrank "
         "scorer (skrank.get_scorer / make_ranking_scorer), or a list or dict of "
-        f"them, got {_describe(scoring)}."
+        f"them, got {describe(scoring)}."
     )
 
 
@@ -164,7 +164,7 @@ def permutation_importance(estimator, X, y, *, query_id, scoring, n_repeats=5,
         isinstance(n_jobs, bool) or not isinstance(n_jobs, Integral)
     ):
         raise ValueError(
-            f"`n_jobs` must be an integer or None, got {_describe(n_jobs)}."
+            f"`n_jobs` must be an integer or None, got {describe(n_jobs)}."
         )
     if not hasattr(X, "iloc"):
         if column_names(X) is not None:

@@ -11,7 +11,7 @@ from .._core._params import (
     COMPAT,
     validate_params,
 )
-from .._core._validation import _describe
+from .._core._validation import describe
 from ..metrics._registry import metric_names, parse_metric_name
 from ._scorer import MultiMetricScorer, RankingScorer, parse_name
 
@@ -190,7 +190,7 @@ def get_scorer(name, *, compat=None):
         if not isinstance(name, str):
             raise ValueError(
                 f"`name` must be a metric name (a string) or a list of them, got "
-                f"{_describe(name)}."
+                f"{describe(name)}."
             )
         spec = parse_name(name, compat)[0]
         return make_ranking_scorer(name, response_method=spec.response_method,
@@ -202,7 +202,7 @@ def get_scorer(name, *, compat=None):
     if not isinstance(name, str):
         raise ValueError(
             "`name` must be a metric name (a string) or a list of them, got "
-            f"{_describe(name)}."
+            f"{describe(name)}."
         )
     _check_scorer_name(name)
     spec, _ = parse_metric_name(name)

@@ -15,7 +15,7 @@ from sklearn.model_selection import (
     StratifiedShuffleSplit,
 )
 
-from .._core._validation import _describe, check_option
+from .._core._validation import describe, check_option
 from ._response import ranking_scores
 
 
@@ -67,7 +67,7 @@ def _check_cv(cv):
         return cv
     if isinstance(cv, (bool, np.bool_)):
         raise ValueError(f"`cv` must be an int >= 2, a float in (0, 1), a splitter, "
-                         f"an iterable of splits or 'prefit', got {_describe(cv)}.")
+                         f"an iterable of splits or 'prefit', got {describe(cv)}.")
     if isinstance(cv, Integral):
         if cv < 2:
             raise ValueError(f"`cv` must be an int >= 2 (number of folds), got {cv}.")
@@ -82,7 +82,7 @@ def _check_cv(cv):
     if hasattr(cv, "split") or hasattr(cv, "__iter__"):
         return cv
     raise ValueError(f"`cv` must be an int >= 2, a float in (0, 1), a splitter, "
-                     f"an iterable of splits or 'prefit', got {_describe(cv)}.")
+                     f"an iterable of splits or 'prefit', got {describe(cv)}.")
 
 
 def query_folds(cv, X, y, groups, *, random_state=None):

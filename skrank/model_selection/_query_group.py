@@ -27,8 +27,8 @@ from sklearn.utils.metadata_routing import (
 )
 from sklearn.utils.validation import check_is_fitted
 
-from .._core._factorize import _factorize
-from .._core._frames import _from_native, column as frame_column, column_names
+from .._core._factorize import factorize
+from .._core._frames import from_native, column as frame_column, column_names
 from .._core._validation import (
     check_fraction,
     check_option,
@@ -85,7 +85,7 @@ class _QueryLayout:
 
 
 def _query_keys(query_id, n_rows):
-    keys, _ = _factorize(query_id, n_rows)
+    keys, _ = factorize(query_id, n_rows)
     return keys
 
 
@@ -113,7 +113,7 @@ def _drop_column(X, column):
     names = column_names(X)
     if names is None or column not in names:
         return X
-    frame = _from_native(X)
+    frame = from_native(X)
     if frame is not None:
         return frame.drop(column).to_native()
     return X.drop(columns=[column])

@@ -23,10 +23,10 @@ from sklearn import get_config
 from sklearn.utils.metadata_routing import UNCHANGED, MetadataRequest
 
 from .._core._frames import column as frame_column, column_names
-from .._core._validation import _describe
+from .._core._validation import describe
 
 
-def _routing_on():
+def routing_on():
     return bool(get_config().get("enable_metadata_routing", False))
 
 
@@ -38,7 +38,7 @@ def _check_alias(name, alias):
         return True if alias == name else alias
     raise ValueError(
         f"`{name}` must be True, False, None or a parameter name to use as an "
-        f"alias (such as \"groups\"), got {_describe(alias)}."
+        f"alias (such as \"groups\"), got {describe(alias)}."
     )
 
 
@@ -58,7 +58,7 @@ def no_column_clause(X, column, option="query_id_column", what="ids"):
 
 def _missing_query_id_message(scorer, X):
     column = scorer.query_id_column
-    routing = _routing_on()
+    routing = routing_on()
     alias = scorer._score_request.get("query_id")
     if routing:
         if alias is False or alias is None:
@@ -133,7 +133,7 @@ def check_query_id_column(column):
         return column
     raise ValueError(
         "`query_id_column` must be a column name (a string or an integer) or "
-        f"None, got {_describe(column)}."
+        f"None, got {describe(column)}."
     )
 
 

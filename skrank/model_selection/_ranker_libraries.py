@@ -16,7 +16,7 @@ from numbers import Integral
 import numpy as np
 
 from .._core._presets import get_convention
-from .._core._validation import _describe
+from .._core._validation import describe
 from .._core._warnings import warn
 from ..metrics._evaluate import evaluate
 from ._scorer import parse_name
@@ -75,7 +75,7 @@ def _check_eval_metric(eval_metric, compat=None):
         raise ValueError(
             "`eval_metric` must be a skrank metric name (such as \"ndcg@10\"), a "
             "click scorer (skrank.clicks.get_scorer), a list of them, or None, got "
-            f"{_describe(eval_metric)}."
+            f"{describe(eval_metric)}."
         )
     names = []
     for entry in entries:
@@ -540,7 +540,7 @@ def _train_lightgbm(estimator, fit_set, fit_args):
         raise ValueError(
             "With `position`, LightGBM is trained by lightgbm.train, whose seed is "
             f"an integer: set the LGBMRanker's random_state to an int or None, got "
-            f"{_describe(seed)}."
+            f"{describe(seed)}."
         )
     if params.get("n_jobs") is None:
         params.pop("n_jobs", None)

@@ -15,7 +15,7 @@ import inspect
 
 import numpy as np
 
-from .._core._validation import check_option, check_positive_int, _describe
+from .._core._validation import check_option, check_positive_int, describe
 from .._core._presets import get_convention, parse_peer_name
 from .._core._peer_rules import peer_rules
 from ..metrics._calls import call_metric, dry_run
@@ -351,21 +351,21 @@ def _metric_key(metric):
 def _check_metric_list(metrics, options, query_id_column, response_method):
     """Key -> single RankingScorer for each entry of a multi-metric scorer."""
     if not isinstance(options, dict):
-        raise ValueError(f"`options` must be a dict, got {_describe(options)}.")
+        raise ValueError(f"`options` must be a dict, got {describe(options)}.")
     if isinstance(metrics, dict):
         items = list(metrics.items())
         for key, _ in items:
             if not isinstance(key, str):
                 raise ValueError(
                     "The keys of a dict of metrics name the results; they must be "
-                    f"strings, got {_describe(key)}."
+                    f"strings, got {describe(key)}."
                 )
     elif isinstance(metrics, (list, tuple)):
         items = [(_metric_key(metric), metric) for metric in metrics]
     else:
         raise ValueError(
             "`metrics` must be a list or dict of metric names, scorers or "
-            f"functions, got {_describe(metrics)}."
+            f"functions, got {describe(metrics)}."
         )
     if not items:
         raise ValueError("`metrics` is empty: name at least one metric.")
@@ -492,7 +492,7 @@ def parse_name(name, compat=None):
 def _check_metric_and_kwargs(metric, kwargs):
     """(function, kwargs) from a metric function or name and extra options."""
     if not isinstance(kwargs, dict):
-        raise ValueError(f"`kwargs` must be a dict, got {_describe(kwargs)}.")
+        raise ValueError(f"`kwargs` must be a dict, got {describe(kwargs)}.")
     kwargs = dict(kwargs)
     if isinstance(metric, str):
         spec, k, extra = parse_name(metric, kwargs.get("compat"))
@@ -509,7 +509,7 @@ def _check_metric_and_kwargs(metric, kwargs):
     if not callable(metric):
         raise ValueError(
             "`metric` must be a skrank metric function (such as skrank.ndcg_score) "
-            f"or a metric name (such as \"ndcg@10\"), got {_describe(metric)}."
+            f"or a metric name (such as \"ndcg@10\"), got {describe(metric)}."
         )
     try:
         parameters = inspect.signature(metric).parameters
@@ -525,7 +525,7 @@ def _check_metric_and_kwargs(metric, kwargs):
     if "aggregate" in kwargs and kwargs["aggregate"] != "mean":
         raise ValueError(
             "`aggregate` cannot be set for a scorer: a scorer returns the mean "
-            f"over queries, got aggregate={_describe(kwargs['aggregate'])}."
+            f"over queries, got aggregate={describe(kwargs['aggregate'])}."
         )
     kwargs.pop("aggregate", None)
     for name in kwargs:

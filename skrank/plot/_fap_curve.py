@@ -15,7 +15,7 @@ from .._core._validation import (
     check_bool,
     check_positive_int,
     check_positive_real,
-    _describe,
+    describe,
 )
 from ..metrics._fap import fap_curve
 from ..model_selection._cutoff_search import _first_max
@@ -33,7 +33,7 @@ def _check_cutoff(cutoff):
     ):
         raise ValueError(
             "`cutoff` must be 'best', None or a positive number, got "
-            f"{_describe(cutoff)}."
+            f"{describe(cutoff)}."
         )
     return cutoff
 

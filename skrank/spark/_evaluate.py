@@ -31,7 +31,7 @@ from .._core._aggregate import (
 )
 from .._core._layout import TIES
 from .._core._optional import import_optional
-from .._core._validation import check_bool, check_option, _describe
+from .._core._validation import check_bool, check_option, describe
 from ..metrics._evaluate import metric_names
 from ..metrics._plan import EMPTY_PARTIAL, ROW, PartitionPlan, kernel_options
 from ..metrics._registry import parse_metric_name
@@ -134,7 +134,7 @@ def _check_column(df, argument, name):
     if isinstance(name, str) and name in df.columns:
         return
     raise ValueError(
-        f"`{argument}` must name a column of `df`, got {_describe(name)}; the "
+        f"`{argument}` must name a column of `df`, got {describe(name)}; the "
         f"columns are {list(df.columns)}."
     )
 
@@ -363,7 +363,7 @@ def evaluate(
     sql = _import_pyspark_sql()
     if not isinstance(df, sql.DataFrame):
         raise ValueError(
-            f"`df` must be a pyspark.sql.DataFrame, got {_describe(df)}; for "
+            f"`df` must be a pyspark.sql.DataFrame, got {describe(df)}; for "
             "in-memory data use skrank.evaluate."
         )
     ties = options.pop("ties", "average")

@@ -14,7 +14,7 @@ from .._core._params import (
     TIES,
     validate_params,
 )
-from .._core._validation import _describe
+from .._core._validation import describe
 from ._compare_by import compare_by
 from ._intervals import make_rng
 from ._paired import (
@@ -153,7 +153,7 @@ def compare(
     names = list(systems)
     if baseline is not None and baseline not in systems:
         raise ValueError(
-            f"`baseline` must be one of the systems {names}, got {_describe(baseline)}."
+            f"`baseline` must be one of the systems {names}, got {describe(baseline)}."
         )
     rng = make_rng(random_state)
     frames = [is_dask_frame(scores) for scores in systems.values()]

@@ -19,7 +19,7 @@ from scipy import stats
 from sklearn.exceptions import UndefinedMetricWarning
 
 from .._core._aggregate import QueryValues
-from .._core._validation import check_option, _describe
+from .._core._validation import check_option, describe
 from .._core._warnings import warn
 from ..metrics._evaluate import evaluate
 from .._core._resample import stratified_resample_sums
@@ -110,7 +110,7 @@ def check_systems(systems):
     if not isinstance(systems, Mapping) or len(systems) < 2:
         raise ValueError(
             "`systems` must be a dict {name: y_score} of at least two systems, "
-            f"got {_describe(systems)}."
+            f"got {describe(systems)}."
         )
     for name in systems:
         if not isinstance(name, str):

@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 
-from .._core._factorize import _factorize
+from .._core._factorize import factorize
 from .._core._frames import column_names, column, pandas_categorical, to_numpy
 
 
@@ -186,7 +186,7 @@ def query_index(y_true, query_id, evaluated_ids):
         if np.ndim(y_true) == 2:  # one ranking per row
             return np.arange(n_rows)
         return np.zeros(n_rows, dtype=np.int64)
-    keys, labels = _factorize(query_id, n_rows)
+    keys, labels = factorize(query_id, n_rows)
     if labels is None:
         try:  # hashing: several times faster than a binary search per row
             import pandas as pd

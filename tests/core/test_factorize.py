@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import skrank
-from skrank._core._factorize import _factorize
+from skrank._core._factorize import factorize
 
 from .. import _reference as ref
 from .._needs import needs
@@ -110,13 +110,13 @@ def test_a_list_mixing_1_and_the_string_1_keeps_two_queries():
 
 
 def test_a_tuple_of_strings_is_still_a_string_array():
-    keys, labels = _factorize(("b", "a", "b"), 3)
+    keys, labels = factorize(("b", "a", "b"), 3)
     assert labels.dtype.kind == "U"
     assert labels[keys].tolist() == ["b", "a", "b"]
 
 
 def test_bytes_and_str_ids_stay_apart():
-    keys, labels = _factorize([b"a", "a", b"a"], 3)
+    keys, labels = factorize([b"a", "a", b"a"], 3)
     assert keys[0] == keys[2] != keys[1]
 
 
@@ -212,7 +212,7 @@ def test_many_fixed_width_string_ids_take_the_hashed_path_exactly(dtype):
     ids = names[rng.integers(0, 5000, size=1 << 17)]
     fast = _fixed_width_codes(ids)
     assert fast is not None  # the path under test ran
-    codes, labels = _factorize(ids, ids.shape[0])
+    codes, labels = factorize(ids, ids.shape[0])
     expected_labels, expected_codes = np.unique(ids, return_inverse=True)
     np.testing.assert_array_equal(labels, expected_labels)
     np.testing.assert_array_equal(codes, expected_codes.reshape(-1))
@@ -232,7 +232,7 @@ def test_ids_that_are_not_utf8_stay_distinct(kind):
     # pandas' string hash table hashes such ids through a temporary that is
     # freed too early (pandas GH 34550): pandas 2.0 gave them all one code
     ids = np.asarray(_escaped_ids(50), dtype=object if kind == "object" else None)
-    codes, labels = _factorize(ids, ids.shape[0])
+    codes, labels = factorize(ids, ids.shape[0])
     assert len(labels) == 50
     assert labels[codes].tolist() == ids.tolist()
     assert labels.tolist() == sorted(set(ids.tolist()))  # ascending, as other ids

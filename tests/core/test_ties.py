@@ -6,8 +6,8 @@ from scipy.stats import hypergeom
 
 from skrank._core._layout import rank_queries
 from skrank._core._ties import (
-    _expected_hits_at_k,
-    _first_relevant_block,
+    expected_hits_at_k,
+    first_relevant_block,
     _hypergeometric_none,
 )
 
@@ -23,15 +23,15 @@ def test_expected_hits_spread_a_tie_block_over_its_positions():
     # query 0: scores 3, 2, 2, 2, 1 with relevance 0, 1, 0, 0, 1; top 2 holds
     # row 1 (not relevant) and one of three tied rows, one of them relevant
     ranked = rank_queries([0, 1, 0, 0, 1], [3, 2, 2, 2, 1], query_id=[0] * 5)
-    assert _expected_hits_at_k(ranked, 2)[0] == pytest.approx(1 / 3)
-    assert _expected_hits_at_k(ranked, 4)[0] == pytest.approx(1)
-    assert _expected_hits_at_k(ranked, None)[0] == 2
+    assert expected_hits_at_k(ranked, 2)[0] == pytest.approx(1 / 3)
+    assert expected_hits_at_k(ranked, 4)[0] == pytest.approx(1)
+    assert expected_hits_at_k(ranked, None)[0] == 2
 
 
 def test_first_relevant_block_per_query():
     # query a: blocks {9}, {5, 5 (relevant)}; query b: no relevant row
     ranked = rank_queries([0, 0, 1, 0], [9, 5, 5, 1], query_id=["a", "a", "a", "b"])
-    first = _first_relevant_block(ranked)
+    first = first_relevant_block(ranked)
     assert first[1] == -1
     assert ranked.block_start[first[0]] == 1  # the tied block starts at row 1
 
@@ -42,9 +42,9 @@ def test_some_relevant_row_is_exact_near_zero(m, r, t):
     from fractions import Fraction
     from math import comb
 
-    from skrank._core._ties import _hypergeometric_some
+    from skrank._core._ties import hypergeometric_some
 
     # 1 - C(m - r, t) / C(m, t), in exact rational arithmetic
     expected = 1 - Fraction(comb(m - r, t), comb(m, t)) if t <= m - r else Fraction(1)
-    got = _hypergeometric_some(np.array([m]), np.array([r]), np.array([t]))[0]
+    got = hypergeometric_some(np.array([m]), np.array([r]), np.array([t]))[0]
     assert got == pytest.approx(float(expected), rel=1e-14, abs=0 if expected else 1e-300)
