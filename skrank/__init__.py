@@ -23,7 +23,7 @@ _PUBLIC = {
         "simulate_clicks",
     ),
     "metrics": (
-        "DifferenceExplanation",
+        "DifferenceExplanationResult",
         "QueryValues",
         "RankingAccumulator",
         "average_precision_score",
@@ -77,19 +77,26 @@ _PUBLIC = {
         "ComparisonResult",
         "ComparisonTable",
         "SegmentComparisonResult",
-        "SegmentDifference",
-        "SegmentEvaluation",
+        "SegmentDifferenceResult",
+        "SegmentEvaluationResult",
         "compare",
         "evaluate_by",
     ),
     "io": (
-        "RunEvaluation",
+        "RunEvaluationResult",
         "evaluate_run",
         "read_qrels",
         "read_run",
     ),
 }
 _LAZY = {name: sub for sub, names in _PUBLIC.items() for name in names}
+# result classes end in "Result"; their earlier names still import (not in __all__)
+_ALIASES = {
+    "DifferenceExplanation": "DifferenceExplanationResult",
+    "RunEvaluation": "RunEvaluationResult",
+    "SegmentDifference": "SegmentDifferenceResult",
+    "SegmentEvaluation": "SegmentEvaluationResult",
+}
 # every subpackage, also those whose names stay in their own namespace
 # (skrank.clicks.evaluate, skrank.dask.evaluate, skrank.spark.evaluate)
 _SUBPACKAGES = ("clicks", "dask", "datasets", "io", "metrics", "model_selection", "plot",
@@ -101,6 +108,8 @@ def __getattr__(name):
 
     if name in _SUBPACKAGES:
         return importlib.import_module(f".{name}", __name__)
+    if name in _ALIASES:
+        return __getattr__(_ALIASES[name])
     if name in _LAZY:
         value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
         globals()[name] = value

@@ -121,7 +121,7 @@ def test_run_evaluation_to_frame_without_pandas(monkeypatch):
     assert result.mean == {"recip_rank": 0.5}  # (1/1 + 0) / 2, without pandas
     with pytest.raises(ImportError, match=hint_pattern("pandas", "pandas")) as info:
         result.to_frame()
-    assert "RunEvaluation.to_frame() needs pandas" in str(info.value)
+    assert "RunEvaluationResult.to_frame() needs pandas" in str(info.value)
 
 
 def test_comparison_to_frame_without_pandas(monkeypatch):

@@ -87,8 +87,8 @@ def test_every_class_a_public_function_returns_is_exported():
     # the result classes of compare (with and without by=), evaluate_by,
     # evaluate(aggregate=None), evaluate_run and explain_difference
     for name in ["ComparisonResult", "ComparisonTable", "SegmentComparisonResult",
-                 "SegmentEvaluation", "SegmentDifference", "QueryValues",
-                 "RunEvaluation", "DifferenceExplanation"]:
+                 "SegmentEvaluationResult", "SegmentDifferenceResult", "QueryValues",
+                 "RunEvaluationResult", "DifferenceExplanationResult"]:
         assert name in skrank.__all__, name
     result = skrank.compare([1, 0, 1, 0], {"a": [2, 1, 2, 1], "b": [1, 2, 1, 2]},
                             query_id=[1, 1, 2, 2], metrics=["mrr"], n_resamples=10)
@@ -212,3 +212,24 @@ def test_no_code_reads_other_frames_locals():
         text = path.read_text()
         assert "f_locals" not in text, path
         assert "currentframe" not in text, path
+
+
+def test_result_classes_end_in_result_and_old_names_still_import():
+    # one naming style for what a function returns; the names of the first
+    # faces stay importable from skrank and from their subpackage
+    import skrank.clicks
+    import skrank.io
+    import skrank.metrics
+    import skrank.stats
+
+    old = {"SegmentEvaluation": skrank.stats, "SegmentDifference": skrank.stats,
+           "RunEvaluation": skrank.io, "DifferenceExplanation": skrank.metrics}
+    for name, sub in old.items():
+        assert getattr(skrank, name) is getattr(skrank, name + "Result")
+        assert getattr(sub, name) is getattr(sub, name + "Result")
+        assert name not in skrank.__all__
+    returned = [skrank.ComparisonResult, skrank.SegmentComparisonResult,
+                skrank.SegmentEvaluationResult, skrank.SegmentDifferenceResult,
+                skrank.RunEvaluationResult, skrank.DifferenceExplanationResult,
+                skrank.clicks.ClickEvaluationResult, skrank.clicks.SlateEstimateResult]
+    assert all(cls.__name__.endswith("Result") for cls in returned)

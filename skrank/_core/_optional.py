@@ -31,7 +31,7 @@ def install_hint(module, needed_by):
         The module to import, such as ``"pandas"`` or ``"dask.dataframe"``;
         its top-level package names the hint.
     needed_by : str
-        What needs it, as the user called it (``"RunEvaluation.to_frame()"``).
+        What needs it, as the user called it (``"RunEvaluationResult.to_frame()"``).
 
     Returns
     -------

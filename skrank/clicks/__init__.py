@@ -14,16 +14,16 @@ makes a scorer of those estimates for ``GridSearchCV`` and ``cross_validate``.
 relevance labels), so these names are not re-exported at the top level.
 """
 
-from ._evaluate import ClickEvaluation, evaluate
+from ._evaluate import ClickEvaluationResult, evaluate
 from ._position_bias import PositionBias, estimate_position_bias
 from ._scorer import ClickScorer, get_scorer
-from ._slate import SlateEstimate, slate_estimate
+from ._slate import SlateEstimateResult, slate_estimate
 
 __all__ = [
-    "ClickEvaluation",
+    "ClickEvaluationResult",
     "ClickScorer",
     "PositionBias",
-    "SlateEstimate",
+    "SlateEstimateResult",
     "estimate_position_bias",
     "evaluate",
     "get_scorer",

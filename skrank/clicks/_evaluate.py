@@ -24,7 +24,7 @@ STEMS = ("dcg", "ndcg", "precision", "arp")
 _NAME = re.compile(r"^(dcg|ndcg|precision|arp)(?:@(\d+))?$")
 
 
-class ClickEvaluation(dict):
+class ClickEvaluationResult(dict):
     """Metric name -> IPS estimate (or per-list values), with diagnostics.
 
     A dict, as :func:`skrank.evaluate` returns, whose attributes describe
@@ -62,7 +62,7 @@ class ClickEvaluation(dict):
 
     def __repr__(self):
         return (
-            f"ClickEvaluation({dict.__repr__(self)}, n_lists={self.n_lists}, "
+            f"ClickEvaluationResult({dict.__repr__(self)}, n_lists={self.n_lists}, "
             f"n_clicks={self.n_clicks}, effective_sample_size="
             f"{self.effective_sample_size:.4g}, max_weight={self.max_weight:.4g}, "
             f"clipped_share={self.clipped_share:.4g})"
@@ -73,7 +73,7 @@ class ClickEvaluation(dict):
 
 
 def _rebuild(values, attributes):
-    return ClickEvaluation(values, **attributes)
+    return ClickEvaluationResult(values, **attributes)
 
 
 def parse_click_metrics(metrics):
@@ -196,7 +196,7 @@ def evaluate(
 
     Returns
     -------
-    result : ClickEvaluation
+    result : ClickEvaluationResult
         A dict: metric name -> float (or ``QueryValues``), with the
         diagnostics ``effective_sample_size``, ``max_weight``,
         ``clipped_share``, ``n_lists``, ``n_clicks`` and
@@ -273,11 +273,11 @@ def evaluate(
                                 undefined=undefined)
         for name, (values, undefined) in per_list.items()
     }
-    return ClickEvaluation(results, **finish_diagnostics(sums))
+    return ClickEvaluationResult(results, **finish_diagnostics(sums))
 
 
 class ClickSums(NamedTuple):
-    """Mergeable sums behind :class:`ClickEvaluation`'s diagnostics.
+    """Mergeable sums behind :class:`ClickEvaluationResult`'s diagnostics.
 
     Sums over disjoint sets of lists add up (``max_weight``: the largest);
     :func:`finish_diagnostics` turns the total into the attributes. The
@@ -308,7 +308,7 @@ def merge_click_sums(parts):
 
 
 def finish_diagnostics(sums):
-    """:class:`ClickEvaluation`'s keyword arguments from the :class:`ClickSums`."""
+    """:class:`ClickEvaluationResult`'s keyword arguments from the :class:`ClickSums`."""
     n_clicks = sums.n_clicks
     square = sums.click_weight_square_sum
     return {

@@ -52,7 +52,7 @@ class ConfidenceInterval(NamedTuple):
     high: float
 
 
-class SlateEstimate:
+class SlateEstimateResult:
     """The estimate of :func:`slate_estimate`, its per-slate values and its interval.
 
     Attributes
@@ -95,7 +95,7 @@ class SlateEstimate:
 
     def __repr__(self):
         return (
-            f"SlateEstimate(estimator={self.estimator!r}, "
+            f"SlateEstimateResult(estimator={self.estimator!r}, "
             f"self_normalized={self.self_normalized}, estimate={self.estimate:.6g}, "
             f"n_slates={self.n_slates}, n_rows={self.n_rows})"
         )
@@ -222,7 +222,7 @@ def slate_estimate(
 
     Returns
     -------
-    result : SlateEstimate
+    result : SlateEstimateResult
         ``result.estimate`` (float), ``result.slate_id`` and
         ``result.value`` (each slate's term, in ascending order of id), and
         ``result.interval(confidence_level=0.95, n_resamples=1000,
@@ -241,7 +241,7 @@ def slate_estimate(
 
     See Also
     --------
-    SlateEstimate : the result.
+    SlateEstimateResult : the result.
 
     Notes
     -----
@@ -348,7 +348,7 @@ def slate_estimate(
     else:
         terms = weighted_reward
     value = np.bincount(codes, weights=terms, minlength=n_slates)
-    return SlateEstimate(
+    return SlateEstimateResult(
         estimate=float(value.mean()), slate_id=labels, value=value,
         estimator=estimator, self_normalized=self_normalized, n_rows=n_rows,
         parts=(codes, group, weighted_reward, weight),

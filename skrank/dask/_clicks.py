@@ -20,7 +20,7 @@ from .._core._aggregate import (
 from .._core._quiet import quiet_dask
 from .._core._validation import describe, check_option
 from ..clicks._evaluate import (
-    ClickEvaluation,
+    ClickEvaluationResult,
     ClickSums,
     finish_diagnostics,
     list_values,
@@ -194,8 +194,8 @@ def evaluate_clicks(
 
     Returns
     -------
-    result : ClickEvaluation or dask.dataframe.DataFrame
-        With ``aggregate="mean"``: a :class:`~skrank.clicks.ClickEvaluation`
+    result : ClickEvaluationResult or dask.dataframe.DataFrame
+        With ``aggregate="mean"``: a :class:`~skrank.clicks.ClickEvaluationResult`
         (metric name -> float) with the same diagnostics as the in-memory
         one. With ``aggregate=None``: a Dask DataFrame indexed by list id
         (not sorted across partitions) with one float column per metric
@@ -289,4 +289,4 @@ def evaluate_clicks(
     results = {name: finish_mean(PartialMean(*row))
                for name, row in zip(plan.metrics, rows)}
     sums = ClickSums(*merged[_SUMS].iloc[0])
-    return ClickEvaluation(results, **finish_diagnostics(sums))
+    return ClickEvaluationResult(results, **finish_diagnostics(sums))

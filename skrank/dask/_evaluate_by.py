@@ -132,7 +132,7 @@ def evaluate_by(
 
     Returns
     -------
-    result : skrank.SegmentEvaluation
+    result : skrank.SegmentEvaluationResult
         As :func:`skrank.evaluate_by` returns.
 
     Examples

@@ -26,7 +26,7 @@ DEFAULT_MEASURES = ("map", "ndcg", "P_10", "recall_100")
 
 
 @dataclass
-class RunEvaluation:
+class RunEvaluationResult:
     """What :func:`evaluate_run` returns: means and per-query values.
 
     Attributes
@@ -78,7 +78,7 @@ class RunEvaluation:
         """Per-query values as a pandas DataFrame (index: query id; needs pandas)."""
         from .._core._optional import import_optional
 
-        pd = import_optional("pandas", "RunEvaluation.to_frame()")
+        pd = import_optional("pandas", "RunEvaluationResult.to_frame()")
 
         # ids that are not UTF-8 stay str in an object index (see read_qrels)
         dtype = object if not_utf8(self.query_ids) else None
@@ -87,7 +87,7 @@ class RunEvaluation:
 
     def __repr__(self):
         means = ", ".join(f"{k}={v:.4f}" for k, v in self.mean.items())
-        return f"RunEvaluation({len(self.query_ids)} queries: {means})"
+        return f"RunEvaluationResult({len(self.query_ids)} queries: {means})"
 
 
 # ---------------------------------------------------------------- entry --
@@ -189,12 +189,12 @@ def evaluate_run(
         This default differs from :func:`skrank.evaluate`'s
         (``no_relevant="skip"``), so the two give different means on the
         same rows when some query has no relevant document: pass the
-        same ``no_relevant`` to both to compare them. :attr:`RunEvaluation.n_without_relevant`
+        same ``no_relevant`` to both to compare them. :attr:`RunEvaluationResult.n_without_relevant`
         counts such queries.
 
     Returns
     -------
-    result : RunEvaluation
+    result : RunEvaluationResult
         ``result.mean[name]`` and ``result.per_query[name]`` (one value per
         query of ``result.query_ids``).
 
@@ -286,7 +286,7 @@ def _evaluate_run_preset(qrels, run, metrics, compat, relevance_level, explicit)
     query_ids = next(iter(per_query.values())).query_id
     _, codes = np.unique(query_id, return_inverse=True)
     n_without = int((np.bincount(codes, weights=y_true > 0) == 0).sum())
-    return RunEvaluation(mean, per_query, query_ids, name=tag,
+    return RunEvaluationResult(mean, per_query, query_ids, name=tag,
                          n_without_relevant=n_without)
 
 
@@ -360,5 +360,9 @@ def _measure(pieces, measures, options, no_relevant, tag, *, in_file_order):
             mean[name] = geometric_mean(kept)
         else:
             mean[name] = _mean(kept, sequential=measure.trec)
-    return RunEvaluation(mean, per_query, query_ids, name=tag,
+    return RunEvaluationResult(mean, per_query, query_ids, name=tag,
                          summed=tuple(summed), n_without_relevant=n_without_relevant)
+
+
+# the names of skrank 0.1.0.dev's first faces: result classes now end in Result
+RunEvaluation = RunEvaluationResult

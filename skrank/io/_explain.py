@@ -22,7 +22,7 @@ RUN_LINES = "the run's lines"
 
 def explain_run(qrels, run, *, metric="ndcg@10", a="trec_eval", b="lightgbm",
                 relevance_level=1, n_queries=5):
-    """The :class:`~skrank.metrics._conventions.DifferenceExplanation` of a run.
+    """The :class:`~skrank.metrics._conventions.DifferenceExplanationResult` of a run.
 
     ``a`` and ``b`` are preset names; a ``"trec_eval"`` side equals
     ``evaluate_run(qrels, run, [metric], compat="trec_eval")``.

@@ -183,7 +183,7 @@ def parse_measures(metrics, compat=None):
             raise ValueError(f"`metrics` must hold measure names, got {name!r}.")
     given = set(metrics)
     metrics, missing = expand_nicknames(metrics)
-    # a nickname's runid is the result's name (RunEvaluation.name), not a measure
+    # a nickname's runid is the result's name (RunEvaluationResult.name), not a measure
     metrics = [name for name in metrics if name != "runid" or name in given]
     if missing:
         warnings.warn(
@@ -193,7 +193,7 @@ def parse_measures(metrics, compat=None):
     for name in metrics:
         if name == "runid":
             raise ValueError(
-                "Measure 'runid': the run's name is RunEvaluation.name, not a measure "
+                "Measure 'runid': the run's name is RunEvaluationResult.name, not a measure "
                 "(the command prints it with -m runid --format trec).")
         trec = parse_trec_measure(name)
         if trec is not None:

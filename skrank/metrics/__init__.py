@@ -23,7 +23,7 @@ from ._cutoff import (
     recall_at_k_score,
 )
 from ._cascade import err_score, pfound_score
-from ._conventions import DifferenceExplanation, describe_convention, explain_difference
+from ._conventions import DifferenceExplanationResult, describe_convention, explain_difference
 from ._evaluate import evaluate
 from ._fap import fap_curve, fap_score
 from ._first_relevant import hit_rate_score, reciprocal_rank_score
@@ -38,8 +38,10 @@ from ._incomplete import bpref_score, rbp_score
 from ._rank_weights import rank_decay_weights, weighted_average_precision_score
 from ._sets import set_fbeta_score
 
+from ._conventions import DifferenceExplanation  # noqa: F401 (old name)
+
 __all__ = [
-    "DifferenceExplanation",
+    "DifferenceExplanationResult",
     "QueryValues",
     "RankingAccumulator",
     "average_precision_score",

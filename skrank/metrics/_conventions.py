@@ -156,7 +156,7 @@ def explain_difference(
 
     Returns
     -------
-    explanation : DifferenceExplanation
+    explanation : DifferenceExplanationResult
         ``value_a`` and ``value_b``; ``steps``, the path from ``a`` to
         ``b`` changing one option at a time, with the mean after each step
         and the change it makes; ``queries``, those whose values move most.
@@ -211,8 +211,8 @@ class ConventionPath:
         self.specs = specs  # (spec, k) of each side
 
     def explanation(self, n_queries):
-        """The :class:`DifferenceExplanation` of the path."""
-        return DifferenceExplanation(
+        """The :class:`DifferenceExplanationResult` of the path."""
+        return DifferenceExplanationResult(
             self.metric, self.label_a, self.label_b, self.value_a, self.value_b,
             self.steps, _movers(self.start, self.end, n_queries),
             self.options_a, self.options_b,
@@ -312,7 +312,7 @@ def _movers(start, end, n):
     ]
 
 
-class DifferenceExplanation:
+class DifferenceExplanationResult:
     """What :func:`explain_difference` returns: the two values and the path between them.
 
     Attributes
@@ -380,9 +380,13 @@ class DifferenceExplanation:
 
         The first row is side ``a`` itself (option ``None``, change 0).
         """
-        pandas = import_optional("pandas", "DifferenceExplanation.to_frame")
+        pandas = import_optional("pandas", "DifferenceExplanationResult.to_frame")
         rows = [{"option": None, "from": None, "to": None, "value": self.value_a,
                  "change": 0.0, "queries_changed": 0}]
         rows += self.steps
         return pandas.DataFrame(rows, columns=[
             "option", "from", "to", "value", "change", "queries_changed"])
+
+
+# the names of skrank 0.1.0.dev's first faces: result classes now end in Result
+DifferenceExplanation = DifferenceExplanationResult

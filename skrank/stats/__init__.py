@@ -12,15 +12,17 @@ from ._compare import compare
 from ._compare_by import SegmentComparisonResult
 from ._evaluate_by import evaluate_by
 from ._paired import ComparisonResult
-from ._segment_summary import SegmentDifference, SegmentEvaluation
+from ._segment_summary import SegmentDifferenceResult, SegmentEvaluationResult
 from ._tables import ComparisonTable
+
+from ._segment_summary import SegmentDifference, SegmentEvaluation  # noqa: F401 (old names)
 
 __all__ = [
     "ComparisonResult",
     "ComparisonTable",
     "SegmentComparisonResult",
-    "SegmentDifference",
-    "SegmentEvaluation",
+    "SegmentDifferenceResult",
+    "SegmentEvaluationResult",
     "compare",
     "evaluate_by",
 ]

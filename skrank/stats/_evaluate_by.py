@@ -89,7 +89,7 @@ def evaluate_by(
 
     Returns
     -------
-    result : SegmentEvaluation
+    result : SegmentEvaluationResult
         ``overall`` (:func:`evaluate`'s result on all rows), per segment
         each metric's ``value``, ``ci_low``, ``ci_high``, ``n_queries`` and
         ``n_rows``; ``to_frame()``, ``difference()`` and ``plot()``.
@@ -110,7 +110,7 @@ def evaluate_by(
     cluster bootstrap). In every resample a segment draws as many queries as
     it has; its mean over the queries drawn that have a value of the metric
     (weights included) is the resampled statistic. The overall interval and
-    the differences of :meth:`SegmentEvaluation.difference` come from the
+    the differences of :meth:`SegmentEvaluationResult.difference` come from the
     same resamples. The percentile, basic and BCa intervals follow
     ``scipy.stats.bootstrap``'s definitions (BCa's acceleration from the
     jackknife over the segment's queries with a value). A resample in which

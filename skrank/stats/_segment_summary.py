@@ -5,7 +5,7 @@ end (in memory and on Dask): each segment's mean is the finishing step of
 :func:`skrank.evaluate` over its queries, and the intervals come from a
 stratified bootstrap over queries (:class:`._resample.Resampler`), read by
 :func:`._intervals.confidence_intervals`. The results,
-:class:`SegmentEvaluation` and its :class:`SegmentDifference`, live here too.
+:class:`SegmentEvaluationResult` and its :class:`SegmentDifferenceResult`, live here too.
 """
 
 import numpy as np
@@ -47,7 +47,7 @@ def _segment_means(values, weights, starts):
 
 def summarise_segments(per_query, query_segment, query_rows, keys, names, *,
                        level, n_resamples, method, rng, min_queries):
-    """The :class:`SegmentEvaluation` of per-query values (both engines end here).
+    """The :class:`SegmentEvaluationResult` of per-query values (both engines end here).
 
     ``per_query`` is ``{metric: (values, weights)}`` with the queries in
     ascending order of id; ``query_segment`` and ``query_rows`` give each
@@ -123,7 +123,7 @@ def summarise_segments(per_query, query_segment, query_rows, keys, names, *,
         undefined = np.isnan(low) & (n_values >= min_queries)
         for s, j in zip(*np.nonzero(undefined)):
             notes[s, j] = f"{method} interval undefined (degenerate resamples)"
-    return SegmentEvaluation(
+    return SegmentEvaluationResult(
         overall=overall, by=tuple(names), segments=list(keys), metrics=metrics,
         value=value, ci_low=low, ci_high=high, n_queries=sizes.astype(np.int64),
         n_rows=n_rows.astype(np.int64), n_values=n_values, notes=notes,
@@ -187,7 +187,7 @@ def _bootstrap(sorted_values, metrics, segment, sizes, resampler, with_accelerat
 # -------------------------------------------------------------- result --
 
 
-class SegmentEvaluation:
+class SegmentEvaluationResult:
     """What :func:`evaluate_by` returns: metrics by segment, with intervals.
 
     Attributes
@@ -293,7 +293,7 @@ class SegmentEvaluation:
 
         Returns
         -------
-        table : SegmentDifference
+        table : SegmentDifferenceResult
             With ``to_frame()``, a readable repr and ``plot()``. With
             ``method="BCa"`` the differences' intervals are percentile
             intervals.
@@ -337,7 +337,7 @@ class SegmentEvaluation:
         table = ComparisonTable(
             self._columns(), self._rows(value, low, high, notes, skip=skip)
         )
-        return SegmentDifference(table, self, baseline=name)
+        return SegmentDifferenceResult(table, self, baseline=name)
 
     def plot(self, ax=None, **kwargs):
         """A forest plot of segments x metrics, the overall value marked.
@@ -353,7 +353,7 @@ class SegmentEvaluation:
         n = len(self.segments)
         by = ", ".join(self.by)
         head = (
-            f"SegmentEvaluation: {n} segment{'s' * (n != 1)} by {by}, "
+            f"SegmentEvaluationResult: {n} segment{'s' * (n != 1)} by {by}, "
             f"{len(self.metrics)} metric(s)"
         )
         if self.confidence_level is None:
@@ -372,7 +372,7 @@ class SegmentEvaluation:
         return f"{self._header()}\noverall: {overall}\n\n{table_text(self.to_table(), self.confidence_level)}"
 
 
-class SegmentDifference:
+class SegmentDifferenceResult:
     """Differences between segments and a baseline: what ``difference()`` returns.
 
     Attributes
@@ -416,6 +416,11 @@ class SegmentDifference:
     def __repr__(self):
         level = self._evaluation.confidence_level
         return (
-            f"SegmentDifference: each segment minus {self.baseline}\n\n"
+            f"SegmentDifferenceResult: each segment minus {self.baseline}\n\n"
             f"{table_text(self.table, level)}"
         )
+
+
+# the names of skrank 0.1.0.dev's first faces: result classes now end in Result
+SegmentEvaluation = SegmentEvaluationResult
+SegmentDifference = SegmentDifferenceResult

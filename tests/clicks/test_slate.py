@@ -137,7 +137,7 @@ def test_self_normalised_without_weight_is_nan_with_a_warning(estimator, evaluat
 
 def test_repr_names_the_estimator():
     text = repr(_estimate("reward_interaction", True))
-    assert text.startswith("SlateEstimate(estimator='reward_interaction', "
+    assert text.startswith("SlateEstimateResult(estimator='reward_interaction', "
                            "self_normalized=True, estimate=0.888889")
     assert "n_slates=3, n_rows=5" in text
 
@@ -290,7 +290,7 @@ def _brute_force_interval(columns, estimator, self_normalized, level, n_resample
                           random_state):
     """The percentile bootstrap written plainly: the estimator re-run on each resample.
 
-    The draws are those :meth:`SlateEstimate.interval` makes from
+    The draws are those :meth:`SlateEstimateResult.interval` makes from
     ``random_state``: how often each slate is drawn in each resample, read
     off the shared resampling helper with identity columns.
     """

@@ -171,7 +171,7 @@ def test_refusals(tmp_path, capsys):
         evaluate_run(QRELS, RUN, ["rbp.0.95"], compat="trec_eval")
     with pytest.raises(ValueError, match="four weights"):
         evaluate_run(QRELS, RUN, ["utility.1,2"], compat="trec_eval")
-    with pytest.raises(ValueError, match="RunEvaluation.name"):
+    with pytest.raises(ValueError, match="RunEvaluationResult.name"):
         evaluate_run(QRELS, RUN, ["runid"], compat="trec_eval")
     with pytest.warns(UserWarning, match="relstring"):
         got = evaluate_run(QRELS, RUN, ["all_trec"], compat="trec_eval")

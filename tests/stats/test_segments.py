@@ -354,7 +354,7 @@ def test_to_frame_repr_and_polars():
     assert (frame["ci_low"] <= frame["value"]).all()
     assert (frame["value"] <= frame["ci_high"]).all()
     text = repr(result)
-    assert "SegmentEvaluation: 3 segments by device" in text
+    assert "SegmentEvaluationResult: 3 segments by device" in text
     assert "95% CI" in text and "mobile" in text
     pl = needs("polars")
     polars_frame = result.to_frame("polars")
