@@ -3,6 +3,6 @@
 from ._evaluate import RunEvaluationResult, evaluate_run
 from ._read import read_qrels, read_run
 
-from ._evaluate import RunEvaluation  # noqa: F401 (old name)
+RunEvaluation = RunEvaluationResult  # its earlier name
 
 __all__ = ["RunEvaluationResult", "evaluate_run", "read_qrels", "read_run"]

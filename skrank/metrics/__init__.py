@@ -38,7 +38,7 @@ from ._incomplete import bpref_score, rbp_score
 from ._rank_weights import rank_decay_weights, weighted_average_precision_score
 from ._sets import set_fbeta_score
 
-from ._conventions import DifferenceExplanation  # noqa: F401 (old name)
+DifferenceExplanation = DifferenceExplanationResult  # its earlier name
 
 __all__ = [
     "DifferenceExplanationResult",

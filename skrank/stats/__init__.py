@@ -15,7 +15,8 @@ from ._paired import ComparisonResult
 from ._segment_summary import SegmentDifferenceResult, SegmentEvaluationResult
 from ._tables import ComparisonTable
 
-from ._segment_summary import SegmentDifference, SegmentEvaluation  # noqa: F401 (old names)
+# the earlier names of two result classes
+SegmentDifference, SegmentEvaluation = SegmentDifferenceResult, SegmentEvaluationResult
 
 __all__ = [
     "ComparisonResult",
