@@ -133,23 +133,12 @@ def run_inmemory(path, metrics):
             "values": values, "rows": int(qid.shape[0])}
 
 
-def run_spark(path, cores, driver_memory):
-    """Spark MLlib's RankingMetrics on the Parquet files (run by a pyspark Python)."""
+def ranking_metrics(df):
+    """Spark MLlib's RankingMetrics on (ranked items, relevant items) per query."""
     from pyspark.mllib.evaluation import RankingMetrics
-    from pyspark.sql import SparkSession
     from pyspark.sql import functions as F
 
-    spark = (
-        SparkSession.builder.master(f"local[{cores}]")
-        .config("spark.driver.memory", driver_memory)
-        .config("spark.sql.shuffle.partitions", str(4 * cores))
-        .config("spark.ui.enabled", "false")
-        .getOrCreate()
-    )
-    spark.sparkContext.setLogLevel("ERROR")
-    start = time.perf_counter()
-    rows = spark.read.parquet(str(path))
-    grouped = rows.groupBy("qid").agg(
+    grouped = df.groupBy("qid").agg(
         # items in descending score order: sort structs (-score, item)
         F.sort_array(F.collect_list(F.struct((-F.col("score")).alias("s"), "item")))
         .getField("item").alias("ranked"),
@@ -165,6 +154,24 @@ def run_spark(path, cores, driver_memory):
         "precisionAt(10)": metrics.precisionAt(10),
         "recallAt(10)": metrics.recallAt(10),
     }
+    pairs.unpersist()
+    return values
+
+
+def run_spark(path, cores, driver_memory):
+    """Spark MLlib's RankingMetrics on the Parquet files (run by a pyspark Python)."""
+    from pyspark.sql import SparkSession
+
+    spark = (
+        SparkSession.builder.master(f"local[{cores}]")
+        .config("spark.driver.memory", driver_memory)
+        .config("spark.sql.shuffle.partitions", str(4 * cores))
+        .config("spark.ui.enabled", "false")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    start = time.perf_counter()
+    values = ranking_metrics(spark.read.parquet(str(path)))
     seconds = time.perf_counter() - start
     spark.stop()
     return {"seconds": seconds, "values": values, "cores": cores}

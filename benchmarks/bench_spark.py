@@ -50,7 +50,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import bench_common  # noqa: E402
-from bench_dask import SPARK_METRICS, run_dask  # noqa: E402
+from bench_dask import SPARK_METRICS, ranking_metrics, run_dask  # noqa: E402
 from bench_data import write_parquet  # noqa: E402
 
 FOUR = ["ndcg@10", "map", "precision@10", "recall@10"]
@@ -72,31 +72,6 @@ def spark_session(cores, driver_memory, shuffle_partitions):
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
-
-
-def ranking_metrics(df):
-    """Spark MLlib's RankingMetrics on (ranked items, relevant items) per query."""
-    from pyspark.mllib.evaluation import RankingMetrics
-    from pyspark.sql import functions as F
-
-    grouped = df.groupBy("qid").agg(
-        # items in descending score order: sort structs (-score, item)
-        F.sort_array(F.collect_list(F.struct((-F.col("score")).alias("s"), "item")))
-        .getField("item").alias("ranked"),
-        F.collect_list(F.when(F.col("label") > 0, F.col("item"))).alias("relevant"),
-    )
-    pairs = grouped.select("ranked", "relevant").rdd.map(
-        lambda row: (row.ranked, row.relevant)
-    ).cache()
-    metrics = RankingMetrics(pairs)
-    values = {
-        "ndcgAt(10)": metrics.ndcgAt(10),
-        "meanAveragePrecision": metrics.meanAveragePrecision,
-        "precisionAt(10)": metrics.precisionAt(10),
-        "recallAt(10)": metrics.recallAt(10),
-    }
-    pairs.unpersist()
-    return values
 
 
 def skrank_spark(df, metrics, **options):
