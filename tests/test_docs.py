@@ -183,6 +183,7 @@ import importlib.util  # noqa: E402
 import os  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
+import types  # noqa: E402
 
 SPARK_EXAMPLE = ROOT / "examples" / "evaluate_click_log_spark.py"
 
@@ -209,6 +210,8 @@ def test_an_example_stopped_by_its_guard_is_found_with_the_reason(monkeypatch,
     (cannot_run,) = _conf_functions("example_cannot_run")
     assert cannot_run(ROOT / "examples" / "tune_ranking_model.py") is None  # no guard
     monkeypatch.setitem(sys.modules, "pyspark", None)  # pyspark not installed
+    if importlib.util.find_spec("pyarrow") is None:  # the guard imports it first
+        monkeypatch.setitem(sys.modules, "pyarrow", types.ModuleType("pyarrow"))
     assert cannot_run(SPARK_EXAMPLE) == (
         'This example needs pyspark: pip install "pyspark[sql]"')
     monkeypatch.undo()
