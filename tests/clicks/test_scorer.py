@@ -9,6 +9,7 @@ from sklearn.linear_model import LinearRegression, Ridge
 from sklearn.model_selection import GridSearchCV, GroupKFold, cross_validate
 
 from skrank.clicks import ClickScorer, PositionBias, evaluate, get_scorer
+from tests._click_logs import click_log
 from tests._needs import needs
 
 THREE = ["dcg@5", "precision@3", "arp"]
@@ -16,20 +17,8 @@ BIAS = PositionBias([1.0, 0.5, 1 / 3, 0.25, 0.2, 1 / 6])
 
 
 def _clicks(n_lists=40, per_list=6, seed=0):
-    """Lists of displayed rows, shuffled: features, clicks, list ids, positions.
-
-    Clicks follow the position-based model: examined with probability
-    1/position, then clicked with a probability rising with feature 0.
-    """
-    rng = np.random.default_rng(seed)
-    n = n_lists * per_list
-    lists = np.repeat(np.arange(100, 100 + n_lists), per_list)
-    position = np.concatenate([rng.permutation(per_list) + 1 for _ in range(n_lists)])
-    X = rng.normal(size=(n, 3))
-    attractive = 1 / (1 + np.exp(-2 * X[:, 0]))
-    click = (rng.random(n) < attractive / position).astype(int)
-    order = rng.permutation(n)
-    return X[order], click[order], lists[order], position[order]
+    """Lists of displayed rows, shuffled: features, clicks, list ids, positions."""
+    return click_log(n_lists, per_list, seed, first_list=100)
 
 
 @pytest.fixture

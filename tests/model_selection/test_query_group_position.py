@@ -14,20 +14,8 @@ from sklearn.model_selection import GroupKFold, cross_validate
 from skrank import QueryGroupRanker
 from skrank.clicks import PositionBias, evaluate, get_scorer
 
+from .._click_logs import click_log
 from .._needs import needs
-
-
-def click_log(n_lists=60, per_list=6, seed=0):
-    """Shuffled rows of displayed lists; clicks by the position-based model."""
-    rng = np.random.default_rng(seed)
-    n = n_lists * per_list
-    lists = np.repeat(np.arange(500, 500 + n_lists), per_list)
-    position = np.concatenate([rng.permutation(per_list) + 1 for _ in range(n_lists)])
-    X = rng.normal(size=(n, 3))
-    attractive = 1 / (1 + np.exp(-2 * X[:, 0]))
-    click = (rng.random(n) < attractive / position).astype(int)
-    order = rng.permutation(n)
-    return X[order], click[order], lists[order], position[order]
 
 
 def lgbm_ranker():
