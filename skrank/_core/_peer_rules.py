@@ -89,14 +89,18 @@ def _first_bad(labels, bad):
             f"{first_position(bad)})")
 
 
+# what to do about labels a binary-only peer refuses
+_BINARISE = ("Binarise y_true first (for example y_true > 0), or drop compat= "
+             "to count y_true > 0 as relevant.")
+
+
 def _binary(rules, labels, query_id, options):
     bad = (labels != 0) & (labels != 1)
     if bad.any():
         rules.refuse(
             f"takes binary labels only (0/1): {rules.peer} raises on graded ones; "
             + _first_bad(labels, bad),
-            "Binarise y_true first (for example y_true > 0), or drop compat= "
-            "to count y_true > 0 as relevant.",
+            _BINARISE,
         )
 
 
@@ -106,8 +110,7 @@ def _unit_interval(rules, labels, query_id, options):
         rules.refuse(
             f"takes labels in [0, 1] only ({rules.peer} raises on larger ones); "
             + _first_bad(labels, bad),
-            "Binarise y_true first (for example y_true > 0), or drop compat= "
-            "to count y_true > 0 as relevant.",
+            _BINARISE,
         )
 
 
