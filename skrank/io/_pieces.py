@@ -40,6 +40,7 @@ from ._read import (
     _Table,
     arrow_call,
     grouped_by_query,
+    mask_array,
     one_array,
 )
 from ._tables import (
@@ -166,8 +167,14 @@ class _Pieces:
                     doc_array=table.column("doc_id").chunk(0).slice(0, cut),
                     path=self.path, origin=rows,
                 )
+                run_query = in_qrels[part_codes]
+                kept = run_query >= 0  # the lines of queries the qrels lack are dropped
+                if not kept.all():
+                    kept_rows = np.flatnonzero(kept)
+                    piece_run = _kept_lines(piece_run, kept_rows, 0, cut, kept)
+                    run_query = run_query[kept_rows]
                 yield (_take(qrels, np.flatnonzero(wanted[qrels.query])), piece_run, order,
-                       in_qrels[part_codes])
+                       run_query)
                 del piece_run, table, batch
                 if _read._after_parse is not None:  # the command's malloc_trim
                     _read._after_parse()
@@ -202,13 +209,19 @@ def _pieces(qrels, run, *, complete_qrels):
     in file order, into ranges of lines that copy nothing; then
     ``in_file_order`` is True and the caller puts the queries in trec_eval's
     order. Any other run is cut in trec_eval's order of queries, each piece
-    taking its lines from all over the run.
+    taking its lines from all over the run. In every case the lines of
+    queries the qrels lack are dropped before any other work (no lookup, no
+    check for duplicates), as trec_eval drops them right after reading.
     """
     run_query = _run_queries(qrels, run)
     if not complete_qrels and not (run_query >= 0).any():
         raise _no_shared_query(qrels, run)
     order = _query_order(qrels)
     if len(run) <= CHUNK_LINES:
+        kept = run_query >= 0  # lines of queries the qrels lack are dropped first
+        if not kept.all():
+            rows = np.flatnonzero(kept)
+            run, run_query = _kept_lines(run, rows, 0, len(run), kept), run_query[rows]
         return iter([(qrels, run, order, run_query)]), False
     # each query's lines together: each piece's documents are then looked
     # up among its own qrels' documents, on the thread that joins the piece
@@ -219,7 +232,14 @@ def _pieces(qrels, run, *, complete_qrels):
     # for the whole run (one hash table of the qrels' ids, not one per
     # piece): the pieces take their lines from all over the run
     doc_dtype = np.int32 if qrels.doc_labels.shape[0] < 2**31 else np.int64
-    run = replace(run, qrels_doc=_run_docs_in_qrels(run, qrels, doc_dtype))
+    kept = run_query >= 0  # the lines of queries the qrels lack are not looked up
+    if kept.all():
+        qrels_doc = _run_docs_in_qrels(run, qrels, doc_dtype)
+    else:
+        rows = np.flatnonzero(kept)
+        qrels_doc = np.full(len(run), -1, dtype=doc_dtype)
+        qrels_doc[rows] = _run_docs_in_qrels(_take(run, rows), qrels, doc_dtype)
+    run = replace(run, qrels_doc=qrels_doc)
     return _rank_pieces(qrels, run, order, run_query, complete_qrels), False
 
 
@@ -232,14 +252,21 @@ def _qrels_pieces(qrels, piece_of_query, n_pieces):
 
 
 def _file_pieces(qrels, run, order, run_query, complete_qrels):
-    """Pieces of a run grouped by query: ranges of about CHUNK_LINES lines, cut between queries.
+    """Pieces of a run grouped by query: about CHUNK_LINES lines each, cut between queries.
 
-    The qrels queries without a line in the run come last, in a piece of
-    their own, when ``complete_qrels`` scores them.
+    The lines of queries the qrels lack are dropped here, before any work,
+    as trec_eval drops them after reading: the pieces count the kept lines
+    only, and a piece takes its kept lines out of its range of the file
+    (a slice when nothing in the range is dropped). The qrels queries
+    without a line in the run come last, in a piece of their own, when
+    ``complete_qrels`` scores them.
     """
     n_lines = len(run)
+    kept = run_query >= 0
+    kept_before = np.r_[0, np.cumsum(kept)]  # kept lines before each line
     start = np.flatnonzero(np.r_[True, run.query[1:] != run.query[:-1]])  # each query's
-    cuts = start[np.searchsorted(start, np.arange(CHUNK_LINES, n_lines, CHUNK_LINES))
+    cuts = start[np.searchsorted(kept_before[start],
+                                 np.arange(CHUNK_LINES, kept_before[-1], CHUNK_LINES))
                  .clip(max=start.shape[0] - 1)]
     bounds = distinct_sorted(np.r_[0, cuts, n_lines])
     n_pieces = bounds.shape[0] - 1
@@ -250,14 +277,33 @@ def _file_pieces(qrels, run, order, run_query, complete_qrels):
         np.searchsorted(bounds, start[found], side="right") - 1)
     qrels_rows = _qrels_pieces(qrels, piece_of_query, n_pieces)
     for piece in range(n_pieces):
-        lines = slice(int(bounds[piece]), int(bounds[piece + 1]))
-        if qrels_rows[piece].shape[0] == 0:
+        first, stop = int(bounds[piece]), int(bounds[piece + 1])
+        if kept_before[stop] == kept_before[first]:
             continue  # only queries the qrels lack: dropped, as trec_eval drops them
-        yield (_take(qrels, qrels_rows[piece]), _take(run, np.arange(lines.start, lines.stop)),
-               order, run_query[lines])
+        if kept_before[stop] - kept_before[first] < stop - first:
+            rows = first + np.flatnonzero(kept[first:stop])
+            lines = _kept_lines(run, rows, first, stop, kept[first:stop])
+        else:
+            rows = np.arange(first, stop)
+            lines = _take(run, rows)  # a slice: no copy
+        yield _take(qrels, qrels_rows[piece]), lines, order, run_query[rows]
     if complete_qrels and qrels_rows[n_pieces].shape[0]:
         yield (_take(qrels, qrels_rows[n_pieces]), _take(run, np.zeros(0, dtype=np.int64)),
                order, np.zeros(0, dtype=run_query.dtype))
+
+
+def _kept_lines(run, rows, first, stop, mask):
+    """The lines ``rows`` of the range ``first:stop`` of ``run`` (``mask`` in the range).
+
+    Their document ids are filtered out of the range chunk by chunk into
+    one array of their own: a ``take`` from the parser's many chunks would
+    join them all first, at every take.
+    """
+    lines = _take(run, rows)
+    if run.doc_array is None or run.doc_rows is not None:
+        return lines
+    docs = arrow_call("filter", run.doc_array.slice(first, stop - first), mask_array(mask))
+    return replace(lines, doc_array=one_array(docs), doc_rows=None)
 
 
 def _rank_pieces(qrels, run, order, run_query, complete_qrels):

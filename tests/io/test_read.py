@@ -172,6 +172,9 @@ def test_arrow_kernels_with_or_without_pyarrows_private_compute_module(
     ("q1\tQ0\td1\t1\t2.5\tr\n" * 9, "\t"),
     ("q1 Q0 d1 1 2.5 r\n" * 9 + "q1\tQ0\td2\t2\t1.5\tr\n", None),  # both, blocks apart
     ("q1 Q0 d1 1 2.5 r\n" * 9 + "#q1 Q0 d2 2 1.5 r\n", None),  # a comment, late
+    ("q1 Q0 d1 1 2 rr\n#q1 Q0 d2 2 1.5 r\n", None),  # a comment starts the 2nd block
+    ("#q1 Q0 d2 2 1.5 r\n" + "q1 Q0 d1 1 2.5 r\n" * 3, None),  # the first line
+    ("q1 Q0 d#1 1 2.5 r\n" * 9 + "q1 Q0 #d2 2 1.5 r#\n", " "),  # "#" in ids: no comment
     ("q1 Q0 d1 1 2.5 r\n" * 9 + "q1 Q0 d2 2 1.5 r\r\n", None),
     ("q1 Q0 d1 1 2.5 r\n" * 9 + "q1 Q0 d2 2 1.5\vr\n", None),
     ("\ufeffq1 Q0 d1 1 2.5 r\n", None),  # a byte-order mark

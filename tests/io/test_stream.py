@@ -7,6 +7,8 @@ test_trec_hostile.py and against pytrec_eval in test_evaluate_run.py).
 """
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 
@@ -155,3 +157,44 @@ def test_the_command_streams(tmp_path):
         assert done.returncode == 0, done.stderr
         outputs.append(json.loads(done.stdout))
     assert outputs[0] == outputs[1]
+
+
+
+@pytest.mark.parametrize("path", ["whole", "pieces", "stream"])
+@pytest.mark.parametrize("grouped", [False, True])
+def test_the_lines_of_a_query_the_qrels_lack_are_dropped_before_any_check(
+        tmp_path, monkeypatch, path, grouped):
+    # trec_eval drops a run query without judgments right after reading it:
+    # a document twice in it is no error, and its lines change nothing
+    qrels, run = _files(tmp_path, 2, grouped=grouped)
+    expected = _evaluate_run(qrels, run, False)  # one line of query "unjudged"
+    lines = run.read_text().splitlines()
+    extra = [f"unjudged Q0 d{i % 3} 0 {i} tag" for i in range(12)]  # d0, d1, d2 again
+    if grouped:
+        at = lines.index("unjudged Q0 d1 0 1.0 tag")
+        lines[at + 1:at + 1] = extra
+    else:  # spread through the run
+        lines = lines[:1] + [x for pair in zip(extra, lines[1:]) for x in pair] + lines[13:]
+    run.write_text("\n".join(lines) + "\n")
+    if path == "pieces":
+        monkeypatch.setattr(_pieces, "CHUNK_LINES", 7)
+    if path == "stream":
+        monkeypatch.setattr(_pieces, "BLOCK_BYTES", 200)
+    _same(_evaluate_run(qrels, run, path == "stream"), expected)
+
+
+def test_trec_eval_ignores_a_duplicate_in_a_query_the_qrels_lack(tmp_path):
+    binary = os.environ.get("TREC_EVAL") or shutil.which("trec_eval")
+    if not binary:
+        pytest.skip("no trec_eval binary (set TREC_EVAL=path to one built from NIST's sources)")
+    (tmp_path / "qrels").write_text("q1 0 d1 1\nq1 0 d2 0\n")
+    (tmp_path / "run").write_text("q1 Q0 d2 1 2 r\nq1 Q0 d1 2 1 r\n"
+                                  "q9 Q0 d1 1 2 r\nq9 Q0 d1 2 1 r\n")
+    files = [str(tmp_path / "qrels"), str(tmp_path / "run")]
+    want = subprocess.run([binary, "-m", "map", *files], capture_output=True, text=True)
+    assert want.returncode == 0 and want.stdout.split() == ["map", "all", "0.5000"]
+    got = subprocess.run([sys.executable, "-m", "skrank", "evaluate", *files, "-m", "map",
+                          "--compat", "trec_eval", "--format", "trec"],
+                         capture_output=True, text=True, timeout=120)
+    assert got.returncode == 0, got.stderr
+    assert got.stdout == want.stdout
