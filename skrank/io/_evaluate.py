@@ -1,5 +1,6 @@
 """evaluate_run: qrels and a run (files, DataFrames or dicts) -> means and per-query values."""
 
+import os
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -15,6 +16,7 @@ from .._core._params import (
     TIES,
     validate_params,
 )
+from .._core._threads import Background
 from ._ids import _byte_order
 from ._join import _layout, _qrels_rows
 from ._measures import parse_measures
@@ -294,7 +296,20 @@ def _evaluate_run(qrels, run, metrics, *, compat, relevance_level, complete_qrel
                   judged_docs_only, max_docs, ties, no_relevant, stream=False):
     """:func:`evaluate_run`'s work; ``stream`` reads a run file grouped by query in pieces."""
     measures = list({m.name: m for m in parse_measures(metrics, compat)}.values())
-    qrels = _as_table(qrels, "qrels", "qrels", compat)
+    # two files are read side by side: the qrels on a thread (pyarrow's
+    # parser releases the GIL) while this one checks and parses the run.
+    # The qrels' errors come first, as if they were read first
+    both_files = not stream and all(isinstance(f, (str, os.PathLike)) for f in (qrels, run))
+    if both_files:
+        reading = Background(_as_table, qrels, "qrels", "qrels", compat)
+        try:
+            run_table = _as_table(run, "run", "run", compat)
+        except ValueError:
+            reading.result()  # a qrels error is raised first
+            raise
+        qrels = reading.result()
+    else:
+        qrels = _as_table(qrels, "qrels", "qrels", compat)
     if compat == "trec_eval":
         relevance_level = float(int(relevance_level))  # trec_eval reads -l with atol
     if len(qrels) == 0:
@@ -310,7 +325,8 @@ def _evaluate_run(qrels, run, metrics, *, compat, relevance_level, complete_qrel
                                 in_file_order=True)
             except NotStreamable:  # read whole: grouped or not, the same numbers
                 pass
-    run_table = _as_table(run, "run", "run", compat)
+    if not both_files:
+        run_table = _as_table(run, "run", "run", compat)
     if len(run_table) == 0:
         raise ValueError(f"{run_table.source}: the run holds no retrieved document.")
     pieces, in_file_order = _pieces(qrels, run_table, complete_qrels=complete_qrels)

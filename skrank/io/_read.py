@@ -8,6 +8,7 @@ pure-Python reader the fallback, so files load without the extra too.
 """
 
 import gzip
+import importlib.util
 import io
 import os
 import re
@@ -549,12 +550,9 @@ def _load_file_once(path, kind, compat=None):
     name = os.fspath(path)
     if not os.path.exists(name):
         raise ValueError(f"{name}: no such file.")
-    delimiter = _plain_delimiter(name)
-    if delimiter is not None:  # pyarrow reads the file itself, block by block
-        table = _read_pyarrow(name, name, kind, delimiter, compat)
-        if table is not None:
-            table.path = name
-            return table
+    table = _read_plain(name, kind, compat)
+    if table is not None:
+        return table
     data, delimiter = _prepare(_read_bytes(name), kind)
     table = _read_pyarrow(data, name, kind, delimiter, compat)
     if table is None:
@@ -564,6 +562,49 @@ def _load_file_once(path, kind, compat=None):
         table = _split_python(data, name, kind, compat)  # slow, or finds the malformed line
     table.path = name
     return table
+
+
+def _read_plain(path, kind, compat):
+    """A plain file parsed by pyarrow from its path, block by block; None if it can't.
+
+    The parse of a plain file with single spaces (the common file) starts
+    on a thread at once, while this thread scans the file
+    (:func:`_plain_delimiter`): the scan holds the GIL, the parser does
+    not. When the scan finds otherwise, the parse is waited for and set
+    aside.
+    """
+    with open(path, "rb") as handle:
+        head = handle.read(3)
+    if head[:2] == b"\x1f\x8b" or head == _BOM or importlib.util.find_spec("pyarrow") is None:
+        return None
+    from .._core._threads import Background
+
+    parsing = Background(_read_pyarrow, path, path, kind, " ", compat)
+    try:
+        delimiter = _plain_delimiter(path)
+    except BaseException:
+        _wait_quietly(parsing)
+        raise
+    if delimiter != " ":
+        _wait_quietly(parsing)
+        table = None
+    else:
+        table = parsing.result()
+    if delimiter == "\t":
+        table = _read_pyarrow(path, path, kind, delimiter, compat)
+    elif delimiter is None:
+        return None
+    if table is not None:
+        table.path = path
+    return table
+
+
+def _wait_quietly(work):
+    """Wait for a parse whose result is set aside (its error too)."""
+    try:
+        work.result()
+    except Exception:
+        pass
 
 
 def _line_of_row(path, kind, row):

@@ -399,3 +399,14 @@ def test_an_empty_run_file_is_named_in_the_error(tmp_path):
     run.write_text("")
     with pytest.raises(ValueError, match=r"run: the run holds no retrieved document"):
         evaluate_run(str(qrels), str(run), ["map"])
+
+
+def test_the_qrels_error_comes_first_when_both_files_are_bad(tmp_path):
+    # the two files are read side by side; the qrels' error is the one raised
+    (tmp_path / "qrels").write_text("q1 0 d1\n")  # 3 fields
+    (tmp_path / "run").write_text("q1 Q0 d1 1 x t\n")  # not a number
+    with pytest.raises(ValueError, match=r"qrels:1: malformed qrels line"):
+        evaluate_run(tmp_path / "qrels", tmp_path / "run", ["map"])
+    (tmp_path / "qrels").write_text("q1 0 d1 1\n")
+    with pytest.raises(ValueError, match=r"run:1: malformed run line"):
+        evaluate_run(tmp_path / "qrels", tmp_path / "run", ["map"])
