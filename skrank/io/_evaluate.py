@@ -149,7 +149,9 @@ def evaluate_run(
         ``compat="trec_eval"`` a skrank name is trec_eval's measure
         (``ndcg@10`` is ``ndcg_cut_10``, ``hits`` is ``num_rel_ret``), and a
         metric trec_eval lacks is refused; without ``compat`` each name
-        keeps its own definition.
+        keeps its own definition: a name trec_eval prints is trec_eval's
+        measure (``rbp`` is trec_eval's rbp, ``ndcg`` has the linear gain),
+        another name skrank's (``rbp@10``, ``ndcg@10``).
     compat : str, default=None
         ``"trec_eval"`` reproduces trec_eval 10.0: tied scores broken by
         document id, descending, and trec_eval's rule for queries without a

@@ -457,6 +457,7 @@ def _persistence(text, params):
     return p
 
 
+_PERSISTENCE = re.compile(r"^(rbp|rbp_resid)_p=(.*)$")
 _PRINTED = re.compile(r"^(relative_P|unj)_(\d+)$|^Rprec_mult_(\d*\.?\d+)$")
 
 
@@ -466,6 +467,12 @@ def parse_more(text):
     ``kind``: ``"mean"``, ``"sum"`` (a count) or ``"gm"`` (geometric mean).
     Raises for a measure of trec_eval that skrank does not compute.
     """
+    found = _PERSISTENCE.match(text)
+    if found:  # rbp_p=0.95 as trec_eval prints rbp.p=0.95
+        stem, value = found.group(1), found.group(2)
+        persistence = _persistence(text, f"p={value}")
+        kernel = rbp if stem == "rbp" else rbp_resid
+        return [(text, lambda p: kernel(p, persistence), "mean")]
     found = _PRINTED.match(text)
     if found:
         if found.group(1):
