@@ -21,7 +21,7 @@ import skrank
 from skrank import evaluate, evaluate_run, explain_difference, rbp_score
 from skrank.io._explain import explain_run
 
-from .test_trec_measures import _binary, _skrank, trec_test_files  # noqa: F401
+from .test_trec_measures import _binary, _skrank
 
 
 # ------------------------------------------------------------ definitions --
@@ -207,8 +207,9 @@ def test_explain_on_the_files(trec_test_files):
         result = explain_run(*trec_test_files, metric=metric, a="trec_eval", b="ranx")
         want = np.mean([trec_rbp(rankings[x], judgments[x], p) for x in queries])
         assert result.value_a == pytest.approx(want, rel=1e-12), metric
-        got = subprocess.run([sys.executable, "-m", "skrank", "explain", *trec_test_files, "-m", metric, "--a",
-                              "trec_eval", "--b", "ranx"], capture_output=True, text=True)
+        got = subprocess.run([sys.executable, "-m", "skrank", "explain", *trec_test_files,
+                              "-m", metric, "--a", "trec_eval", "--b", "ranx"],
+                             capture_output=True, text=True)
         assert got.returncode == 0, got.stderr
         assert got.stdout.startswith(f"{metric}: {want:.6g} under trec_eval")
 
