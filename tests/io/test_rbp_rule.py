@@ -11,6 +11,7 @@ come from brute-force definitions written here, from the trec_eval binary
 (``TREC_EVAL``) and from the numbers of issue 37.
 """
 
+import importlib.util
 import subprocess
 import sys
 
@@ -238,6 +239,20 @@ def test_graded_files_every_face(tmp_path, seed):
                                             no_relevant="zero")
     accumulator.update(y, s, query_id=q)
     assert accumulator.result()["rbp"] == pytest.approx(want.mean(), rel=1e-12)
+    # so does the Dask face (its synchronous scheduler here)
+    if importlib.util.find_spec("dask") is not None:
+        import dask
+        import dask.dataframe as dd
+        import pandas as pd
+
+        from skrank.dask import evaluate as dask_evaluate
+
+        frame = dd.from_pandas(pd.DataFrame({"qid": q, "label": y, "score": s}),
+                               npartitions=3)
+        with dask.config.set(scheduler="synchronous"):
+            got = dask_evaluate(frame, metrics=["rbp"], p=0.9, gain="scaled",
+                                no_relevant="zero")
+        assert got["rbp"] == pytest.approx(want.mean(), rel=1e-12)
 
     try:
         binary = _binary()
