@@ -294,6 +294,9 @@ PRESETS = {
             "hit_rate": _M("hit_rate", ("success_{k}",)),
             "hits": _M("hits", ("num_rel_ret",)),
             "bpref": _M("bpref", ("bpref",)),
+            "rbp": _M("rbp", ("rbp",), {"p": 0.9, "gain": "scaled"},
+                      note="rbp_p=0.95 (-m rbp.p=0.95) is p=0.95; the gain is the "
+                           "grade over the query's top grade when that is above 1"),
         },
         notes=(
             "ties go by score, then docno descending: in memory there is no "
@@ -413,6 +416,13 @@ def parse_peer_name(convention, name):
         if "?" in extra.values():
             return None
         text = head + (":" + ";".join(kept) if kept else "")
+    if convention.name == "trec_eval":  # rbp_p=0.95 as printed, rbp.p=0.95 as -m
+        found = re.match(r"^rbp[._]p=([0-9.eE+-]+)$", text)
+        if found:
+            try:
+                return "rbp", None, {"p": float(found.group(1))}
+            except ValueError:
+                return None
     if convention.name == "ranx":  # rbp.95 and rbp@95: persistence 0.95
         found = re.match(r"^rbp[.@]([0-9]+)$", text)
         if found:

@@ -24,7 +24,8 @@ examples:
 Measures: trec_eval's names as it prints them (num_ret num_rel num_rel_ret
 map P_10 recall_10 ndcg ndcg_cut_10 map_cut_10 Rprec bpref recip_rank
 success_10 iprec_at_recall_0.10 rbp set_F utility infAP ...), its -m forms
-(P.5,10, or P for every default cutoff; rbp.p=0.95; utility.1,-1,0,0), its
+(P.5,10, or P for every default cutoff; rbp.p=0.95; utility.1,-1,0,0;
+relstring.5, with -q --format trec), its
 nicknames (-m all_trec, -m official, -m set; printed in trec_eval's order
 with --format trec) and skrank's metric names (ndcg@10, mrr, fap, ...).
 Several runs give one comparison table with paired tests (randomisation and
@@ -139,10 +140,12 @@ def _trec_lines(result, per_query, show_run, run_lines=(), hidden=()):
     order of -m), skrank's names after them; ``run_lines`` holds a
     requested ``runid``, printed first among the "all" lines, as trec_eval
     does; several runs start each block with its ``runid``. trec_eval's
-    summary-only measures (num_q, gm_map, gm_bpref) have no query lines.
+    summary-only measures (num_q, gm_map, gm_bpref) have no query lines;
+    its per-query strings (relstring) have no "all" line, and are quoted.
     """
     from ._trec_measures import SUMMARY_ONLY, print_rank
 
+    text = result.per_query_text
     names = sorted((m for m in result.mean if m not in hidden), key=print_rank)
     head = []
     if show_run and "runid" not in run_lines:
@@ -150,10 +153,14 @@ def _trec_lines(result, per_query, show_run, run_lines=(), hidden=()):
     lines = []
     if per_query:  # trec_eval prints every query's measures together
         qids = [str(q) for q in result.query_ids]
-        shown = [m for m in names if m not in SUMMARY_ONLY]
+        shown = sorted([m for m in names if m not in SUMMARY_ONLY] + list(text),
+                       key=print_rank)
         for i in sorted(range(len(qids)), key=qids.__getitem__):  # strcmp order
             qid = qids[i]
             for name in shown:
+                if name in text:
+                    lines.append(f"{name:<22}\t{qid}\t'{text[name][i]}'")
+                    continue
                 value = result.per_query[name].value[i]
                 lines.append(f"{name:<22}\t{qid}\t{_trec_number(name, value)}")
     for name in run_lines:
@@ -229,6 +236,10 @@ def _evaluate(args):
     measures = list(dict.fromkeys(m for m in measures if m not in RUN_LINES))
     if run_lines and args.format != "trec":
         raise ValueError(f"-m {run_lines[0]}: trec_eval's run lines need --format trec.")
+    strings = [m for m in measures if m.startswith("relstring")]
+    if strings and args.format != "trec":
+        raise ValueError(f"-m {strings[0]}: trec_eval's per-query strings need --format "
+                         "trec (with -q; trec_eval prints no 'all' line for them).")
     hidden = ()
     if not measures:  # -m runid alone: the run is still read (its name, its checks)
         measures, hidden = ["num_q"], ("num_q",)
@@ -306,7 +317,8 @@ def _evaluate(args):
                     "(randomisation and t-test; Holm-corrected over the pairs)"]
             out += _table(["measure", "run_a", "run_b", "difference", "p_rand",
                            "p_rand_holm", "p_t", "p_t_holm"], rows)
-    print("\n".join(out))
+    if out:  # -m relstring without -q: nothing at all, as trec_eval prints
+        print("\n".join(out))
     return 0
 
 

@@ -51,6 +51,12 @@ class RunEvaluationResult:
         and count in the means of trec_eval's measures (and of skrank's
         names under the default ``no_relevant="zero"``), where
         :func:`skrank.evaluate` leaves them out by default.
+    per_query_text : dict
+        Measure name -> an object array of str, one a query in the order of
+        :attr:`query_ids`, for trec_eval's ``relstring`` (``relstring_5``):
+        the relevance of the top retrieved documents as a string. Such a
+        measure has no mean, as trec_eval prints no ``all`` line for it, and
+        is in neither :attr:`mean` nor :attr:`per_query`.
 
     Examples
     --------
@@ -67,6 +73,9 @@ class RunEvaluationResult:
     query_id
     q1               1.0          1.0
     q2               0.0          0.0
+    >>> evaluate_run({"q1": {"d1": 1, "d2": 0}}, {"q1": {"d1": 1.0, "d2": 2.0, "d3": 3.0}},
+    ...              ["relstring"]).per_query_text    # d3 not judged, d2 grade 0, d1 1
+    {'relstring': array(['-01'], dtype=object)}
     """
 
     mean: dict
@@ -75,16 +84,22 @@ class RunEvaluationResult:
     name: str | None = None
     summed: tuple = field(default=(), repr=False)
     n_without_relevant: int = 0
+    per_query_text: dict = field(default_factory=dict)
 
     def to_frame(self):
-        """Per-query values as a pandas DataFrame (index: query id; needs pandas)."""
+        """Per-query values as a pandas DataFrame (index: query id; needs pandas).
+
+        The strings of :attr:`per_query_text` are columns too.
+        """
         from .._core._optional import import_optional
 
         pd = import_optional("pandas", "RunEvaluationResult.to_frame()")
 
         # ids that are not UTF-8 stay str in an object index (see read_qrels)
         dtype = object if not_utf8(self.query_ids) else None
-        return pd.DataFrame({name: values.value for name, values in self.per_query.items()},
+        columns = {name: values.value for name, values in self.per_query.items()}
+        columns.update(self.per_query_text)
+        return pd.DataFrame(columns,
                             index=pd.Index(self.query_ids, name="query_id", dtype=dtype))
 
     def __repr__(self):
@@ -151,7 +166,11 @@ def evaluate_run(
         ``compat="trec_eval"`` a skrank name is trec_eval's measure
         (``ndcg@10`` is ``ndcg_cut_10``, ``hits`` is ``num_rel_ret``), and a
         metric trec_eval lacks is refused; without ``compat`` each name
-        keeps its own definition.
+        keeps its own definition: a name trec_eval prints is trec_eval's
+        measure (``rbp`` is trec_eval's rbp, ``ndcg`` has the linear gain),
+        another name skrank's (``rbp@10``, ``ndcg@10``). trec_eval's
+        ``relstring`` (``relstring.5``) is a string per query, in
+        :attr:`RunEvaluationResult.per_query_text`.
     compat : str, default=None
         ``"trec_eval"`` reproduces trec_eval 10.0: tied scores broken by
         document id, descending, and trec_eval's rule for queries without a
@@ -350,6 +369,9 @@ def _measure(pieces, measures, options, no_relevant, tag, *, in_file_order):
         n_without_relevant += int(no_rel.sum())
         query_ids.append(parts.binary.query_ids)
         for measure in measures:
+            if measure.text:  # strings (relstring): no fill, no mean
+                values_of[measure.name].append(measure.kernel(parts))
+                continue
             # + 0.0: a -0.0 (1 - 1 in a kernel) prints as 0.0000, as trec_eval's
             values = np.asarray(measure.kernel(parts), dtype=np.float64) + 0.0
             if measure.fill:  # a name of skrank's: no_relevant applies
@@ -362,10 +384,13 @@ def _measure(pieces, measures, options, no_relevant, tag, *, in_file_order):
     # pieces that come in file order: trec_eval's order is by query id
     order = _byte_order(query_ids) if in_file_order else slice(None)
     query_ids = query_ids[order]
-    mean, per_query, summed = {}, {}, []
+    mean, per_query, summed, text = {}, {}, [], {}
     for measure in measures:
         name = measure.name
         values = np.concatenate(values_of.pop(name))[order]
+        if measure.text:
+            text[name] = values
+            continue
         per_query[name] = QueryValues(query_ids, values, np.ones(values.shape[0]))
         # a trec_eval measure's nan (its own 0 / 0, as Rndcg's) stays in the mean, as there
         kept = values if measure.trec else values[~np.isnan(values)]
@@ -377,7 +402,8 @@ def _measure(pieces, measures, options, no_relevant, tag, *, in_file_order):
         else:
             mean[name] = _mean(kept, sequential=measure.trec)
     return RunEvaluationResult(mean, per_query, query_ids, name=tag,
-                         summed=tuple(summed), n_without_relevant=n_without_relevant)
+                               summed=tuple(summed), n_without_relevant=n_without_relevant,
+                               per_query_text=text)
 
 
 # the names of skrank 0.1.0.dev's first faces: result classes now end in Result

@@ -34,6 +34,9 @@ def explain_run(qrels, run, *, metric="ndcg@10", a="trec_eval", b="lightgbm",
     side = 0 if a == "trec_eval" else 1
     spec, k = path.specs[side]
     name = f"{spec.stem}@{k}" if k is not None else spec.stem
+    p = (path.options_a, path.options_b)[side].get("p")
+    if spec.stem == "rbp" and k is None and p != 0.9:  # the name's persistence
+        name = f"rbp_p={p!r}"
     result = evaluate_run(qrels, run, [name], compat="trec_eval",
                           relevance_level=relevance_level)
     mean, per_query = result.mean[name], result.per_query[name]

@@ -40,6 +40,7 @@ class TrecMeasure:
     kernel: Callable
     summed: bool = False
     geometric: bool = False
+    text: bool = False  # a string per query (relstring), no summary value
 
 
 def _fixed(name):
@@ -118,7 +119,8 @@ def parse_trec_measure(text):
     more = parse_more(text)
     if more is None:
         return None
-    return [TrecMeasure(name, kernel, summed=kind == "sum", geometric=kind == "gm")
+    return [TrecMeasure(name, kernel, summed=kind == "sum", geometric=kind == "gm",
+                        text=kind == "text")
             for name, kernel, kind in more]
 
 
@@ -140,6 +142,7 @@ TREC_NAMES = (
     "iprec_at_recall", "num_q", "num_nonrel_judged_ret", "set_P", "set_recall", "set_map",
     "set_relative_P", "set_F", "utility", "relative_P_{k}", "unj_{k}", "Rprec_mult",
     "11pt_avg", "rbp", "rbp_resid", "binG", "gm_map", "gm_bpref", "all_trec", "official",
+    "relstring",
 )
 
 
@@ -150,7 +153,8 @@ class RunMeasure(NamedTuple):
     ``trec``: trec_eval's kernel, whose mean adds the values one after the
     other as trec_eval does; ``fill``: a name of skrank's, which the
     ``no_relevant`` option of :func:`evaluate_run` applies to; ``geometric``:
-    the "all" value is trec_eval's geometric mean (gm_map, gm_bpref).
+    the "all" value is trec_eval's geometric mean (gm_map, gm_bpref);
+    ``text``: the kernel gives a string per query (relstring), no "all" value.
     """
 
     name: str
@@ -159,6 +163,7 @@ class RunMeasure(NamedTuple):
     trec: bool = False
     fill: bool = False
     geometric: bool = False
+    text: bool = False
 
 
 def parse_measures(metrics, compat=None):
@@ -197,8 +202,8 @@ def parse_measures(metrics, compat=None):
                 "(the command prints it with -m runid --format trec).")
         trec = parse_trec_measure(name)
         if trec is not None:
-            out.extend(RunMeasure(m.name, m.kernel, m.summed, True, geometric=m.geometric)
-                       for m in trec)
+            out.extend(RunMeasure(m.name, m.kernel, m.summed, True, geometric=m.geometric,
+                                  text=m.text) for m in trec)
             continue
         try:
             resolved = resolve_metric_name(name, compat, families=(TREC_NAMES,))

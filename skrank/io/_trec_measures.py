@@ -4,7 +4,8 @@
 (map, P, ndcg_cut, ...); this module adds the rest of what ``trec_eval -m
 all_trec`` prints: set measures, relative precision, precision at
 multiples of R, unjudged shares, utility, 11-point average, rank-biased
-precision and its residual, binary G, the geometric means. Each kernel
+precision and its residual, binary G, the geometric means, and relstring
+(a string per query, not a number). Each kernel
 takes the run's layout (``parts``) and returns one value per query, in
 numpy over all queries at once. The definitions are trec_eval 10.0's, read
 from its ``m_*.c`` files; so are the names it prints with parameters
@@ -50,7 +51,7 @@ NICKNAMES = {
 }
 
 #: measures of trec_eval that skrank does not compute yet: refused by name
-NOT_YET = ("relstring", "dcg", "ideal_dcg", "yaap")
+NOT_YET = ("dcg", "ideal_dcg", "yaap")
 #: measures on preference or judgment-group qrels, which skrank does not read
 OTHER_QRELS = tuple(m for m in PRINT_ORDER if m.startswith("prefs_") or m.endswith("_avgjg"))
 
@@ -397,6 +398,30 @@ def infAP(parts):
     return _divide(_in_row_order_sum(term, ranked), ranked.n_relevant)
 
 
+def relstring(parts, length):
+    """Per query, trec_eval's string of the first ``length`` retrieved documents.
+
+    One character a document, in rank order: its grade when judged (0 to
+    9; ``>`` above 9; a grade that is not an integer shows its integer
+    part), ``-`` outside the qrels, ``.`` in them with a negative judgment
+    (in the pool, not judged). An object array of str, one a query.
+    """
+    ranked = parts.binary
+    grade = np.floor(parts.graded.relevance)
+    codes = np.where(grade > 9, ord(">"), ord("0") + np.minimum(grade, 9)).astype(np.uint8)
+    codes = np.where(parts.judged > 0, codes, ord("."))
+    codes = np.where(parts.pooled, codes, ord("-")).astype(np.uint8)
+    shown = _retrieved(ranked) & (ranked.rank <= length)
+    if ranked.has_ties:  # a tie block that reaches into the string must be one character
+        reached = _retrieved(ranked) & (ranked.block_first_rank[ranked.block] <= length)
+        _refuse_mixed_ties(ranked, np.where(reached, codes, 0.0), "relstring")
+    text = codes[shown].tobytes().decode("ascii")
+    ends = np.cumsum(segment_sum(shown.astype(np.int64), ranked.query_start))
+    out = np.empty(ranked.n_queries, dtype=object)
+    out[:] = [text[a:b] for a, b in zip(np.r_[0, ends[:-1]].tolist(), ends.tolist())]
+    return out
+
+
 def gm_map(parts):
 
     return trec_average_precision(parts)
@@ -457,15 +482,50 @@ def _persistence(text, params):
     return p
 
 
+_PERSISTENCE = re.compile(r"^(rbp|rbp_resid)_p=(.*)$")
+_RELSTRING = re.compile(r"^relstring(?:[._](.*))?$", re.S)
+
+
+def _relstring_length(text, params):
+    """relstring's parameter: how many documents (trec_eval's default 10).
+
+    trec_eval reads the first comma-separated value with ``atof`` and
+    truncates it; skrank takes one number of 0 or more, and refuses
+    anything else rather than guess.
+    """
+    if params is None:
+        return 10
+    try:
+        length = float(params)
+    except ValueError:
+        length = -1.0
+    if not 0 <= length < 2 ** 62:
+        raise ValueError(
+            f"Measure {text!r}: relstring takes one parameter, how many documents "
+            "to show (a number of 0 or more), such as relstring.5 (printed relstring_5)."
+        )
+    return int(length)
 _PRINTED = re.compile(r"^(relative_P|unj)_(\d+)$|^Rprec_mult_(\d*\.?\d+)$")
 
 
 def parse_more(text):
     """``[(name, kernel, kind)]`` for a measure of this module, or None.
 
-    ``kind``: ``"mean"``, ``"sum"`` (a count) or ``"gm"`` (geometric mean).
+    ``kind``: ``"mean"``, ``"sum"`` (a count), ``"gm"`` (geometric mean) or
+    ``"text"`` (a string per query and no summary: relstring).
     Raises for a measure of trec_eval that skrank does not compute.
     """
+    found = _RELSTRING.match(text)
+    if found:  # printed relstring_5 for -m relstring.5, the parameter as given
+        length = _relstring_length(text, found.group(1))
+        printed = "relstring" if found.group(1) is None else f"relstring_{found.group(1)}"
+        return [(printed, lambda p: relstring(p, length), "text")]
+    found = _PERSISTENCE.match(text)
+    if found:  # rbp_p=0.95 as trec_eval prints rbp.p=0.95
+        stem, value = found.group(1), found.group(2)
+        persistence = _persistence(text, f"p={value}")
+        kernel = rbp if stem == "rbp" else rbp_resid
+        return [(text, lambda p: kernel(p, persistence), "mean")]
     found = _PRINTED.match(text)
     if found:
         if found.group(1):

@@ -125,10 +125,24 @@ def _rbp_per_query(ranked, *, k, p, gain="binary", judged=None):
     gains = ranked.is_relevant if gain == "binary" else ranked.ranked_relevance
     if judged is not None:
         gains = gains * judged
+    if gain == "scaled":
+        gains = gains / _top_grade_above_one(ranked, judged)[ranked.query]
     discount = (1.0 - p) * np.power(p, ranked.rank - 1.0)
     if k is not None:
         discount = np.where(ranked.rank <= k, discount, 0.0)
     return segment_sum(ranked.block_mean(gains) * discount, ranked.query_start)
+
+
+def _top_grade_above_one(ranked, judged=None):
+    """Per query, the top judged grade of its rows (retrieved or not), or 1 if below 1.
+
+    trec_eval's rbp divides each grade by it: its gains are the grades,
+    brought into [0, 1] when the top one passes 1 (``gain="scaled"``).
+    """
+    if ranked.n_rows == 0:
+        return np.ones(ranked.n_queries)
+    grade = ranked.relevance if judged is None else ranked.relevance * judged
+    return np.maximum(np.maximum.reduceat(grade, ranked.query_start), 1.0)
 
 
 def _rbp_residual_per_query(ranked, *, k, p, judged=None):
@@ -268,10 +282,14 @@ def rbp_score(
         Persistence: the probability that the user goes on from one rank to
         the next, in (0, 1). The expected depth viewed is 1 / (1 - p).
     {k}
-    gain : {"binary", "linear"}, default="binary"
+    gain : {"binary", "linear", "scaled"}, default="binary"
         What a row contributes: 1 when relevant (Moffat & Zobel's binary
-        RBP), or ``y_true`` itself (graded RBP, as ranx's ``rbp``; use grades
-        in [0, 1] to keep the score in [0, 1]).
+        RBP), ``y_true`` itself (graded RBP, as ranx's ``rbp``; use grades
+        in [0, 1] to keep the score in [0, 1]), or ``y_true`` over the top
+        grade of the row's query (its rows retrieved or not, unjudged ones
+        left out) when that top grade is above 1, so that gains lie in
+        [0, 1]: trec_eval's ``rbp``, which ``compat="trec_eval"`` selects
+        with ``p=0.9``.
     unjudged : array-like of bool of the same shape as ``y_true``, default=None
         True marks a row nobody judged (a document outside the judged pool,
         absent from the qrels); its ``y_true`` is ignored. None means every
@@ -331,6 +349,9 @@ def rbp_score(
     >>> rbp_score(relevance, [4, 3, 2, 1], p=0.5, k=2,
     ...           return_residual=True)                   # residual 0.5**2
     (0.5, 0.25)
+    >>> # trec_eval's gains: grades over the top grade 2: 0.5 * (2/2 + 0.5**2 * 1/2)
+    >>> rbp_score([2, 0, 1, 0], [4, 3, 2, 1], p=0.5, gain="scaled")
+    0.5625
     """
     check_aggregate_options(no_relevant, aggregate)
     ranked = rank_queries(

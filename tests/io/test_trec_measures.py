@@ -8,18 +8,15 @@ import os
 import shutil
 import subprocess
 import sys
-import tarfile
+import warnings
 
 import numpy as np
 import pytest
 
 from skrank import evaluate_run
 from skrank.io._cli import main
-from skrank.io._trec_measures import NOT_YET, family_of
 
 from .test_trec_hostile import _hostile_files
-
-SOURCE = "/work/shared/tools/trec_eval-src.tar.gz"
 
 
 def _binary():
@@ -27,26 +24,6 @@ def _binary():
     if not binary:
         pytest.skip("no trec_eval binary (set TREC_EVAL=path to one built from NIST's sources)")
     return binary
-
-
-@pytest.fixture(scope="module")
-def trec_test_files(tmp_path_factory):
-    if not os.path.exists(SOURCE):
-        pytest.skip(f"no trec_eval source archive at {SOURCE}")
-    folder = tmp_path_factory.mktemp("te")
-    with tarfile.open(SOURCE) as archive:
-        members = [m for m in archive.getmembers()
-                   if m.name.endswith(("test/qrels.test", "test/results.test"))]
-        archive.extractall(folder, members=members, filter="data")
-    found = {m.name.rsplit("/", 1)[1]: str(folder / m.name) for m in members}
-    return found["qrels.test"], found["results.test"]
-
-
-def _without_missing(lines):
-    """The binary's lines, less those of the measures skrank refuses (NOT_YET)."""
-    return [line for line in lines if family_of(line.split()[0].decode()
-                                                if isinstance(line, bytes)
-                                                else line.split()[0]) not in NOT_YET]
 
 
 def _skrank(args):
@@ -63,9 +40,8 @@ def test_all_trec_on_trec_evals_own_files_line_for_line(trec_test_files, flags):
     got = _skrank(["-q", *flags, "-m", "all_trec", "--compat", "trec_eval", "--format",
                    "trec", qrels, run])
     assert got.returncode == 0, got.stderr
-    assert got.stdout.splitlines() == _without_missing(want)
-    # the measures left out are named, never silently dropped
-    assert b"left out: trec_eval's relstring" in got.stderr
+    assert got.stdout.splitlines() == want  # relstring's lines too
+    assert b"relstring" in got.stdout and b"left out" not in got.stderr
 
 
 def test_official_and_parameters_on_trec_evals_own_files(trec_test_files):
@@ -97,7 +73,7 @@ def test_all_trec_on_hostile_files(tmp_path, seed):
                        "trec_eval", "--format", "trec", str(tmp_path / "q"),
                        str(tmp_path / "r")])
         assert got.returncode == 0, (flags, got.stderr)
-        want, got = _without_missing(want.stdout.splitlines()), got.stdout.splitlines()
+        want, got = want.stdout.splitlines(), got.stdout.splitlines()
         if any(line.endswith(b"-nan") for line in want):
             # a query left with no document (-J) makes trec_eval divide 0 by 0 in
             # iprec_at_recall and 11pt_avg ("-nan", and so the mean); skrank scores
@@ -164,7 +140,7 @@ def test_the_trec_format_prints_in_trec_evals_order(tmp_path, capsys):
 
 def test_refusals(tmp_path, capsys):
     with pytest.raises(ValueError, match="not computed by skrank yet"):
-        evaluate_run(QRELS, RUN, ["relstring"], compat="trec_eval")
+        evaluate_run(QRELS, RUN, ["yaap"], compat="trec_eval")
     with pytest.raises(ValueError, match="default gains"):
         evaluate_run(QRELS, RUN, ["G.1=3.5"], compat="trec_eval")
     with pytest.raises(ValueError, match="rbp.p=0.95"):
@@ -173,9 +149,11 @@ def test_refusals(tmp_path, capsys):
         evaluate_run(QRELS, RUN, ["utility.1,2"], compat="trec_eval")
     with pytest.raises(ValueError, match="RunEvaluationResult.name"):
         evaluate_run(QRELS, RUN, ["runid"], compat="trec_eval")
-    with pytest.warns(UserWarning, match="relstring"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # all_trec leaves nothing out now
         got = evaluate_run(QRELS, RUN, ["all_trec"], compat="trec_eval")
     assert "gm_bpref" in got.mean and "infAP" in got.mean and "relstring" not in got.mean
+    assert got.per_query_text["relstring"].tolist() == ["2-01"]
     (tmp_path / "q").write_text("q 0 d1 1\n")
     (tmp_path / "r").write_text("q Q0 d1 1 2 tag\n")
     assert main(["evaluate", "-R", "qrels_prefs", str(tmp_path / "q"),
