@@ -55,6 +55,8 @@ import shutil
 import time
 from dataclasses import dataclass
 
+from pathlib import Path
+
 import numpy as np
 
 QUERY_SIZES = ("q10", "q100", "zipf")
@@ -389,3 +391,43 @@ def write_parquet(path, rows, queries, seed):
         pq.write_table(table, path / f"part-{number:05d}.parquet")
     marker.write_text(json.dumps(spec))
     return time.perf_counter() - start
+
+
+def sparse_qrels(qrels_path, target, every=10):
+    """The qrels of every ``every``-th query only (``Q0``, ``Q10``, ...): most run queries unjudged.
+
+    trec_eval drops a run query without judgments right after reading it;
+    with these qrels nine tenths of a run's lines belong to such queries.
+    """
+    with open(qrels_path) as source, open(target, "w") as out:
+        for line in source:
+            if int(line.split(" ", 1)[0][1:]) % every == 0:
+                out.write(line)
+    return target
+
+
+def trec_eval_test_files(root, archive, copies=67):
+    """trec_eval's own ``test/results.comment.test`` and its qrels, ``copies`` times over.
+
+    Read from trec_eval's source archive (``archive``, a .tar.gz). Copy
+    ``c`` renames each query ``q`` to ``q.c`` in the run and in the qrels,
+    so the files hold ``copies`` times the queries: 67 copies make a run of
+    2,016,700 lines and 20,167 queries, about a tenth of them judged. The
+    run's document ids hold a "#" (MS MARCO passages). Returns
+    ``{"qrels": ..., "run": ...}``.
+    """
+    import tarfile
+
+    with tarfile.open(archive) as tar:
+        members = {Path(m.name).name: m for m in tar.getmembers()
+                   if "/test/" in "/" + m.name and m.isfile()}
+        texts = {name: tar.extractfile(members[name]).read().decode("utf-8").splitlines()
+                 for name in ("results.comment.test", "qrels.comment.test")}
+    paths = {"run": root / "real_run.txt", "qrels": root / "real_qrels.txt"}
+    for kind, name in (("run", "results.comment.test"), ("qrels", "qrels.comment.test")):
+        split = [line.split(" ", 1) for line in texts[name] if line.strip()]
+        with open(paths[kind], "w") as handle:
+            for copy in range(copies):
+                handle.writelines(f"{query}.{copy} {rest}\n" for query, rest in split)
+    return paths
+

@@ -1,21 +1,37 @@
 """The ``skrank evaluate`` command against trec_eval, pytrec_eval and ranx.
 
-A run of 2e6 lines with string ids, its rows shuffled (not grouped by
-query), and qrels that judge documents the run did not retrieve. Each tool
-runs as a fresh process (interpreter start included) with its own loader;
-the ratios come from one run. trec_eval's binary is used when one is given
-(``TREC_EVAL=/path/to/trec_eval`` or on PATH). Each tool's median and
-fastest time and its peak resident memory (the child's own ``ru_maxrss``,
-as ``/usr/bin/time`` reports it: ``bench_common.run_command``; the largest
-of the rounds) are reported; ``skrank evaluate``, with and
-without ``--stream``, and trec_eval also run on the same lines grouped by
-query, sorted by query and rank (as systems write run files), and sorted
-so with the queries in numeric order (Q2 before Q10, not trec_eval's order
-of ids). Results are appended to benchmarks/RESULTS.md.
+Every layout of run file the benchmark has, each measured against NIST's
+trec_eval binary (``TREC_EVAL=/path/to/trec_eval`` or on PATH) with the
+same measures and the same printed numbers:
+
+- **shuffled**: a synthetic run of 2e6 lines with string ids, its rows
+  shuffled (not grouped by query), and qrels that also judge documents the
+  run did not retrieve;
+- **grouped by query**, **by query and rank** (as systems write run files)
+  and **by query (numeric order) and rank** (Q2 before Q10, not
+  trec_eval's order of ids): the same lines in those orders;
+- **mostly unjudged**: the shuffled run against qrels of one query in ten
+  (trec_eval drops a run query without judgments right after reading it);
+- **real**: 67 copies of trec_eval's own ``test/results.comment.test`` with
+  the queries renamed per copy (2,016,700 lines, 20,167 queries, about a
+  tenth judged; MS MARCO ids with a "#"), built at run time from
+  trec_eval's source archive (``--trec-eval-src``, by default
+  ``../shared/tools/trec_eval-src.tar.gz`` beside the repository; the layout
+  is left out, saying so, when the archive is missing).
+
+Each tool runs as a fresh process (interpreter start included) with its own
+loader; the tools take turns, round after round, and each one's median
+and fastest time and its peak resident memory (the child's own
+``ru_maxrss``, as ``/usr/bin/time`` reports it: ``bench_common.run_command``;
+the largest of the rounds) are reported, with the ratios per layout.
+``skrank evaluate --stream`` also runs on the grouped run, and pytrec_eval,
+ranx and trec_eval's run reader alone on the shuffled one. Results are
+appended to benchmarks/RESULTS.md.
 
     python benchmarks/bench_trec.py [--lines 2000000] [--queries 2000] [--rounds 5]
 
-The files are ``bench_data``'s ``trec_files``.
+The synthetic files are ``bench_data``'s ``trec_files`` and
+``sparse_qrels``; the real ones ``bench_data.trec_eval_test_files``.
 """
 
 import argparse
@@ -30,7 +46,13 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_common  # noqa: E402
-from bench_data import trec_files  # noqa: E402
+from bench_data import sparse_qrels, trec_eval_test_files, trec_files  # noqa: E402
+
+#: the layouts, by the short names --layouts takes
+LAYOUTS = {"shuffled": "shuffled", "grouped by query": "grouped",
+           "by query and rank": "ranked", "by query (numeric order) and rank": "numeric",
+           "mostly unjudged": "unjudged", "real": "real"}
+TREC_EVAL_SRC = Path(__file__).resolve().parents[2] / "shared" / "tools" / "trec_eval-src.tar.gz"
 
 MEASURES = ["map", "P_10", "ndcg_cut_10", "recall_1000", "recip_rank", "bpref"]
 # the same measures as trec_eval's -m takes them (name.cutoff)
@@ -81,39 +103,50 @@ def main(argv=None):
     bench_common.add_results_options(parser, append=True)
     parser.add_argument("--skip", action="append", default=[], metavar="TOOL",
                         help="leave out a Python peer (ranx, pytrec_eval); repeatable")
+    parser.add_argument("--trec-eval-src", type=Path, default=TREC_EVAL_SRC,
+                        help="trec_eval's source archive, for the real layout")
+    parser.add_argument("--layouts", default=",".join(LAYOUTS.values()),
+                        help="comma-separated layouts to run (default: all)")
     args = parser.parse_args(argv)
     root = Path(tempfile.mkdtemp())
     try:
-        _compare(args, trec_files(root, args.lines, args.queries))
+        files = trec_files(root, args.lines, args.queries)
+        files["sparse_qrels"] = sparse_qrels(files["qrels"], root / "qrels_sparse.txt")
+        if args.trec_eval_src.exists():
+            files["real"] = trec_eval_test_files(root, args.trec_eval_src)
+        else:
+            print(f"{args.trec_eval_src}: no trec_eval source archive; the real layout "
+                  "is left out.")
+        _compare(args, files)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
 
 def _compare(args, files):
     qrels, run = files["qrels"], files["run"]
-    grouped, ranked, numeric = files["grouped"], files["ranked"], files["numeric"]
     measures = sum((["-m", m] for m in MEASURES), [])
-    skrank = [sys.executable, "-m", "skrank", "evaluate", str(qrels), str(run),
-              *measures, "--compat", "trec_eval", "--format", "trec"]
     binary = os.environ.get("TREC_EVAL") or shutil.which("trec_eval")
-    commands = {"skrank evaluate": skrank}
-    if binary:
-        commands["trec_eval (C binary)"] = [
-            binary, *sum((["-m", m] for m in BINARY_MEASURES), []), str(qrels), str(run)]
-    commands["skrank evaluate (grouped run)"] = [*skrank[:5], str(grouped), *skrank[6:]]
-    commands["skrank evaluate --stream (grouped run)"] = [
-        *skrank[:5], str(grouped), *skrank[6:], "--stream"]
-    if binary:
-        commands["trec_eval (C binary, grouped run)"] = [
-            binary, *sum((["-m", m] for m in BINARY_MEASURES), []), str(qrels), str(grouped)]
-    commands["skrank evaluate (ranked run)"] = [*skrank[:5], str(ranked), *skrank[6:]]
-    if binary:
-        commands["trec_eval (C binary, ranked run)"] = [
-            binary, *sum((["-m", m] for m in BINARY_MEASURES), []), str(qrels), str(ranked)]
-    commands["skrank evaluate (numeric order)"] = [*skrank[:5], str(numeric), *skrank[6:]]
-    if binary:
-        commands["trec_eval (C binary, numeric order)"] = [
-            binary, *sum((["-m", m] for m in BINARY_MEASURES), []), str(qrels), str(numeric)]
+    runs = {"shuffled": (qrels, run), "grouped by query": (qrels, files["grouped"]),
+            "by query and rank": (qrels, files["ranked"]),
+            "by query (numeric order) and rank": (qrels, files["numeric"]),
+            "mostly unjudged": (files["sparse_qrels"], run)}
+    if "real" in files:
+        runs["real"] = (files["real"]["qrels"], files["real"]["run"])
+    wanted = args.layouts.split(",")
+    commands, pairs = {}, {}  # pairs: layout -> (skrank's name, trec_eval's name)
+    for layout, (q, r) in runs.items():
+        if LAYOUTS[layout] not in wanted:
+            continue
+        mine = f"skrank evaluate ({layout})"
+        commands[mine] = [sys.executable, "-m", "skrank", "evaluate", str(q), str(r),
+                          *measures, "--compat", "trec_eval", "--format", "trec"]
+        if layout == "grouped by query":
+            commands[f"skrank evaluate --stream ({layout})"] = [*commands[mine], "--stream"]
+        if binary:
+            theirs = f"trec_eval (C binary, {layout})"
+            commands[theirs] = [binary, *sum((["-m", m] for m in BINARY_MEASURES), []),
+                                str(q), str(r)]
+            pairs[layout] = (mine, theirs)
     reader = "trec_eval's run reader alone (C, lower bound for the binary)"
     commands[reader] = [sys.executable, "-c", TREC_READER, str(qrels), str(run)]
     for name, script in (("pytrec_eval", PYTREC), ("ranx", RANX)):
@@ -146,8 +179,9 @@ def _compare(args, files):
         times.setdefault(name, []).append(seconds)
     lines = [
         "",
-        f"## TREC command, {args.lines:.0e} run lines, {args.queries} queries "
-        "(string ids, rows shuffled, unretrieved judged documents)",
+        f"## TREC command: synthetic runs of {args.lines:.0e} lines, {args.queries} "
+        "queries (string ids, unretrieved judged documents), and trec_eval's own "
+        "test run 67 times over",
         "",
         f"Median and fastest of {args.rounds} rounds, "
         + ("each tool's rounds back to back." if args.grouped else
@@ -159,29 +193,22 @@ def _compare(args, files):
         "skrank | peak MB |",
         "|---|---|---|---|---|",
     ]
-    base = float(np.median(times["skrank evaluate"]))
+    base = float(np.median(times[next(iter(times))]))
     for name, (seconds, _) in results.items():
         median = float(np.median(times[name]))
         peak = peaks.get(name)
         lines.append(f"| {name} | {median:.2f} | {seconds:.2f} | {median / base:.2f} | "
                      + ("—" if peak is None else f"{peak:.0f}") + " |")
-    if binary:  # the issue's two ratios, per layout of the run file
+    if binary:  # the two ratios, per layout of the run file
         lines += ["", "| run file | trec_eval / skrank, median time | skrank / trec_eval, "
-                  "peak memory |", "|---|---|---|"]
-        for layout, mine, theirs in (
-            ("shuffled", "skrank evaluate", "trec_eval (C binary)"),
-            ("grouped by query", "skrank evaluate (grouped run)",
-             "trec_eval (C binary, grouped run)"),
-            ("by query and rank", "skrank evaluate (ranked run)",
-             "trec_eval (C binary, ranked run)"),
-            ("by query (numeric order) and rank", "skrank evaluate (numeric order)",
-             "trec_eval (C binary, numeric order)"),
-        ):
+                  "peak memory | same printed lines |", "|---|---|---|---|"]
+        for layout, (mine, theirs) in pairs.items():
             if mine in times and theirs in times:
                 ratio = float(np.median(times[theirs]) / np.median(times[mine]))
                 memory = (peaks[mine] / peaks[theirs] if peaks.get(mine) and peaks.get(theirs)
                           else float("nan"))
-                lines.append(f"| {layout} | {ratio:.2f}x | {memory:.2f}x |")
+                same = "yes" if results[mine][1] == results[theirs][1] else "NO"
+                lines.append(f"| {layout} | {ratio:.2f}x | {memory:.2f}x | {same} |")
     if not binary:
         lines.append("")
         lines.append("No trec_eval binary was given (TREC_EVAL=...); pytrec_eval runs "
