@@ -362,9 +362,6 @@ def _measure(pieces, measures, options, no_relevant, tag, *, in_file_order):
         parts = _layout(qrels_piece, run_piece, query_order=query_order,
                         run_query=run_query, **options)
         del qrels_piece, run_piece
-        parts.graded_as_relevance = parts.graded.with_relevance(
-            np.where(parts.binary.relevance > 0, parts.graded.relevance, 0.0)
-        )
         no_rel = parts.binary.n_relevant == 0
         n_without_relevant += int(no_rel.sum())
         query_ids.append(parts.binary.query_ids)

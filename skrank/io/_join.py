@@ -6,6 +6,7 @@ the run did not retrieve join them as rows at ``-inf``.
 """
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 
@@ -103,6 +104,16 @@ class _Parts:
     run_check: object = None
     # in the qrels at all (a negative judgment too), ranked order: infAP's pool
     pooled: np.ndarray = None
+
+    @cached_property
+    def graded_as_relevance(self):
+        """The graded layout with the grades of the rows that are not relevant at 0.
+
+        What skrank's own names measure on a run (``relevance_level`` decides
+        which rows are relevant); made on first use only.
+        """
+        return self.graded.with_relevance(
+            np.where(self.binary.relevance > 0, self.graded.relevance, 0.0))
 
     def checked(self):
         if self.run_check is not None:
