@@ -36,13 +36,13 @@ from ._read import (
     FORMATS,
     _first_line,
     _numeric,
-    _plain_delimiter,
     _Table,
     arrow_call,
     grouped_by_query,
     mask_array,
     one_array,
 )
+from ._scan import _plain_delimiter
 from ._tables import (
     _indexer,
     _label_queries,

@@ -8,7 +8,6 @@ pure-Python reader the fallback, so files load without the extra too.
 """
 
 import gzip
-import importlib.util
 import io
 import os
 import re
@@ -19,6 +18,7 @@ import numpy as np
 
 from .._core._factorize import not_utf8
 from ._numbers import parse_number, parse_numbers
+from ._scan import _BOM, _plain_delimiter
 
 # name, the column holding the number, the number of whitespace-separated fields
 FORMATS = {
@@ -173,7 +173,6 @@ def _read_bytes(path):
         return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
 
 
-_BOM = b"\xef\xbb\xbf"
 # trec_eval splits fields on C's isspace: space, \t, \v, \f and \r (and \n ends a line)
 _OTHER_SPACE = bytes.maketrans(b"\t\v\f\r", b"    ")
 _SPACE_RUN = re.compile(rb"  +")
@@ -470,67 +469,6 @@ def _read_pandas(data, path, kind, compat=None):
                   np.asarray(dl, dtype=object), value, source=path, tag=tag)
 
 
-#: bytes scanned at a time: a block that stays in the CPU's cache (16 MiB
-#: blocks took twice as long, most of it faulting in the block's pages)
-_SCAN_BLOCK = 1 << 18
-
-
-def _plain_delimiter(path):
-    """The delimiter of a plain file that pyarrow can parse from its path, else None.
-
-    The file is scanned in blocks (memchr; the process holds one block, not
-    the file): no gzip, no byte-order mark, no line starting with ``#`` (a
-    comment), and one kind of white space, spaces or tabs. Doubled, leading and
-    trailing delimiters need no scan: they change a line's field count,
-    which pyarrow refuses, and the file then goes through :func:`_prepare`
-    in memory, as does any other file.
-    """
-    with open(path, "rb") as handle:
-        head = handle.read(3)
-        if head[:2] == b"\x1f\x8b" or head == _BOM:
-            return None
-        handle.seek(0)
-        block = bytearray(_SCAN_BLOCK)
-        seen, line_start = set(), True
-        while True:
-            size = handle.readinto(block)
-            if not size:
-                break
-            # a comment starts a line with "#" ("#" inside an id is no
-            # comment); one after leading white space changes the line's
-            # field count, which pyarrow refuses
-            if ((line_start and block[:1] == b"#") or _line_starts_with_hash(block, size)
-                    or any(block.find(c, 0, size) >= 0 for c in (b"\v", b"\f", b"\r"))):
-                return None
-            line_start = block[size - 1:size] == b"\n"
-            for sep in (b" ", b"\t"):
-                if sep not in seen and block.find(sep, 0, size) >= 0:
-                    seen.add(sep)
-            if len(seen) > 1:
-                return None
-    return "\t" if seen == {b"\t"} else " "
-
-
-def _line_starts_with_hash(block, size):
-    """Whether a line of ``block[:size]`` starts with "#" after its first byte.
-
-    memchr first (most files hold no "#"); ids that hold one on every line
-    (MS MARCO's passages) are checked with numpy, the bytes read in pairs at
-    even and at odd offsets: a search for the two bytes ``\n#`` is ten
-    times slower.
-    """
-    if block.find(b"#", 0, size) < 0:
-        return False
-    data = np.frombuffer(block, dtype=np.uint8, count=size)
-    pair = np.uint16(ord("\n") | ord("#") << 8)  # b"\n#" read as a little-endian word
-    for offset in (0, 1):
-        n_words = (size - offset) // 2
-        words = data[offset:offset + 2 * n_words].view("<u2")
-        if (words == pair).any():
-            return True
-    return False
-
-
 #: called after a file is parsed; the ``skrank`` command's own process sets it
 #: to glibc's ``malloc_trim``, which hands the parser's freed blocks back to
 #: the system (they would otherwise add to every later peak). A library call
@@ -575,7 +513,11 @@ def _read_plain(path, kind, compat):
     """
     with open(path, "rb") as handle:
         head = handle.read(3)
-    if head[:2] == b"\x1f\x8b" or head == _BOM or importlib.util.find_spec("pyarrow") is None:
+    if head[:2] == b"\x1f\x8b" or head == _BOM:
+        return None
+    try:
+        import pyarrow.csv  # noqa: F401
+    except ImportError:
         return None
     from .._core._threads import Background
 

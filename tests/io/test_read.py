@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from skrank import read_qrels, read_run
-from skrank.io import _read
+from skrank.io import _read, _scan
 
 from .._needs import needs
 
@@ -181,16 +181,16 @@ def test_arrow_kernels_with_or_without_pyarrows_private_compute_module(
 ])
 def test_plain_delimiter_scans_every_block(tmp_path, monkeypatch, text, expected):
     # blocks of 16 bytes: what decides is never in the first block
-    monkeypatch.setattr(_read, "_SCAN_BLOCK", 16)
+    monkeypatch.setattr(_scan, "_SCAN_BLOCK", 16)
     path = tmp_path / "run"
     path.write_bytes(text.encode())
-    assert _read._plain_delimiter(str(path)) == expected
+    assert _scan._plain_delimiter(str(path)) == expected
 
 
 def test_plain_delimiter_leaves_gzip_to_the_other_readers(tmp_path):
     path = tmp_path / "run"
     path.write_bytes(gzip.compress(b"q1 Q0 d1 1 2.5 r\n"))
-    assert _read._plain_delimiter(str(path)) is None
+    assert _scan._plain_delimiter(str(path)) is None
 
 
 @pytest.mark.parametrize("codes, expected", [
