@@ -379,3 +379,34 @@ def test_a_refused_row_is_named_by_the_frame_not_by_its_partition():
         df = dd.from_pandas(rows, npartitions=4, sort=False)
         with pytest.raises(ValueError, match=r"missing.*at index 9 of `df`:"):
             skrank.dask.evaluate(df, ["map"])
+
+
+@pytest.mark.parametrize("ids, index, where", [
+    # pandas' str dtype for the ids, a DatetimeIndex for the rows
+    (pd.Series(["q0", "q0", "q1", "q1", "q2", "q2"], dtype="str"),
+     pd.date_range("2024-01-01", periods=6, name="day"),
+     "at index Timestamp('2024-01-04 00:00:00') of `df`, query 'q1'"),
+    # nullable integers, a string index
+    (pd.Series([7, 7, 8, 8, 9, 9], dtype="Int64"),
+     pd.Index(["a", "b", "c", "d", "e", "f"]),
+     "at index 'd' of `df`, query 8"),
+    # categorical ids (categories other than the values' order), float index
+    (pd.Series(pd.Categorical(["x", "x", "y", "y", "z", "z"],
+                              categories=["z", "y", "x"])),
+     pd.Index([0.5, 1.5, 2.5, 3.5, 4.5, 5.5]),
+     "at index 3.5 of `df`, query 'y'"),
+])
+def test_a_refused_row_is_named_whatever_the_dtypes(ids, index, where):
+    """Only the refused row's id and index value become Python objects now.
+
+    The names must read as a conversion of the whole columns named them:
+    the row at position 3 (its score is nan) of each frame.
+    """
+    rows = pd.DataFrame({
+        "qid": ids.to_numpy(), "label": [1, 0, 1, 0, 1, 0],
+        "score": [0.9, 0.1, 0.8, np.nan, 0.7, 0.3],
+    }, index=index)
+    rows["qid"] = rows["qid"].astype(ids.dtype)
+    df = dd.from_pandas(rows, npartitions=2, sort=False)
+    with pytest.raises(ValueError, match=re.escape(where)):
+        skrank.dask.evaluate(df, ["map"])
