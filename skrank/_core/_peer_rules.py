@@ -94,34 +94,29 @@ _BINARISE = ("Binarise y_true first (for example y_true > 0), or drop compat= "
              "to count y_true > 0 as relevant.")
 
 
-def _binary(rules, labels, query_id, options):
-    bad = (labels != 0) & (labels != 1)
+def _refuse_bad(rules, labels, bad, reason, advice):
+    """Refuse the labels where ``bad`` holds: ``reason``, then the first bad label."""
     if bad.any():
-        rules.refuse(
-            f"takes binary labels only (0/1): {rules.peer} raises on graded ones; "
-            + _first_bad(labels, bad),
-            _BINARISE,
-        )
+        rules.refuse(reason + _first_bad(labels, bad), advice)
+
+
+def _binary(rules, labels, query_id, options):
+    _refuse_bad(rules, labels, (labels != 0) & (labels != 1),
+                f"takes binary labels only (0/1): {rules.peer} raises on graded ones; ",
+                _BINARISE)
 
 
 def _unit_interval(rules, labels, query_id, options):
-    bad = labels > 1
-    if bad.any():
-        rules.refuse(
-            f"takes labels in [0, 1] only ({rules.peer} raises on larger ones); "
-            + _first_bad(labels, bad),
-            _BINARISE,
-        )
+    _refuse_bad(rules, labels, labels > 1,
+                f"takes labels in [0, 1] only ({rules.peer} raises on larger ones); ",
+                _BINARISE)
 
 
 def _integer_grades(rules, labels, query_id, options):
-    bad = labels != np.trunc(labels)
-    if bad.any():
-        rules.refuse(
-            "takes integer grades only (0, 1, 2, ...): "
-            f"{rules.peer} raises on fractional labels; " + _first_bad(labels, bad),
-            "Round y_true to grades, or drop compat=.",
-        )
+    _refuse_bad(rules, labels, labels != np.trunc(labels),
+                "takes integer grades only (0, 1, 2, ...): "
+                f"{rules.peer} raises on fractional labels; ",
+                "Round y_true to grades, or drop compat=.")
 
 
 def _exponential(options):
