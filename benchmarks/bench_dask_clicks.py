@@ -36,12 +36,14 @@ import argparse
 import json
 import os
 import platform
-import shutil
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_data import mark_written, written_already  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 ROWS_PER_FILE = 1_000_000
@@ -57,12 +59,9 @@ def write_parquet(path, rows, seed):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    marker = path / "_done.json"
     spec = {"rows": rows, "seed": seed, "per_file": ROWS_PER_FILE, "version": 1}
-    if marker.exists() and json.loads(marker.read_text()) == spec:
+    if written_already(path, spec):
         return 0.0
-    shutil.rmtree(path, ignore_errors=True)
-    path.mkdir(parents=True)
     start = time.perf_counter()
     rng = np.random.default_rng(seed)
     theta = 1.0 / np.arange(1, LIST_SIZE + 1)
@@ -89,7 +88,7 @@ def write_parquet(path, rows, seed):
             "score": (gamma + 0.3 * rng.standard_normal(gamma.shape[0]))[order],
         })
         pq.write_table(table, path / f"part-{number:05d}.parquet")
-    marker.write_text(json.dumps(spec))
+    mark_written(path, spec)
     return time.perf_counter() - start
 
 

@@ -369,12 +369,9 @@ def write_parquet(path, rows, queries, seed):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    marker = path / "_done.json"
     spec = {"rows": rows, "queries": queries, "seed": seed, "per_file": ROWS_PER_FILE}
-    if marker.exists() and json.loads(marker.read_text()) == spec:
+    if written_already(path, spec):
         return 0.0
-    shutil.rmtree(path, ignore_errors=True)
-    path.mkdir(parents=True)
     start = time.perf_counter()
     rng = np.random.default_rng(seed)
     for number, first in enumerate(range(0, rows, ROWS_PER_FILE)):
@@ -389,8 +386,27 @@ def write_parquet(path, rows, queries, seed):
             "item": np.arange(first, first + size, dtype=np.int64),
         })
         pq.write_table(table, path / f"part-{number:05d}.parquet")
-    marker.write_text(json.dumps(spec))
+    mark_written(path, spec)
     return time.perf_counter() - start
+
+
+def written_already(path, spec):
+    """Whether ``path`` holds the files ``spec`` describes (its ``_done.json``).
+
+    If not, the folder is emptied (made if missing) for the files to be
+    written; :func:`mark_written` records them once they are.
+    """
+    marker = path / "_done.json"
+    if marker.exists() and json.loads(marker.read_text()) == spec:
+        return True
+    shutil.rmtree(path, ignore_errors=True)
+    path.mkdir(parents=True)
+    return False
+
+
+def mark_written(path, spec):
+    """Record that ``path`` holds the files ``spec`` describes."""
+    (path / "_done.json").write_text(json.dumps(spec))
 
 
 def sparse_qrels(qrels_path, target, every=10):
