@@ -13,7 +13,7 @@ from .._core._params import (
     TIE_BLOCKS,
 )
 from .._core._aggregate import score_queries
-from .._core._layout import segment_cumsum, segment_sum
+from .._core._layout import segment_sum
 from .._core._ties import expected_hits_at_k, log_choose
 from ._presets_apply import validate_with_preset
 
@@ -26,9 +26,14 @@ def _average_precision_terms(ranked):
 
         E[rel_i * hits@i] / i = ((r/m)(H + 1) + (t - 1) r(r-1) / (m(m-1))) / i
     """
-    if not ranked.has_ties:  # rel_i * hits@i / i
-        hits = segment_cumsum(ranked.is_relevant, ranked.query_start)
-        return ranked.is_relevant * hits / ranked.rank
+    if not ranked.has_ties:  # rel_i * hits@i / i, nonzero at the relevant rows only
+        rows = np.flatnonzero(ranked.is_relevant)
+        # a relevant row's hits@i: its place among its query's relevant rows
+        first = np.searchsorted(rows, ranked.query_start)
+        hits = np.arange(1, rows.shape[0] + 1) - first[ranked.query[rows]]
+        terms = np.zeros(ranked.n_rows)
+        terms[rows] = hits / ranked.rank[rows]
+        return terms
     m = ranked.block_size.astype(np.float64)
     r = ranked.block_relevant
     alone = (r / m) * (ranked.relevant_before_block + 1)

@@ -65,6 +65,17 @@ def _cumulative_discount(n, discount="log2"):
 def _dcg_per_query(ranked, *, k, gain, discount="log2"):
     """Expected DCG@k per query: a tie block's mean gain fills each of its positions."""
     _check_gain_range(ranked, gain)
+    if not ranked.has_ties:
+        # the rows with a gain only (at rank k or better), added in rank order
+        relevance = ranked.ranked_relevance
+        rows = np.flatnonzero(relevance)
+        rank = ranked.rank[rows]
+        if k is not None:
+            inside = rank <= k
+            rows, rank = rows[inside], rank[inside]
+        contribution = _gain(relevance[rows], gain) * _discount(rank, discount)
+        return np.bincount(ranked.query[rows], weights=contribution,
+                           minlength=ranked.n_queries)
     contribution = ranked.block_mean(_gain(ranked.ranked_relevance, gain)) * _discount(
         ranked.rank, discount
     )
@@ -84,14 +95,18 @@ def _ideal_dcg_per_query(ranked, *, k, gain, discount="log2"):
     relevance = ranked.relevance
     sizes = ranked.query_size
     cap = sizes if k is None else np.minimum(sizes, k)
-    top = relevance.max()
+    # the rows of grade 0 add no gain and come last in an ideal ranking:
+    # only the others are counted
+    rows = np.flatnonzero(relevance)
+    grades = relevance[rows]
+    top = grades.max() if rows.shape[0] else 0.0
     n_grades = int(top) + 1
     integral = n_grades * ranked.n_queries <= max(4 * ranked.n_rows, 1 << 20) and (
-        np.array_equal(relevance, np.floor(relevance))
+        not rows.shape[0] or (grades.min() > 0 and np.array_equal(grades, np.floor(grades)))
     )
     if integral:
         cumulative = _cumulative_discount(int(cap.max()), discount)
-        codes = ranked.query * n_grades + (n_grades - 1 - relevance.astype(np.intp))
+        codes = ranked.query[rows] * n_grades + (n_grades - 1 - grades.astype(np.intp))
         counts = np.bincount(codes, minlength=ranked.n_queries * n_grades)
         counts = counts.reshape(ranked.n_queries, n_grades)  # descending grades
         end = np.cumsum(counts, axis=1)
