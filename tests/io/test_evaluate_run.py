@@ -263,13 +263,18 @@ def test_first_duplicate_of_ids_over_64_bytes(rows):
     assert _first_duplicate_arrow(query, docs, index) == expected
 
 
+@pytest.mark.parametrize("split", [False, True])
 @pytest.mark.parametrize("lines", ["all", "few", "none"])
-def test_run_docs_in_qrels_of_a_piece_of_the_qrels(tmp_path, lines):
+def test_run_docs_in_qrels_of_a_piece_of_the_qrels(tmp_path, monkeypatch, lines, split):
     # a piece of the qrels looks the run's documents up among its own lines'
     # documents only: others are unjudged there (-1), judged ones keep
-    # their index among all the qrels' documents
+    # their index among all the qrels' documents; a long run is looked up
+    # in two halves on two threads (here past 7 ids: halves of 300)
     needs("pyarrow")
     from skrank.io import _join, _read, _tables
+
+    if split:
+        monkeypatch.setattr(_join, "SPLIT_LOOKUP", 7)
 
     rng = np.random.default_rng(2)
     qrels_path, run_path = tmp_path / "qrels", tmp_path / "run"
@@ -284,6 +289,10 @@ def test_run_docs_in_qrels_of_a_piece_of_the_qrels(tmp_path, lines):
     expected = [judged.get(d, -1) for d in run.doc_strings().tolist()]
     got = _join._run_docs_in_qrels(run, piece)
     assert got.tolist() == expected
+    whole = _join._run_docs_in_qrels(run, qrels)  # the whole qrels: every judged id
+    assert whole.tolist() == [qrels.doc_labels.tolist().index(d)
+                              if d in set(qrels.doc_labels.tolist()) else -1
+                              for d in run.doc_strings().tolist()]
 
 
 def test_duplicates_found_among_ids_of_mixed_lengths_and_scripts(tmp_path):
