@@ -320,7 +320,7 @@ def _ranked(qkey, all_score, binary, labels_sorted, *, compat, ties):
         retrieved = all_score != -np.inf
         return RankedQueries(
             relevance=binary,
-            query=np.cumsum(new) - 1,
+            query=np.cumsum(new, dtype=np.intp) - 1,
             query_start=query_start,
             block_start=np.arange(qkey.shape[0]),
             query_ids=labels_sorted[qkey[query_start]],

@@ -155,23 +155,13 @@ def sequential_sum(values, query, n_queries):
     """Per-query sums of ``values``, added one after the other in row order.
 
     trec_eval adds a query's terms in a C loop; numpy's sums are pairwise,
-    which can differ in the last bit and move a printed 4th decimal. Only
-    the nonzero terms are added (adding 0.0 changes no sum), one position
-    of every query at a time.
+    which can differ in the last bit and move a printed 4th decimal.
+    ``np.bincount`` adds its weights in that same way, one row after the
+    other into each query's total; only the nonzero terms are added
+    (adding 0.0 changes no sum).
     """
     rows = np.flatnonzero(values)
-    owner = query[rows]
-    counts = np.bincount(owner, minlength=n_queries)
-    position = np.arange(rows.shape[0]) - (np.cumsum(counts) - counts)[owner]
-    by_position = np.argsort(position, kind="stable")
-    bounds = np.searchsorted(position[by_position], np.arange(int(counts.max(initial=0)) + 1))
-    out = np.zeros(n_queries)
-    taken = values[rows][by_position]
-    owner = owner[by_position]
-    for j in range(bounds.shape[0] - 1):  # queries are distinct at one position
-        part = slice(bounds[j], bounds[j + 1])
-        out[owner[part]] += taken[part]
-    return out
+    return np.bincount(query[rows], weights=values[rows], minlength=n_queries)
 
 
 def trec_average_precision(parts, k=None):

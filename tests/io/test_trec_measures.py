@@ -167,3 +167,21 @@ def test_tied_scores_without_trec_evals_tie_rule_are_refused():
         evaluate_run(QRELS, run, ["rbp"])
     # set measures do not depend on the order
     assert evaluate_run(QRELS, run, ["set_P"]).mean["set_P"] == 2 / 4
+
+
+def test_sequential_sum_adds_each_query_in_row_order():
+    # trec_eval adds a query's terms one after the other; the sum must be
+    # that one, bit for bit, not numpy's pairwise sum (which differs here)
+    from skrank.io._trec_kernels import sequential_sum
+
+    rng = np.random.default_rng(3)
+    query = np.sort(rng.integers(0, 5, size=400))
+    values = rng.random(400) * 10.0 ** rng.integers(-8, 8, size=400)
+    values[rng.random(400) < 0.3] = 0.0
+    expected = np.zeros(5)
+    for q, v in zip(query.tolist(), values.tolist()):
+        expected[q] = expected[q] + v  # Python floats: one addition at a time
+    got = sequential_sum(values, query, 5)
+    assert got.tolist() == expected.tolist()
+    pairwise = np.array([values[query == q].sum() for q in range(5)])
+    assert pairwise.tolist() != expected.tolist()  # the case tells them apart
