@@ -173,12 +173,21 @@ class RankedQueries:
         return rank
 
     @cached_property
-    def is_relevant(self):
-        """1.0 for a relevant row found at its rank (retrieved), else 0.0."""
+    def _relevant_mask(self):
         relevant = self.relevance > 0
         if self.retrieved is not None:
             relevant &= self.retrieved
-        return relevant.astype(np.float64)
+        return relevant
+
+    @cached_property
+    def is_relevant(self):
+        """1.0 for a relevant row found at its rank (retrieved), else 0.0."""
+        return self._relevant_mask.astype(np.float64)
+
+    @cached_property
+    def relevant_rows(self):
+        """The rows of :attr:`is_relevant`, ascending: few, and shared by the kernels."""
+        return np.flatnonzero(self._relevant_mask)
 
     @cached_property
     def ranked_relevance(self):

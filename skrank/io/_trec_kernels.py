@@ -168,9 +168,16 @@ def trec_average_precision(parts, k=None):
     """trec_eval's map / map_cut_k: precision summed at each relevant rank, over R."""
     ranked = parts.binary
     terms = _average_precision_terms(ranked)
-    if k is not None:
-        terms = np.where(ranked.rank <= k, terms, 0.0)
-    total = sequential_sum(terms, ranked.query, ranked.n_queries)
+    if ranked.has_ties:  # expected terms: a tie block spreads them over its rows
+        if k is not None:
+            terms = np.where(ranked.rank <= k, terms, 0.0)
+        total = sequential_sum(terms, ranked.query, ranked.n_queries)
+    else:  # the terms of the relevant rows (ranked k or better), in rank order
+        rows = ranked.relevant_rows
+        if k is not None:
+            rows = rows[ranked.rank[rows] <= k]
+        total = np.bincount(ranked.query[rows], weights=terms[rows],
+                            minlength=ranked.n_queries)
     with np.errstate(invalid="ignore", divide="ignore"):
         return zero_nan(total / ranked.n_relevant)
 

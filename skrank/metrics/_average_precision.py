@@ -27,7 +27,7 @@ def _average_precision_terms(ranked):
         E[rel_i * hits@i] / i = ((r/m)(H + 1) + (t - 1) r(r-1) / (m(m-1))) / i
     """
     if not ranked.has_ties:  # rel_i * hits@i / i, nonzero at the relevant rows only
-        rows = np.flatnonzero(ranked.is_relevant)
+        rows = ranked.relevant_rows
         # a relevant row's hits@i: its place among its query's relevant rows
         first = np.searchsorted(rows, ranked.query_start)
         hits = np.arange(1, rows.shape[0] + 1) - first[ranked.query[rows]]

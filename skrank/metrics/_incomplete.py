@@ -106,7 +106,8 @@ def _bpref_untied(ranked, found, non_relevant, n_rel, n_non):
     non-relevant rows above it: a running count, read at the few relevant
     rows (the tied formula with every block one row long).
     """
-    hits = np.flatnonzero(found)
+    hits = ranked.relevant_rows  # the rows where ``found`` may be nonzero
+    hits = hits[found[hits] != 0]
     running = np.cumsum(non_relevant)  # judged non-relevant rows so far
     before_query = running[ranked.query_start] - non_relevant[ranked.query_start]
     query = ranked.query[hits]
