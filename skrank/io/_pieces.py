@@ -262,13 +262,17 @@ def _file_pieces(qrels, run, order, run_query, complete_qrels):
     ``complete_qrels`` scores them.
     """
     n_lines = len(run)
-    kept = run_query >= 0
-    kept_before = np.r_[0, np.cumsum(kept)]  # kept lines before each line
     start = np.flatnonzero(np.r_[True, run.query[1:] != run.query[:-1]])  # each query's
-    cuts = start[np.searchsorted(kept_before[start],
+    # a query's lines are all kept or all dropped: the kept lines before
+    # each query's first line, counted over the queries (not the lines)
+    kept_size = np.where(run_query[start] >= 0, np.diff(np.r_[start, n_lines]), 0)
+    kept_before = np.r_[0, np.cumsum(kept_size)]  # before each query, then in all
+    cuts = start[np.searchsorted(kept_before[:-1],
                                  np.arange(CHUNK_LINES, kept_before[-1], CHUNK_LINES))
                  .clip(max=start.shape[0] - 1)]
     bounds = distinct_sorted(np.r_[0, cuts, n_lines])
+    # the kept lines before each bound (a query's first line, or the end)
+    kept_at = kept_before[np.searchsorted(np.r_[start, n_lines], bounds)]
     n_pieces = bounds.shape[0] - 1
     # each qrels query's piece (n_pieces: no line in the run)
     piece_of_query = np.full(qrels.query_labels.shape[0], n_pieces, dtype=np.int64)
@@ -278,15 +282,18 @@ def _file_pieces(qrels, run, order, run_query, complete_qrels):
     qrels_rows = _qrels_pieces(qrels, piece_of_query, n_pieces)
     for piece in range(n_pieces):
         first, stop = int(bounds[piece]), int(bounds[piece + 1])
-        if kept_before[stop] == kept_before[first]:
+        n_kept = int(kept_at[piece + 1] - kept_at[piece])
+        if n_kept == 0:
             continue  # only queries the qrels lack: dropped, as trec_eval drops them
-        if kept_before[stop] - kept_before[first] < stop - first:
-            rows = first + np.flatnonzero(kept[first:stop])
-            lines = _kept_lines(run, rows, first, stop, kept[first:stop])
+        if n_kept < stop - first:
+            kept = run_query[first:stop] >= 0
+            rows = first + np.flatnonzero(kept)
+            lines = _kept_lines(run, rows, first, stop, kept)
+            piece_query = run_query[rows]
         else:
-            rows = np.arange(first, stop)
-            lines = _take(run, rows)  # a slice: no copy
-        yield _take(qrels, qrels_rows[piece]), lines, order, run_query[rows]
+            lines = _take(run, np.arange(first, stop))  # a slice: no copy
+            piece_query = run_query[first:stop]
+        yield _take(qrels, qrels_rows[piece]), lines, order, piece_query
     if complete_qrels and qrels_rows[n_pieces].shape[0]:
         yield (_take(qrels, qrels_rows[n_pieces]), _take(run, np.zeros(0, dtype=np.int64)),
                order, np.zeros(0, dtype=run_query.dtype))
