@@ -121,7 +121,7 @@ class RankedQueries:
     query (queries in ascending order of id); block arrays one per tie block.
     """
 
-    relevance: np.ndarray  # (n_rows,) y_true in ranked order
+    relevance: np.ndarray  # (n_rows,) y_true in ranked order, non-negative
     query: np.ndarray  # (n_rows,) query code of each row, 0..n_queries-1
     query_start: np.ndarray  # (n_queries,) index of each query's first row
     block_start: np.ndarray  # (n_blocks,) index of each tie block's first row

@@ -63,7 +63,9 @@ def expected_hits_at_k(ranked, k):
 
 def first_relevant_block(ranked):
     """Index of each query's first tie block holding a relevant row (-1 if none)."""
-    blocks = np.flatnonzero(ranked.block_relevant > 0)
+    # untied, each row is its own block
+    blocks = (ranked.relevant_rows if not ranked.has_ties
+              else np.flatnonzero(ranked.block_relevant > 0))
     queries = ranked.block_query[blocks]
     first = np.ones(blocks.shape[0], dtype=bool)
     np.not_equal(queries[1:], queries[:-1], out=first[1:])

@@ -31,6 +31,10 @@ def _reciprocal_rank_per_query(ranked, *, k):
     values = np.zeros(ranked.n_queries)
     first_block = first_relevant_block(ranked)
     has = np.flatnonzero(first_block >= 0)
+    if not ranked.has_ties:  # the first relevant row is where it is: 1/rank
+        rank = ranked.rank[first_block[has]]
+        values[has] = np.where(rank <= k, 1.0 / rank, 0.0) if k is not None else 1.0 / rank
+        return values
     blocks = first_block[has]
     m = ranked.block_size[blocks].astype(np.float64)
     r = ranked.block_relevant[blocks]

@@ -67,6 +67,8 @@ def _bpref_per_query(ranked, *, judged=None):
     """
     # R and N count the rows scored -inf (judged, not retrieved) too; they
     # sort below every retrieved row, so they are never above a relevant one
+    if not ranked.has_ties:
+        return _bpref_untied(ranked, judged)
     relevant = (ranked.relevance > 0).astype(np.float64)
     non_relevant = 1.0 - relevant
     found = ranked.is_relevant  # relevant and retrieved
@@ -76,8 +78,6 @@ def _bpref_per_query(ranked, *, judged=None):
         found = found * judged
     n_rel = segment_sum(relevant, ranked.query_start)
     n_non = segment_sum(non_relevant, ranked.query_start)
-    if not ranked.has_ties:
-        return _bpref_untied(ranked, found, non_relevant, n_rel, n_non), n_rel
     block_rel = segment_sum(found, ranked.block_start)
     b = segment_sum(non_relevant, ranked.block_start)
     above = _exclusive_block_cumsum(ranked, b)
@@ -99,26 +99,36 @@ def _bpref_per_query(ranked, *, judged=None):
     return values, n_rel
 
 
-def _bpref_untied(ranked, found, non_relevant, n_rel, n_non):
-    """bpref per query when no scores tie: the terms of the relevant rows only.
+def _bpref_untied(ranked, judged):
+    """:func:`_bpref_per_query` when no scores tie, from the judged rows only.
 
     Each relevant row r scores 1 - min(n_r, R) / min(R, N), n_r the judged
-    non-relevant rows above it: a running count, read at the few relevant
-    rows (the tied formula with every block one row long).
+    non-relevant rows above it (the tied formula with every block one row
+    long). The few judged rows are found once and counted by query, and
+    n_r is a search among the judged non-relevant rows: no arithmetic over
+    every row. ``judged``: None (every row judged) or 0/1 per row.
     """
-    hits = ranked.relevant_rows  # the rows where ``found`` may be nonzero
-    hits = hits[found[hits] != 0]
-    running = np.cumsum(non_relevant)  # judged non-relevant rows so far
-    before_query = running[ranked.query_start] - non_relevant[ranked.query_start]
+    relevant = ranked.relevance > 0
+    non_relevant = ~relevant
+    hits = ranked.relevant_rows  # relevant and retrieved
+    if judged is not None:
+        is_judged = judged > 0
+        relevant &= is_judged
+        non_relevant &= is_judged
+        hits = hits[is_judged[hits]]
+    n_queries = ranked.n_queries
+    non_rows = np.flatnonzero(non_relevant)
+    n_rel = np.bincount(ranked.query[np.flatnonzero(relevant)], minlength=n_queries)
+    n_non = np.bincount(ranked.query[non_rows], minlength=n_queries)
     query = ranked.query[hits]
-    above = running[hits] - before_query[query]  # a relevant row adds nothing itself
+    # judged non-relevant rows above each hit, in its own query
+    above = (np.searchsorted(non_rows, hits)
+             - np.searchsorted(non_rows, ranked.query_start)[query])
     cap, denominator = n_rel[query], np.minimum(n_rel, n_non)[query]
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(denominator > 0, 1.0 - np.minimum(above, cap) / denominator, 1.0)
-        return (
-            np.bincount(query, weights=found[hits] * share, minlength=ranked.n_queries)
-            / n_rel
-        )
+        values = np.bincount(query, weights=share, minlength=n_queries) / n_rel
+    return values, n_rel.astype(np.float64)
 
 
 def _rbp_per_query(ranked, *, k, p, gain="binary", judged=None):
