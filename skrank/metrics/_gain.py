@@ -66,16 +66,17 @@ def _dcg_per_query(ranked, *, k, gain, discount="log2"):
     """Expected DCG@k per query: a tie block's mean gain fills each of its positions."""
     _check_gain_range(ranked, gain)
     if not ranked.has_ties:
-        # the rows with a gain only (relevant and retrieved, at rank k or
-        # better), added in rank order
+        # gains and discounts of the rows with a gain only (relevant and
+        # retrieved, at rank k or better); summed as the tied path sums, so
+        # a query scores the same bits whatever the other queries' ties
         rows = ranked.relevant_rows
         rank = ranked.rank[rows]
         if k is not None:
             inside = rank <= k
             rows, rank = rows[inside], rank[inside]
-        contribution = _gain(ranked.relevance[rows], gain) * _discount(rank, discount)
-        return np.bincount(ranked.query[rows], weights=contribution,
-                           minlength=ranked.n_queries)
+        contribution = np.zeros(ranked.n_rows)
+        contribution[rows] = _gain(ranked.relevance[rows], gain) * _discount(rank, discount)
+        return segment_sum(contribution, ranked.query_start)
     contribution = ranked.block_mean(_gain(ranked.ranked_relevance, gain)) * _discount(
         ranked.rank, discount
     )
