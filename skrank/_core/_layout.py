@@ -189,6 +189,11 @@ class RankedQueries:
         """The rows of :attr:`is_relevant`, ascending: few, and shared by the kernels."""
         return np.flatnonzero(self._relevant_mask)
 
+    def relevant_rows_within(self, k):
+        """:attr:`relevant_rows` ranked ``k`` or better (all of them for ``k=None``)."""
+        rows = self.relevant_rows
+        return rows if k is None else rows[self.rank[rows] <= k]
+
     @cached_property
     def ranked_relevance(self):
         """``relevance`` where the row was retrieved, 0 where it was not."""

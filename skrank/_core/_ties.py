@@ -55,8 +55,7 @@ def expected_hits_at_k(ranked, k):
     if k is None:
         return ranked.n_relevant_retrieved
     if not ranked.has_ties:  # the relevant rows ranked k or better, counted
-        rows = ranked.relevant_rows
-        rows = rows[ranked.rank[rows] <= k]
+        rows = ranked.relevant_rows_within(k)
         return np.bincount(ranked.query[rows], minlength=ranked.n_queries).astype(np.float64)
     return segment_sum(np.where(ranked.rank <= k, ranked.tie_share, 0.0), ranked.query_start)
 

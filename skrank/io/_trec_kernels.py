@@ -173,9 +173,7 @@ def trec_average_precision(parts, k=None):
             terms = np.where(ranked.rank <= k, terms, 0.0)
         total = sequential_sum(terms, ranked.query, ranked.n_queries)
     else:  # the terms of the relevant rows (ranked k or better), in rank order
-        rows = ranked.relevant_rows
-        if k is not None:
-            rows = rows[ranked.rank[rows] <= k]
+        rows = ranked.relevant_rows_within(k)
         total = np.bincount(ranked.query[rows], weights=terms[rows],
                             minlength=ranked.n_queries)
     with np.errstate(invalid="ignore", divide="ignore"):

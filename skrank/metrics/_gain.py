@@ -69,13 +69,10 @@ def _dcg_per_query(ranked, *, k, gain, discount="log2"):
         # gains and discounts of the rows with a gain only (relevant and
         # retrieved, at rank k or better); summed as the tied path sums, so
         # a query scores the same bits whatever the other queries' ties
-        rows = ranked.relevant_rows
-        rank = ranked.rank[rows]
-        if k is not None:
-            inside = rank <= k
-            rows, rank = rows[inside], rank[inside]
+        rows = ranked.relevant_rows_within(k)
         contribution = np.zeros(ranked.n_rows)
-        contribution[rows] = _gain(ranked.relevance[rows], gain) * _discount(rank, discount)
+        contribution[rows] = _gain(ranked.relevance[rows], gain) * _discount(
+            ranked.rank[rows], discount)
         return segment_sum(contribution, ranked.query_start)
     contribution = ranked.block_mean(_gain(ranked.ranked_relevance, gain)) * _discount(
         ranked.rank, discount
