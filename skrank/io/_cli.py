@@ -355,7 +355,8 @@ def run():
     allocator instead of its default pool (mimalloc or jemalloc), which keeps memory
     it frees; with the system allocator freed blocks are reused at once,
     and a large run touches less fresh memory (page faults are most of the
-    command's system time).
+    command's system time). Once the command is done, the process ends
+    without the interpreter's teardown (:func:`_end_process`).
     """
     if sys.argv[1:2] == ["evaluate"]:  # --help stays free of pyarrow's import
         try:
@@ -365,7 +366,27 @@ def run():
         else:
             pa.set_memory_pool(pa.system_memory_pool())
         _release_freed_memory()
-    return main()
+    return _end_process(main())
+
+
+def _end_process(status):
+    """Flush the output and end the process at once with ``status``.
+
+    The interpreter's teardown (clearing every module numpy, pyarrow and
+    skrank loaded) takes about 0.1 s after a large run, a tenth of the
+    command's time, and nothing in it is the command's: its output is
+    flushed here, and no file is left open. Under coverage.py, whose
+    results are written at exit, or when the output cannot be flushed,
+    the status is returned for the usual exit instead.
+    """
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+    except (OSError, ValueError):
+        return status
+    if "coverage" in sys.modules:
+        return status
+    os._exit(status)
 
 
 def _release_freed_memory():

@@ -175,12 +175,17 @@ def test_the_entry_point_restores_the_bytecode_setting(monkeypatch):
 
 
 def _pool_after(root, entry):
+    # the pool is printed from inside main(): run() ends the process after it
     code = (
         "import sys; import skrank.io._cli as cli; "
         f"sys.argv = ['skrank', 'evaluate', {str(root / 'qrels')!r}, {str(root / 'run')!r}, "
         "'-m', 'map']; "
-        f"cli.{entry}; "
-        "import pyarrow as pa; print('pool:', pa.default_memory_pool().backend_name)"
+        "command = cli.main\n"
+        "def main(*args):\n"
+        "    status = command(*args)\n"
+        "    import pyarrow as pa; print('pool:', pa.default_memory_pool().backend_name)\n"
+        "    return status\n"
+        f"cli.main = main; cli.{entry}"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120)
@@ -204,3 +209,50 @@ def test_the_console_script_enters_through_the_bytecode_keeping_entry_point():
 
     (script,) = entry_points(group="console_scripts", name="skrank")
     assert script.load() is skrank.__main__.main
+
+
+def _run_in_a_process(root, args):
+    # run() as the console script calls it, with output after it that must not appear
+    code = (
+        "import sys; import skrank.io._cli as cli; "
+        f"sys.argv = ['skrank'] + {args!r}; "
+        "print('first line', flush=False); status = cli.run(); "
+        "print('after run()', status)"
+    )
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, cwd=root)
+
+
+def test_run_ends_the_process_with_the_status_and_the_output_flushed(files):
+    root, _, _ = files
+    done = _run_in_a_process(root, ["evaluate", "-q", "qrels", "run", "-m", "map"])
+    assert done.returncode == 0, done.stderr
+    expected = subprocess.run(
+        [sys.executable, "-c", "import sys, skrank.io._cli as cli; "
+         "sys.exit(cli.main(['evaluate', '-q', 'qrels', 'run', '-m', 'map']))"],
+        capture_output=True, text=True, timeout=120, cwd=root)
+    assert done.stdout == "first line\n" + expected.stdout  # all of it, nothing after
+    assert "after run()" not in done.stdout
+    failed = _run_in_a_process(root, ["evaluate", "qrels", "no-such-run"])
+    assert failed.returncode == 2
+    assert failed.stdout == "first line\n"
+    assert "skrank: error:" in failed.stderr and "after run()" not in failed.stdout
+
+
+@pytest.mark.parametrize("reason", ["coverage", "closed output"])
+def test_run_returns_the_status_for_the_usual_exit(monkeypatch, reason):
+    import io
+
+    import skrank.io._cli as cli
+
+    monkeypatch.setattr(sys, "argv", ["skrank", "--version"])
+    monkeypatch.setattr(cli, "main", lambda: 3)
+    if reason == "coverage":
+        monkeypatch.setitem(sys.modules, "coverage", sys)
+    else:
+        class Gone(io.StringIO):
+            def flush(self):
+                raise BrokenPipeError(32, "Broken pipe")
+
+        monkeypatch.setattr(sys, "stdout", Gone())
+    assert cli.run() == 3  # the process goes on (pytest's own)
