@@ -103,6 +103,16 @@ def _sort_by_run(packed, starts, by_key):
     return packed[source]
 
 
+def _in_order(score, keys):
+    """Whether the rows are by key ascending, then score descending, already."""
+    following = keys[1:]
+    if not (following >= keys[:-1]).all():
+        return False
+    rising = score[1:] > score[:-1]
+    rising &= following == keys[:-1]
+    return not rising.any()
+
+
 def packed_order(score, keys, max_key_bits=40):
     """Rows by (key ascending, score descending) with one sort of packed uint64.
 
@@ -116,13 +126,16 @@ def packed_order(score, keys, max_key_bits=40):
     unstable argsort orders them. Rows of equal packed value but different
     scores (truncation collisions) are re-sorted exactly by a lexsort of
     just those runs. Rows of equal score keep no particular order, which
-    ``ties="average"`` does not need. Returns ``(order, sorted_keys)``, or
+    ``ties="average"`` does not need. Rows in that order already (a ranked
+    run) are left as they are, with nothing packed. Returns ``(order, sorted_keys)``, or
     None when the keys can't be packed (float keys, a span over
     ``max_key_bits`` bits, or crowded scores).
     """
     if keys.dtype.kind not in "iu" or keys.shape[0] < 2:
         return None
     n_rows = keys.shape[0]
+    if _in_order(score, keys):  # a ranked run, as systems write them: nothing to pack
+        return np.arange(n_rows), keys
     low = keys.min()
     offset = (keys - low).astype(np.uint64)
     key_bits = int(offset.max()).bit_length()
@@ -141,9 +154,7 @@ def packed_order(score, keys, max_key_bits=40):
         offset <<= np.uint64(64 - key_bits)
         packed |= offset
     del offset
-    if (packed[1:] >= packed[:-1]).all():  # already in order (a ranked run): no sort
-        order = np.arange(n_rows)
-    elif row_bits:
+    if row_bits:
         runs = key_runs(keys)
         if runs is None:
             packed.sort()

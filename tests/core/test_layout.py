@@ -156,6 +156,35 @@ def test_the_packed_sort_with_row_indices_resorts_collisions(n_keys, layout):
     np.testing.assert_array_equal(sorted_keys, keys[expected])
 
 
+@pytest.mark.parametrize("change", ["none", "a_score_rises", "a_key_falls"])
+def test_rows_in_order_already_are_left_as_they_are(monkeypatch, change):
+    # by key, then score descending (ties, and scores rising from one key to
+    # the next, included): nothing is packed; one row out of place is sorted
+    from skrank._core import _sort
+
+    rng = np.random.default_rng(5)
+    n = 500
+    keys = np.sort(rng.integers(0, 20, size=n))
+    score = rng.normal(size=n).round(1)
+    first = _reference_order(score, keys)
+    score, keys = score[first], keys[first]
+    if change == "a_score_rises":  # two rows of one key, swapped
+        i = int(np.flatnonzero((keys[1:] == keys[:-1]) & (score[1:] < score[:-1]))[0])
+        score[[i, i + 1]] = score[[i + 1, i]]
+    elif change == "a_key_falls":  # the last row's key before its neighbour's
+        keys[-1] = keys[-2] - 1
+    packed = []
+    real = _sort._descending_bits
+    monkeypatch.setattr(_sort, "_descending_bits", lambda s: packed.append(1) or real(s))
+    order, sorted_keys = _sort.packed_order(score, keys)
+    assert bool(packed) == (change != "none")
+    if change == "none":
+        np.testing.assert_array_equal(order, np.arange(n))
+    expected = _reference_order(score, keys)
+    np.testing.assert_array_equal(score[order], score[expected])
+    np.testing.assert_array_equal(sorted_keys, keys[expected])
+
+
 @pytest.mark.parametrize("runs", ["shuffled_keys", "ascending_keys", "a_key_twice"])
 def test_the_packed_sort_run_by_run(monkeypatch, runs):
     # each key's rows together (as a run file grouped by query): the runs
