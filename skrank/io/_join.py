@@ -10,7 +10,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .._core._layout import RankedQueries, rank_queries
+from .._core._layout import RankedQueries, rank_queries, segment_ids
 from .._core._sort import distinct_sorted, packed_order, sort_runs
 from .._core._threads import Background
 from ._ids import _check_duplicates, _doc_byte_rank
@@ -260,7 +260,8 @@ def _judged_lines(qrels, qrels_row, run_qkey, score, judged_docs_only):
 
     Returns ``(run_qkey, score, grade, judged, qrels_row)``.
     """
-    grade = np.where(qrels_row >= 0, qrels.value[np.maximum(qrels_row, 0)], 0.0)
+    # one gather: a row of -1 (unjudged) takes the 0.0 appended after the grades
+    grade = np.append(qrels.value, 0.0)[qrels_row]
     judged = (qrels_row >= 0) & (grade >= 0)  # a negative judgment: in the pool, unjudged
     if judged_docs_only:
         return (run_qkey[judged], score[judged], grade[judged], judged[judged],
@@ -320,7 +321,7 @@ def _ranked(qkey, all_score, binary, labels_sorted, *, compat, ties):
         retrieved = all_score != -np.inf
         return RankedQueries(
             relevance=binary,
-            query=np.cumsum(new, dtype=np.intp) - 1,
+            query=segment_ids(query_start, qkey.shape[0]),
             query_start=query_start,
             block_start=np.arange(qkey.shape[0]),
             query_ids=labels_sorted[qkey[query_start]],
