@@ -409,12 +409,19 @@ def _numeric(column, dtype, fill=None):
     size = np.dtype(dtype).itemsize
     parts = []
     for c in chunks:
-        values = np.frombuffer(c.buffers()[1], dtype=dtype, count=len(c), offset=size * c.offset)
-        if c.null_count:
-            bits = np.unpackbits(np.frombuffer(c.buffers()[0], dtype=np.uint8), bitorder="little")
-            values = np.where(bits[c.offset:c.offset + len(c)].astype(bool), values, fill)
-        parts.append(values)
+        if c.null_count:  # the nulls filled by pyarrow (C++), then read as the others
+            c = arrow_call("coalesce", c, _scalar(fill, dtype, c.type))
+        parts.append(np.frombuffer(c.buffers()[1], dtype=dtype, count=len(c),
+                                   offset=size * c.offset))
     return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
+
+
+def _scalar(value, dtype, arrow_type):
+    """A pyarrow scalar of ``value`` (``pa.scalar`` would import pandas)."""
+    import pyarrow as pa
+
+    data = pa.py_buffer(np.array([value], dtype=dtype))
+    return pa.Array.from_buffers(arrow_type, 1, [None, data])[0]
 
 
 def _dictionary_codes(column):

@@ -200,3 +200,23 @@ def test_plain_delimiter_leaves_gzip_to_the_other_readers(tmp_path):
 ])
 def test_grouped_by_query_on_first_appearance_codes(codes, expected):
     assert _read.grouped_by_query(np.array(codes)) is expected
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "float64"])
+def test_numeric_fills_nulls_in_every_chunk_and_slice(dtype):
+    # pyarrow columns (chunks, slices with an offset, nulls) read as one
+    # numpy array, each null as `fill`, without importing pandas
+    pa = needs("pyarrow")
+    from skrank.io._read import _numeric
+
+    values = [[3, None, 5, None], [None], [7, 8], [None, 9, None, 10, 11]]
+    chunks = [pa.array(v, type=pa.from_numpy_dtype(np.dtype(dtype))) for v in values]
+    chunks[3] = chunks[3].slice(1, 3)  # 9, None, 10: an offset into the buffers
+    column = pa.chunked_array(chunks)
+    expected = [-1 if v is None else v
+                for v in [3, None, 5, None, None, 7, 8, 9, None, 10]]
+    got = _numeric(column, np.dtype(dtype), fill=-1)
+    assert got.dtype == np.dtype(dtype)
+    assert got.tolist() == expected
+    assert _numeric(column, np.dtype(dtype)) is None  # nulls and no fill
+    assert _numeric(chunks[2], np.dtype(dtype)).tolist() == [7, 8]
