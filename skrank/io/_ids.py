@@ -108,7 +108,9 @@ def _id_words(docs):
     tail[:size - tail_start] = data[tail_start:]
     tail = _unaligned_words(tail)
     body = _unaligned_words(data) if size >= 8 else None
-    words = np.empty((start.shape[0], n_words), dtype=np.uint64)
+    shortest = int(lengths.min(initial=0))
+    # column-major: each word of all ids is one contiguous column
+    words = np.empty((n_words, start.shape[0]), dtype=np.uint64).T
     every = np.uint64(0xFFFFFFFFFFFFFFFF)
     for k in range(n_words):
         at = start + 8 * k
@@ -116,8 +118,9 @@ def _id_words(docs):
                 else np.zeros(at.shape[0], dtype=np.uint64))
         late = np.flatnonzero(at > size - 8)
         word[late] = tail[at[late] - tail_start]
-        kept_bits = (np.clip(lengths - 8 * k, 0, 8) * 8).astype(np.uint64)
-        word &= ~np.left_shift(every, kept_bits)  # a shift by 64 gives 0: all kept
+        if shortest < 8 * (k + 1):  # some ids end inside this word: the bytes past them go
+            kept_bits = (np.clip(lengths - 8 * k, 0, 8) * 8).astype(np.uint64)
+            word &= ~np.left_shift(every, kept_bits)  # a shift by 64 gives 0: all kept
         words[:, k] = word
     return words, lengths
 

@@ -216,6 +216,7 @@ def test_duplicate_document_in_a_query_is_an_error(tmp_path):
     ["d1", "doc-22", "d1", "longer-id-333", "x"],
     ["dé1", "doc-ü22", "d1", "ñ", "x" * 9],                  # not ASCII
     ["abcdefgh", "12345678"],                                # one width
+    ["abcdefgh-1", "12345678", "x" * 23, "DOC-17778126715"],  # each fills its first word
     ["a", "", "bc"],                                         # a buffer under 8 bytes
     ["y" * 64, "z", "", "w" * 17],                           # the widest allowed
 ])
