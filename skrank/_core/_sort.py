@@ -39,7 +39,7 @@ def _descending_bits(score):
 
 #: the fewest bits of a score's image that a packed sort keeps beside the
 #: row index (:func:`packed_order`); fewer, and the score goes by itself
-_MIN_SCORE_BITS = 36
+_MIN_SCORE_BITS = 24
 
 
 #: the fewest rows per run of one key, on average, for which each run is
@@ -120,10 +120,12 @@ def packed_order(score, keys, max_key_bits=40):
     score's order-preserving image the bits below. When the row index fits
     in the low bits as well (with at least ``_MIN_SCORE_BITS`` of the score
     left), the packed values themselves are sorted and carry their rows
-    along: a plain sort costs about two thirds of an argsort; rows that
+    along: a plain sort costs a fraction of an argsort; rows that
     come in runs of one key each are sorted run by run
-    (:func:`_sort_by_run`). Otherwise one
-    unstable argsort orders them. Rows of equal packed value but different
+    (:func:`_sort_by_run`). Otherwise, or when the scores turn out too
+    crowded for the bits left beside the row index, one unstable argsort
+    orders the packed values, the score keeping every bit below the key.
+    Rows of equal packed value but different
     scores (truncation collisions) are re-sorted exactly by a lexsort of
     just those runs. Rows of equal score keep no particular order, which
     ``ties="average"`` does not need. Rows in that order already (a ranked
@@ -144,6 +146,31 @@ def packed_order(score, keys, max_key_bits=40):
     row_bits = (n_rows - 1).bit_length()
     if 64 - key_bits - row_bits < _MIN_SCORE_BITS:
         row_bits = 0  # an argsort of the packed values instead
+    if key_bits:
+        offset <<= np.uint64(64 - key_bits)
+    found = _sorted_packed(score, keys, offset, key_bits, row_bits)
+    if found is None and row_bits:  # crowded beside the row index: every bit, an argsort
+        found = _sorted_packed(score, keys, offset, key_bits, 0)
+    if found is None:
+        return None
+    order, packed = found
+    if key_bits:
+        packed >>= np.uint64(64 - key_bits)
+    else:
+        packed[:] = 0
+    sorted_keys = packed.astype(keys.dtype, copy=False)
+    sorted_keys += low
+    return order, sorted_keys
+
+
+def _sorted_packed(score, keys, offset, key_bits, row_bits):
+    """``(order, packed)`` of :func:`packed_order`, ``row_bits`` of row index beside the score.
+
+    ``offset`` is each key's offset, shifted to the top ``key_bits``. The
+    packed values come back sorted, the row index shifted out. None when
+    more than one row in 64 collides with a different score (crowded).
+    """
+    n_rows = keys.shape[0]
     packed = _descending_bits(score)
     if key_bits or row_bits:
         packed >>= np.uint64(key_bits + row_bits)
@@ -151,9 +178,7 @@ def packed_order(score, keys, max_key_bits=40):
         packed <<= np.uint64(row_bits)
         packed |= np.arange(n_rows, dtype=np.uint64)
     if key_bits:
-        offset <<= np.uint64(64 - key_bits)
         packed |= offset
-    del offset
     if row_bits:
         runs = key_runs(keys)
         if runs is None:
@@ -161,18 +186,18 @@ def packed_order(score, keys, max_key_bits=40):
         else:
             packed = _sort_by_run(packed, *runs)
         order = (packed & np.uint64((1 << row_bits) - 1)).astype(np.intp)
+        packed >>= np.uint64(row_bits)
+        packed <<= np.uint64(row_bits)  # the key's bits back in place, the index gone
     else:
         order = np.argsort(packed)
         packed = packed[order]
-    if row_bits:
-        packed >>= np.uint64(row_bits)
     if key_bits or row_bits:  # the score was cut: equal values may hide unequal scores
         same = np.flatnonzero(packed[1:] == packed[:-1])
         if same.shape[0]:
             differ = score[order[same]] != score[order[same + 1]]
             if differ.any():
                 if np.count_nonzero(differ) * 64 > n_rows:
-                    return None  # crowded scores: a lexsort is cheaper
+                    return None  # crowded scores
                 equal_previous = np.zeros(n_rows, dtype=bool)
                 equal_previous[same + 1] = True
                 run = np.cumsum(~equal_previous)
@@ -180,13 +205,7 @@ def packed_order(score, keys, max_key_bits=40):
                 rows = np.flatnonzero(np.isin(run, bad_runs))
                 fixed = rows[np.lexsort((-score[order[rows]], run[rows]))]
                 order[rows] = order[fixed]
-    if key_bits:
-        packed >>= np.uint64(64 - key_bits - row_bits)
-    else:
-        packed[:] = 0
-    sorted_keys = packed.astype(keys.dtype, copy=False)
-    sorted_keys += low
-    return order, sorted_keys
+    return order, packed
 
 
 def sort_runs(order, same, key):

@@ -156,6 +156,29 @@ def test_the_packed_sort_with_row_indices_resorts_collisions(n_keys, layout):
     np.testing.assert_array_equal(sorted_keys, keys[expected])
 
 
+def test_scores_crowded_beside_the_row_index_are_sorted_with_every_bit(monkeypatch):
+    # 2**16 rows, keys over 24 bits: 24 bits of the score fit beside the row
+    # index, and these scores (1 + k * 2**-24) all but collide in them; the
+    # argsort with the score's 40 bits below the key orders them exactly
+    from skrank._core import _sort
+
+    rng = np.random.default_rng(3)
+    n = 1 << 16
+    keys = rng.integers(0, 1 << 24, size=64)[rng.integers(0, 64, size=n)]
+    keys[:2] = [0, (1 << 24) - 1]
+    score = 1.0 + rng.integers(0, 1 << 20, size=n) * 2.0**-24
+    assert 64 - 24 - 16 == _sort._MIN_SCORE_BITS
+    calls = []
+    real = _sort._sorted_packed
+    monkeypatch.setattr(_sort, "_sorted_packed",
+                        lambda *args: calls.append(args[-1]) or real(*args))
+    order, sorted_keys = _sort.packed_order(score, keys)
+    assert calls == [16, 0]  # beside the row index (crowded), then by an argsort
+    expected = _reference_order(score, keys)
+    np.testing.assert_array_equal(score[order], score[expected])
+    np.testing.assert_array_equal(sorted_keys, keys[expected])
+
+
 @pytest.mark.parametrize("change", ["none", "a_score_rises", "a_key_falls"])
 def test_rows_in_order_already_are_left_as_they_are(monkeypatch, change):
     # by key, then score descending (ties, and scores rising from one key to
