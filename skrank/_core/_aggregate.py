@@ -69,6 +69,18 @@ def check_aggregate_options(no_relevant="skip", aggregate="mean"):
     check_option("aggregate", aggregate, AGGREGATE)
 
 
+def vector_dot(a, b):
+    """``a @ b`` for a vector ``a`` and a vector or matrix ``b``, on the calling thread.
+
+    OpenBLAS runs a long product on all its threads, which then wait for
+    more work spinning, about 0.1 s of a core after each call: beside a
+    Dask worker, or a second thread, that is a core taken away (a Dask
+    partition's CPU time was half spinning). numpy's einsum sums without
+    BLAS, as fast for the reductions here.
+    """
+    return np.einsum("i,i...->...", a, b)
+
+
 def weighted_mean(values, weights):
     """Weighted mean of the non-nan ``values``; nan and a warning if none is left."""
     return finish_mean(partial_mean(values, weights))
@@ -133,7 +145,7 @@ def partial_mean(
     if scale > 0:
         weights = weights / scale
     return PartialMean(
-        scale, float(np.dot(values, weights)), float(weights.sum()),
+        scale, float(vector_dot(values, weights)), float(weights.sum()),
         int(keep.sum()), n_undefined, undefined_ids,
     )
 

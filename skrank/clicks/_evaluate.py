@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._core._aggregate import aggregate_queries, check_aggregate_options
+from .._core._aggregate import aggregate_queries, check_aggregate_options, vector_dot
 from .._core._layout import rank_queries, segment_sum
 from .._core._validation import check_positive_int, check_score
 from ..metrics._gain import _dcg_per_query, _ndcg_per_query
@@ -367,7 +367,7 @@ def list_values(parsed, click, y_score, position, query_id, propensity, clip,
     click_weight = 1.0 / theta[clicked]
     n_clicks = int(click_weight.shape[0])
     sums = ClickSums(
-        n_clicks, float(click_weight.sum()), float(np.dot(click_weight, click_weight)),
+        n_clicks, float(click_weight.sum()), float(vector_dot(click_weight, click_weight)),
         float(click_weight.max()) if n_clicks else float("nan"),
         int(clipped[clicked].sum()) if clip is not None else 0,
         int(ranked.n_queries), int(no_click.sum()),

@@ -31,6 +31,7 @@ from .._core._aggregate import (
     check_aggregate_options,
     QueryValues,
     score_queries,
+    vector_dot,
 )
 from .._core._layout import rank_queries, segment_sum
 from .._core._validation import describe, to_array
@@ -105,7 +106,7 @@ def _mean_curves(ranked, max_k, no_relevant):
         nan = np.full(max_k, np.nan)
         return nan, nan.copy()
     undefined = ranked.n_relevant == 0
-    filled = np.dot(weight[undefined & kept], fill[undefined & kept])
+    filled = vector_dot(weight[undefined & kept], fill[undefined & kept])
     k = np.arange(1, max_k + 1)
     row_weight = ranked.per_row(weight)
     precision = (_weighted_hits_curve(ranked, max_k, row_weight) / k + filled) / total
@@ -128,7 +129,7 @@ def _curve_output(values, ranked, no_relevant, aggregate):
     if not keep.any() or total <= 0:
         _warn_nothing_left()
         return np.full(values.shape[1], np.nan)
-    return weights[keep] @ values[keep] / total
+    return vector_dot(weights[keep], values[keep]) / total
 
 
 def _interpolated_precision_per_query(ranked, levels):

@@ -22,6 +22,7 @@ from .._core._aggregate import (
     apply_no_relevant,
     check_aggregate_options,
     score_queries,
+    vector_dot,
     weighted_mean,
 )
 from .._core._layout import rank_queries, segment_cumsum
@@ -104,7 +105,7 @@ def _tail_sums(size, alpha, gamma, scale, max_k):
     shorter = np.searchsorted(size, np.arange(1, direct_end + 1), side="left")
     for k in range(int(size[0]) + 1, direct_end + 1):
         upto = shorter[k - 1]
-        out[k - 1] = np.dot(alpha[:upto], 1.0 / (gamma[:upto] + scale * k))
+        out[k - 1] = vector_dot(alpha[:upto], 1.0 / (gamma[:upto] + scale * k))
     lo = direct_end + 1
     while lo <= max_k:
         hi = min(2 * lo - 1, max_k)
@@ -135,10 +136,10 @@ def _band_sum(alpha, gamma, scale, lo, hi):
     n_k = hi - lo + 1
     if n_k <= _NODES:
         k = np.arange(lo, hi + 1, dtype=np.float64)
-        return np.array([np.dot(alpha, 1.0 / (gamma + scale * x)) for x in k])
+        return np.array([vector_dot(alpha, 1.0 / (gamma + scale * x)) for x in k])
     centre, half = (lo + hi) / 2.0, (hi - lo) / 2.0
     nodes = centre + half * np.cos(np.pi * np.arange(_NODES) / (_NODES - 1))
-    values = np.array([np.dot(alpha, 1.0 / (gamma + scale * x)) for x in nodes])
+    values = np.array([vector_dot(alpha, 1.0 / (gamma + scale * x)) for x in nodes])
     weights = np.where(np.arange(_NODES) % 2, -1.0, 1.0)
     weights[[0, -1]] *= 0.5
     out = np.empty(n_k)

@@ -152,3 +152,22 @@ def test_per_query_output_is_not_read_as_a_stacked_array():
     with pytest.raises((TypeError, ValueError)):  # pandas 2.0: "must be 1-dimensional"
         pd.Series(result)  # never a Series of length 3 holding 2 values
     assert pd.DataFrame(result._asdict()).columns.tolist() == ["query_id", "value", "weight"]
+
+
+@pytest.mark.parametrize("shape", [(0,), (7,), (100_000,), (100_000, 3)])
+def test_vector_dot_is_the_sum_of_products(shape):
+    # a @ b without BLAS (whose threads spin after a long product): the
+    # exact sum of products (math.fsum) to float64 rounding
+    import math
+
+    from skrank._core._aggregate import vector_dot
+
+    rng = np.random.default_rng(len(shape))
+    a = rng.normal(size=shape[0])
+    b = rng.normal(size=shape)
+    got = np.asarray(vector_dot(a, b))
+    assert got.shape == shape[1:]
+    columns = b.T if b.ndim == 2 else [b]
+    expected = np.array([math.fsum(a * column) for column in columns]).reshape(shape[1:])
+    scale = np.abs(a) @ np.abs(b) if shape[0] else 0.0
+    assert np.all(np.abs(got - expected) <= 1e-12 * np.maximum(scale, 1.0))
