@@ -8,6 +8,7 @@ tree, ``split_every`` at a time. The rows that cross the network are those
 top rows, not the frame.
 """
 
+from .._core._malloc import reused_memory
 from ..metrics._accumulator import TOP_K_STEMS, RankingAccumulator
 from ..metrics._registry import parse_metric_name
 
@@ -23,6 +24,7 @@ def only_top_k(metrics):
     return True
 
 
+@reused_memory()
 def _accumulate(frame, plan):
     """One partition's accumulator (its rows in frame order)."""
     accumulator = RankingAccumulator(

@@ -17,6 +17,7 @@ from .._core._aggregate import (
     finish_mean,
     partial_mean,
 )
+from .._core._malloc import reused_memory
 from .._core._quiet import quiet_dask
 from .._core._validation import describe, check_option
 from ..clicks._evaluate import (
@@ -93,6 +94,7 @@ class _ClickPlan(PartitionPlan):
         return partials, sums
 
 
+@reused_memory()
 def _click_partials(frame, plan):
     import pandas as pd
 
@@ -114,6 +116,7 @@ def _click_merge(frame):
     return _with_sums(merged, sums)
 
 
+@reused_memory()
 def _list_frame(frame, plan, meta):
     """Per partition: one row per list, one column per metric, and the weight."""
     import pandas as pd

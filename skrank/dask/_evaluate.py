@@ -26,6 +26,7 @@ from .._core._aggregate import (
     PartialMean,
 )
 from .._core._layout import TIES
+from .._core._malloc import reused_memory
 from .._core._optional import import_optional
 from .._core._validation import check_bool, check_option, describe
 from ..metrics._evaluate import DEFAULT_METRICS, metric_names
@@ -43,6 +44,7 @@ def _import_dask_dataframe(needed_by="skrank.dask.evaluate"):
     return import_optional("dask.dataframe", needed_by)
 
 
+@reused_memory()
 def _partials(frame, plan):
     """Chunk of the reduction: one row of partial sums per metric."""
     import pandas as pd
@@ -80,6 +82,7 @@ def _merge(frame):
     return _partials_frame(merged, n_rows, pd)
 
 
+@reused_memory()
 def _query_frame(frame, plan, meta):
     """Per partition: one row per query, one column per metric, and the weights."""
     import pandas as pd
