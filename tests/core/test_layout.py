@@ -156,6 +156,22 @@ def test_the_packed_sort_with_row_indices_resorts_collisions(n_keys, layout):
     np.testing.assert_array_equal(sorted_keys, keys[expected])
 
 
+def _checked_packed_order(monkeypatch, score, keys, spied, note):
+    """``(order, notes)``: packed_order's order, checked against the reference, and
+    ``note(*args)`` of each call it made to ``_sort.<spied>``."""
+    from skrank._core import _sort
+
+    notes = []
+    real = getattr(_sort, spied)
+    monkeypatch.setattr(_sort, spied, lambda *args: notes.append(note(*args)) or real(*args))
+    order, sorted_keys = _sort.packed_order(score, keys)
+    assert np.array_equal(np.sort(order), np.arange(keys.shape[0]))  # a permutation
+    expected = _reference_order(score, keys)
+    np.testing.assert_array_equal(score[order], score[expected])
+    np.testing.assert_array_equal(sorted_keys, keys[expected])
+    return order, notes
+
+
 def test_scores_crowded_beside_the_row_index_are_sorted_with_every_bit(monkeypatch):
     # 2**16 rows, keys over 24 bits: 24 bits of the score fit beside the row
     # index, and these scores (1 + k * 2**-24) all but collide in them; the
@@ -168,23 +184,15 @@ def test_scores_crowded_beside_the_row_index_are_sorted_with_every_bit(monkeypat
     keys[:2] = [0, (1 << 24) - 1]
     score = 1.0 + rng.integers(0, 1 << 20, size=n) * 2.0**-24
     assert 64 - 24 - 16 == _sort._MIN_SCORE_BITS
-    calls = []
-    real = _sort._sorted_packed
-    monkeypatch.setattr(_sort, "_sorted_packed",
-                        lambda *args: calls.append(args[-1]) or real(*args))
-    order, sorted_keys = _sort.packed_order(score, keys)
+    _, calls = _checked_packed_order(monkeypatch, score, keys, "_sorted_packed",
+                                     lambda *args: args[-1])
     assert calls == [16, 0]  # beside the row index (crowded), then by an argsort
-    expected = _reference_order(score, keys)
-    np.testing.assert_array_equal(score[order], score[expected])
-    np.testing.assert_array_equal(sorted_keys, keys[expected])
 
 
 @pytest.mark.parametrize("change", ["none", "a_score_rises", "a_key_falls"])
 def test_rows_in_order_already_are_left_as_they_are(monkeypatch, change):
     # by key, then score descending (ties, and scores rising from one key to
     # the next, included): nothing is packed; one row out of place is sorted
-    from skrank._core import _sort
-
     rng = np.random.default_rng(5)
     n = 500
     keys = np.sort(rng.integers(0, 20, size=n))
@@ -196,16 +204,11 @@ def test_rows_in_order_already_are_left_as_they_are(monkeypatch, change):
         score[[i, i + 1]] = score[[i + 1, i]]
     elif change == "a_key_falls":  # the last row's key before its neighbour's
         keys[-1] = keys[-2] - 1
-    packed = []
-    real = _sort._descending_bits
-    monkeypatch.setattr(_sort, "_descending_bits", lambda s: packed.append(1) or real(s))
-    order, sorted_keys = _sort.packed_order(score, keys)
+    order, packed = _checked_packed_order(monkeypatch, score, keys, "_descending_bits",
+                                          lambda score: 1)
     assert bool(packed) == (change != "none")
     if change == "none":
         np.testing.assert_array_equal(order, np.arange(n))
-    expected = _reference_order(score, keys)
-    np.testing.assert_array_equal(score[order], score[expected])
-    np.testing.assert_array_equal(sorted_keys, keys[expected])
 
 
 @pytest.mark.parametrize("runs", ["shuffled_keys", "ascending_keys", "a_key_twice"])
@@ -213,8 +216,6 @@ def test_the_packed_sort_run_by_run(monkeypatch, runs):
     # each key's rows together (as a run file grouped by query): the runs
     # are sorted one by one and put in key order, with the same result as
     # one sort, twins that differ in the last bits of the score included
-    from skrank._core import _sort
-
     rng = np.random.default_rng(11)
     n_keys, n = 30, 6000
     keys = np.sort(rng.integers(0, 1000, size=n_keys))[rng.integers(0, n_keys, size=n)]
@@ -229,16 +230,9 @@ def test_the_packed_sort_run_by_run(monkeypatch, runs):
     twins = rng.choice(n - 1, size=30, replace=False)
     score[twins + 1] = np.nextafter(score[twins], 9.0)
     keys[twins + 1] = keys[twins]
-    calls = []
-    real = _sort._sort_by_run
-    monkeypatch.setattr(_sort, "_sort_by_run",
-                        lambda *args: calls.append(1) or real(*args))
-    order, sorted_keys = _sort.packed_order(score, keys)
+    _, calls = _checked_packed_order(monkeypatch, score, keys, "_sort_by_run",
+                                     lambda *args: 1)
     assert bool(calls) == (runs != "a_key_twice")
-    assert np.array_equal(np.sort(order), np.arange(n))
-    expected = _reference_order(score, keys)
-    np.testing.assert_array_equal(score[order], score[expected])
-    np.testing.assert_array_equal(sorted_keys, keys[expected])
 
 
 def test_with_relevance_shares_the_structure_not_the_relevance():
