@@ -30,7 +30,7 @@ What it does, in order (each step prints one line; everything lands in
    With ``--breakdown``, where skrank's time goes: the Parquet scan alone,
    the repartition by query alone, and the repartition plus the hand-over of
    Arrow batches to Python (no metric).
-3. **Dask**, after the SparkSession stopped: ``skrank.dask.evaluate`` on a
+3. **Dask**, after the SparkSession stopped and its JVM ended: ``skrank.dask.evaluate`` on a
    ``LocalCluster`` of ``--cores`` single-threaded workers (``bench_dask.py``'s
    ``run_dask``), four and six metrics.
 4. **In memory** (``--inmemory-max-rows``, default 1e7): ``skrank.evaluate`` in
@@ -143,8 +143,29 @@ def run_spark(path, args):
         partitions = df.rdd.getNumPartitions()
     finally:
         spark.stop()
+        _end_jvm()
     return {"seconds": runs, "values": values, "breakdown": steps,
             "input_partitions": partitions}
+
+
+def _end_jvm():
+    """End the JVM behind the stopped session: Dask then runs with the machine to itself.
+
+    ``SparkSession.stop`` leaves the JVM running until Python exits, with
+    the heap RankingMetrics grew (gigabytes the page cache of Dask's
+    shuffle files would otherwise use).
+    """
+    from pyspark import SparkContext
+
+    gateway = SparkContext._gateway
+    if gateway is None:
+        return
+    process = getattr(gateway, "proc", None)
+    gateway.shutdown()
+    if process is not None:
+        process.terminate()
+        process.wait(timeout=60)
+    SparkContext._gateway = SparkContext._jvm = None
 
 
 def _inmemory(path):
