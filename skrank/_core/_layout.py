@@ -345,7 +345,7 @@ def _canonical_tie_order(order, relevance, row_weight, block_start):
     rows = np.flatnonzero(np.repeat(size > 1, size))
     if rows.shape[0] == 0:
         return order, relevance, row_weight
-    block = np.repeat(np.arange(block_start.shape[0]), size)[rows]
+    block = segment_ids(block_start, n_rows)[rows]
     value = relevance[rows]
     local = None
     weight = None if row_weight is None else row_weight[rows]

@@ -5,6 +5,7 @@ from numbers import Real
 import numpy as np
 import scipy.sparse as sp
 
+from .._core._layout import segment_ids
 from .._core._optional import import_optional
 from .._core._validation import check_option, check_positive_int, first_position
 from ._harvest import all_pairs, pair_statistics
@@ -473,7 +474,7 @@ def _cells(click, position, query, doc, n_positions):
     clicks = np.bincount(inverse, click, cell_key.shape[0])
     cell_pair, cell_position = np.divmod(cell_key, n_positions)
     new_item = np.r_[True, cell_pair[1:] != cell_pair[:-1]]
-    item = np.cumsum(new_item) - 1
+    item = segment_ids(np.flatnonzero(new_item), cell_pair.shape[0])
     cell_query = cell_pair // n_docs
     return item, cell_position, clicks, shown, cell_query
 

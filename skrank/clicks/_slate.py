@@ -25,6 +25,7 @@ from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils import check_random_state
 
 from .._core._factorize import as_id_array, factorize
+from .._core._layout import segment_ids
 from .._core._frames import pandas_categorical
 from .._core._validation import (
     describe,
@@ -537,7 +538,7 @@ class _SortedLog:
         starts[:1] = True
         starts[1:] = sorted_keys[1:] != sorted_keys[:-1]
         #: slate codes of the sorted rows, and whether a row follows one of its slate
-        self.sorted_codes = np.cumsum(starts) - 1
+        self.sorted_codes = segment_ids(np.flatnonzero(starts), order.shape[0])
         self.same_slate = ~starts[1:]
         self.codes = np.empty(order.shape[0], dtype=np.int64)
         self.codes[order] = self.sorted_codes

@@ -14,7 +14,7 @@ from .._core._params import (
     CORRELATION_METHODS,
 )
 from .._core._aggregate import aggregate_queries, check_aggregate_options
-from .._core._layout import rank_queries, segment_sum
+from .._core._layout import rank_queries, segment_ids, segment_sum
 from .._core._validation import check_score
 from ._presets_apply import validate_with_preset
 
@@ -66,7 +66,7 @@ def _exact_score_offsets(y_score, ranked):
 def _groups(new_group):
     """Group index of each element and each group's start, from 'starts here' flags."""
     starts = np.flatnonzero(new_group)
-    return np.cumsum(new_group) - 1, starts
+    return segment_ids(starts, new_group.shape[0]), starts
 
 
 def _relevance_order(ranked):

@@ -28,6 +28,7 @@ from sklearn.utils.metadata_routing import (
 from sklearn.utils.validation import check_is_fitted
 
 from .._core._factorize import factorize
+from .._core._layout import segment_ids
 from .._core._frames import from_native, column as frame_column, column_names
 from .._core._validation import (
     check_fraction,
@@ -77,7 +78,7 @@ class _QueryLayout:
         new_query[1:] = sorted_keys[1:] != sorted_keys[:-1]
         self.starts = np.flatnonzero(new_query)
         self.sizes = np.diff(np.append(self.starts, sorted_keys.shape[0]))
-        self.codes = np.cumsum(new_query) - 1
+        self.codes = segment_ids(self.starts, sorted_keys.shape[0])
 
     def group_argument(self, library):
         """The value of the library's group argument for the sorted rows."""
