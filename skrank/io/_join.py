@@ -95,9 +95,16 @@ def _qrels_rows(run, qrels, run_query, keep):
 
 
 def _by_query_then_score(query, score):
-    """Rows by query, then score descending: one argsort of packed keys if they fit."""
+    """``(order, query[order])``: rows by query, then score descending.
+
+    One sort of packed keys if they fit (which gives the sorted queries
+    too), else a lexsort.
+    """
     packed = packed_order(score, query) if query.shape[0] > 1 else None
-    return np.lexsort((-score, query)) if packed is None else packed[0]
+    if packed is None:
+        order = np.lexsort((-score, query))
+        return order, query[order]
+    return packed
 
 
 def _trec_order(query, score, doc_rank):
@@ -108,8 +115,7 @@ def _trec_order(query, score, doc_rank):
     them). Returns the order and ``query`` and ``score`` in it (reordering
     inside a tie leaves both unchanged).
     """
-    order = _by_query_then_score(query, score)
-    q = query[order]
+    order, q = _by_query_then_score(query, score)
     s = score[order]
     tied = np.flatnonzero((q[1:] == q[:-1]) & (s[1:] == s[:-1]))
     # each run of tied rows by document id, descending
@@ -247,8 +253,8 @@ def _order_and_cut(run, run_qkey, score, rows, *, compat, max_docs, ties, labels
             run_qkey, score, rows = _truncate(run_qkey, score, rows, max_docs,
                                               "input", labels_sorted)
     elif max_docs is not None:
-        order = _by_query_then_score(run_qkey, score)
-        run_qkey, score, rows = _truncate(run_qkey[order], score[order], rows[order],
+        order, sorted_qkey = _by_query_then_score(run_qkey, score)
+        run_qkey, score, rows = _truncate(sorted_qkey, score[order], rows[order],
                                           max_docs, ties, labels_sorted)
         back = np.argsort(rows, kind="stable")  # input order again: ties="input" keeps it
         run_qkey, score, rows = run_qkey[back], score[back], rows[back]

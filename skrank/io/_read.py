@@ -399,9 +399,10 @@ def _read_pyarrow(data, path, kind, delimiter=" ", compat=None):
 def _numeric(column, dtype, fill=None):
     """A numeric pyarrow column as one numpy array; nulls become ``fill``.
 
-    None if there are nulls and no ``fill``. Built from the value and
-    validity buffers: pyarrow's own ``to_numpy`` and ``fill_null`` import
-    pandas, which alone costs about 0.4 s of a command's start.
+    None if there are nulls and no ``fill``. Read from the value buffers,
+    a chunk with nulls after pyarrow's ``coalesce`` fills them: pyarrow's
+    own ``to_numpy``, ``fill_null`` and ``pa.scalar`` import pandas, which
+    alone costs about 0.4 s of a command's start.
     """
     chunks = column.chunks if hasattr(column, "chunks") else [column]
     if fill is None and any(c.null_count for c in chunks):
