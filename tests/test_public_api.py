@@ -8,6 +8,7 @@ line).
 
 import ast
 import importlib
+import subprocess
 import sys
 from pathlib import Path
 
@@ -233,3 +234,29 @@ def test_result_classes_end_in_result_and_old_names_still_import():
                 skrank.RunEvaluationResult, skrank.DifferenceExplanationResult,
                 skrank.clicks.ClickEvaluationResult, skrank.clicks.SlateEstimateResult]
     assert all(cls.__name__.endswith("Result") for cls in returned)
+
+
+def test_skrank_metrics_imports_its_names_on_first_use():
+    # skrank.metrics' names load on first use (the command imports single
+    # kernel modules, which runs the package's __init__ first); the names
+    # are the same objects, listed by dir() and taken by a star import
+    code = (
+        "import sys, skrank.metrics._cutoff\n"
+        "print(sorted(m for m in ('skrank.metrics._registry', 'skrank.metrics._fap')"
+        " if m in sys.modules))\n"
+        "import skrank.metrics as m\n"
+        "from skrank.metrics._fap import fap_score\n"
+        "assert m.fap_score is fap_score and set(m.__all__) <= set(dir(m))\n"
+        "namespace = {}\n"
+        "exec('from skrank.metrics import *', namespace)\n"
+        "assert sorted(k for k in namespace if not k.startswith('__')) == sorted(m.__all__)\n"
+        "print('ok')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["[]", "ok"]
+    import skrank.metrics
+
+    with pytest.raises(AttributeError, match="no attribute 'ndcg'"):
+        skrank.metrics.ndcg  # noqa: B018

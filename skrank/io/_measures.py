@@ -176,8 +176,6 @@ def parse_measures(metrics, compat=None):
     given (``ndcg_cut_10``, ``map``, ``P_5``, ``recip_rank``), and another
     takes the preset's options; without a preset, skrank's definition.
     """
-    from ..metrics._names import resolve_metric_name
-
     if isinstance(metrics, str):
         metrics = [metrics]
     metrics = list(metrics)
@@ -205,6 +203,10 @@ def parse_measures(metrics, compat=None):
             out.extend(RunMeasure(m.name, m.kernel, m.summed, True, geometric=m.geometric,
                                   text=m.text) for m in trec)
             continue
+        # the registry of skrank's names loads only for such a name (about
+        # 15 ms of the command's start)
+        from ..metrics._names import resolve_metric_name
+
         try:
             resolved = resolve_metric_name(name, compat, families=(TREC_NAMES,))
         except ValueError as exc:

@@ -5,40 +5,55 @@ family module holds the definitions (docstrings with the formula) and the
 per-query kernels (``_<stem>_per_query``) of its metrics.
 """
 
-from .._core._aggregate import QueryValues
-from ._accumulator import RankingAccumulator
-from ._auc import gauc_score
-from ._average_precision import average_precision_score
-from ._correlation import rank_correlation_score
-from ._curves import (
-    interpolated_precision_recall_curve,
-    pr_auc_score,
-    precision_recall_at_k_curve,
-)
-from ._cutoff import (
-    fbeta_at_k_score,
-    hits_score,
-    precision_at_k_score,
-    r_precision_score,
-    recall_at_k_score,
-)
-from ._cascade import err_score, pfound_score
-from ._conventions import DifferenceExplanationResult, describe_convention, explain_difference
-from ._evaluate import evaluate
-from ._fap import fap_curve, fap_score
-from ._first_relevant import hit_rate_score, reciprocal_rank_score
-from ._gain import dcg_score, ndcg_score
-from ._graded import graded_average_precision_score
-from ._label_ranking import (
-    coverage_error,
-    label_ranking_average_precision_score,
-    label_ranking_loss,
-)
-from ._incomplete import bpref_score, rbp_score
-from ._rank_weights import rank_decay_weights, weighted_average_precision_score
-from ._sets import set_fbeta_score
+# Each public name and the module that defines it, imported on first use
+# (PEP 562): the ``skrank`` command imports the few kernels it measures
+# with (``skrank.metrics._cutoff``, ...), and importing one module of this
+# package runs this file first; a dozen families and the name registry
+# would add about 25 ms to every start of the command.
+_DEFINED_IN = {
+    ".._core._aggregate": ("QueryValues",),
+    "._accumulator": ("RankingAccumulator",),
+    "._auc": ("gauc_score",),
+    "._average_precision": ("average_precision_score",),
+    "._correlation": ("rank_correlation_score",),
+    "._curves": ("interpolated_precision_recall_curve", "pr_auc_score",
+                 "precision_recall_at_k_curve"),
+    "._cutoff": ("fbeta_at_k_score", "hits_score", "precision_at_k_score",
+                 "r_precision_score", "recall_at_k_score"),
+    "._cascade": ("err_score", "pfound_score"),
+    "._conventions": ("DifferenceExplanationResult", "describe_convention",
+                      "explain_difference"),
+    "._evaluate": ("evaluate",),
+    "._fap": ("fap_curve", "fap_score"),
+    "._first_relevant": ("hit_rate_score", "reciprocal_rank_score"),
+    "._gain": ("dcg_score", "ndcg_score"),
+    "._graded": ("graded_average_precision_score",),
+    "._label_ranking": ("coverage_error", "label_ranking_average_precision_score",
+                        "label_ranking_loss"),
+    "._incomplete": ("bpref_score", "rbp_score"),
+    "._rank_weights": ("rank_decay_weights", "weighted_average_precision_score"),
+    "._sets": ("set_fbeta_score",),
+}
+_MODULE_OF = {name: module for module, names in _DEFINED_IN.items() for name in names}
+# earlier names that still import (not in __all__)
+_ALIASES = {"DifferenceExplanation": "DifferenceExplanationResult"}
 
-DifferenceExplanation = DifferenceExplanationResult  # its earlier name
+
+def __getattr__(name):
+    import importlib
+
+    if name in _ALIASES:
+        return __getattr__(_ALIASES[name])
+    if name not in _MODULE_OF:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_MODULE_OF[name], __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "DifferenceExplanationResult",

@@ -146,6 +146,18 @@ def test_with_pyarrow_the_command_imports_neither_pandas_nor_pyarrow_compute(fil
     assert _imported_by_the_command(root, options, ("pandas", "pyarrow.compute")) == "[]"
 
 
+def test_trec_eval_names_leave_skranks_metric_registry_unloaded(files):
+    # the registry and the dozen metric families behind skrank.metrics'
+    # public names are about 25 ms of the command's start; trec_eval's names
+    # need a few kernels only. A name of skrank's loads the registry.
+    root, _, _ = files
+    unloaded = ("skrank.metrics._registry", "skrank.metrics._evaluate", "skrank.metrics._fap")
+    options = ["-m", "map", "-m", "P.5,10", "-m", "ndcg_cut_10", "-m", "bpref"]
+    assert _imported_by_the_command(root, options, unloaded) == "[]"
+    loaded = _imported_by_the_command(root, ["-m", "ndcg@10"], ("skrank.metrics._registry",))
+    assert loaded == "['skrank.metrics._registry']"
+
+
 def test_the_command_keeps_its_bytecode_even_under_python_b(tmp_path):
     # a copy of the sources, without bytecode, shadows the installed package
     import shutil
