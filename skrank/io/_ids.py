@@ -9,7 +9,7 @@ import numpy as np
 
 from .._core._factorize import hash_words
 from .._core._sort import key_runs, sort_each_run
-from ._read import _line_of_row, _numeric, arrow_call, index_array, one_array
+from ._read import _line_of_row, _numeric, arrow_call, arrow_options, index_array, one_array
 
 
 def _byte_order(strings):
@@ -77,6 +77,31 @@ def _unaligned_words(data):
     return np.ndarray((data.shape[0] - 7,), dtype="<u8", buffer=data, strides=(1,))
 
 
+def _padded_words(docs, n_words):
+    """:func:`_id_words`' words from pyarrow's ``ascii_rpad``, or None.
+
+    Every id padded with zero bytes to ``8 * n_words`` bytes makes one
+    dense buffer, read as the words themselves: one pass in C++ (about 1 ms
+    per 131k ids, against 4-5 ms for gathering and masking each word).
+    None when the padded ids are not all that wide (ids that are not
+    ASCII may be padded by characters rather than bytes).
+    """
+    import pyarrow as pa
+
+    width = 8 * n_words
+    padded = arrow_call("ascii_rpad", docs,
+                        options=arrow_options("PadOptions", width=width, padding="\0"))
+    large = pa.types.is_large_string(padded.type) or pa.types.is_large_binary(padded.type)
+    buffers = padded.buffers()
+    offsets = np.frombuffer(buffers[1], dtype=np.int64 if large else np.int32)
+    first = int(offsets[padded.offset])
+    last = int(offsets[padded.offset + len(padded)])
+    if last - first != width * len(padded) or buffers[2] is None:
+        return None  # each padded id is at least width bytes: the sum says all are
+    data = np.frombuffer(buffers[2], dtype=np.uint8, count=last - first, offset=first)
+    return data.view("<u8").reshape(len(padded), n_words)
+
+
 def _id_words(docs):
     """Each id's bytes as little-endian uint64 words (zero past its end), and its length.
 
@@ -98,6 +123,9 @@ def _id_words(docs):
     if longest > 64:
         return None
     n_words = max((longest + 7) // 8, 1)
+    padded = _padded_words(docs, n_words)
+    if padded is not None:
+        return padded, lengths
     data = (np.frombuffer(buffers[2], dtype=np.uint8) if buffers[2] is not None
             else np.zeros(0, dtype=np.uint8))
     size = data.shape[0]

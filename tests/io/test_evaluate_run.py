@@ -221,9 +221,14 @@ def test_duplicate_document_in_a_query_is_an_error(tmp_path):
     ["y" * 64, "z", "", "w" * 17],                           # the widest allowed
 ])
 @pytest.mark.parametrize("kind", ["string", "large_string", "slice"])
-def test_id_words_are_the_zero_padded_bytes(ids, kind):
+@pytest.mark.parametrize("route", ["padded by pyarrow", "gathered word by word"])
+def test_id_words_are_the_zero_padded_bytes(ids, kind, route, monkeypatch):
     pa = needs("pyarrow")
+    from skrank.io import _ids
     from skrank.io._ids import _id_words
+
+    if route == "gathered word by word":
+        monkeypatch.setattr(_ids, "_padded_words", lambda docs, n_words: None)
 
     raw = [i.encode() for i in ids]
     width = max((max(map(len, raw)) + 7) // 8 * 8, 8)
