@@ -245,6 +245,31 @@ def test_id_words_are_the_zero_padded_bytes(ids, kind, route, monkeypatch):
     np.testing.assert_array_equal(lengths, [len(r) for r in raw])
 
 
+@pytest.mark.parametrize("longest", [20, 64, 65])
+def test_doc_byte_rank_is_strcmps_order(longest):
+    # trec_eval breaks tied scores by document id as strcmp orders the bytes:
+    # prefixes first, bytes unsigned (UTF-8 after ASCII); ids over 64 bytes
+    # go through pyarrow's binary sort
+    pa = needs("pyarrow")
+    from skrank.io._ids import _doc_byte_rank
+    from skrank.io._read import _Table
+
+    rng = np.random.default_rng(longest)
+    alphabet = ["a", "b", "z", "A", "0", "9", "-", "é", "ü", "#", "~"]
+    ids = ["", "a", "ab", "abc", "abd", "b", "ab\x00"] + [
+        "".join(rng.choice(alphabet, size=rng.integers(1, longest)))
+        for _ in range(300)]
+    ids += [i + "x" for i in ids[:40]] + ["q" * longest]
+    docs = pa.array(ids)
+    table = _Table(np.zeros(len(ids), dtype=np.int64), np.array(["q"], dtype=object), None,
+                   None, np.zeros(len(ids)), doc_array=docs)
+    rows = rng.permutation(len(ids))[:250]
+    rank = _doc_byte_rank(table, rows)
+    keys = [ids[r].encode() for r in rows]
+    expected = sorted(range(len(rows)), key=lambda i: (keys[i], i))
+    np.testing.assert_array_equal(np.argsort(rank, kind="stable"), expected)
+
+
 def test_id_words_refuse_ids_over_64_bytes():
     pa = needs("pyarrow")
     from skrank.io._ids import _id_words
