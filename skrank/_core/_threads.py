@@ -44,6 +44,82 @@ class Background:
         return self._value
 
 
+class Done:
+    """A call's outcome, with :class:`Background`'s face: ``result()`` returns it or raises."""
+
+    def __init__(self, value=None, error=None):
+        self._value, self._error = value, error
+
+    def result(self):
+        if self._error is not None:
+            raise self._error
+        return self._value
+
+
+class _Failed:
+    def __init__(self, error):
+        self.error = error
+
+
+_END = object()
+
+
+def ahead(func, items, depth=1):
+    """``(item, done)`` for each of ``items``: ``done`` is ``func(item)`` worked out ahead.
+
+    One thread goes through ``items`` (their iteration runs there too) and
+    calls ``func`` on each, ahead of the loop that takes them, by at most
+    ``depth`` items (done or being worked on) beyond the one the loop holds:
+    the caller's own work on one item overlaps ``func``'s on the next, with
+    one thread beside it, not one per item. ``done`` is a :class:`Done`:
+    ``func``'s error is raised by ``done.result()``; an error of the
+    iteration itself is raised by this generator, in its place. A loop left
+    early stops the thread after its current item.
+    """
+    import queue
+    import threading
+
+    out = queue.SimpleQueue()
+    slots = threading.Semaphore(depth)  # items the thread may be ahead by
+    stop = threading.Event()
+
+    def next_slot():
+        while not stop.is_set():
+            if slots.acquire(timeout=0.05):
+                return True
+        return False
+
+    def work():
+        try:
+            iterator = iter(items)
+            while next_slot():
+                try:
+                    item = next(iterator)
+                except StopIteration:
+                    out.put(_END)
+                    return
+                try:
+                    done = Done(func(item))
+                except BaseException as exc:  # raised by done.result(), in the loop
+                    done = Done(error=exc)
+                out.put((item, done))
+        except BaseException as exc:
+            out.put(_Failed(exc))
+
+    threading.Thread(target=work, daemon=True).start()
+    try:
+        while True:
+            entry = out.get()
+            if entry is _END:
+                return
+            if isinstance(entry, _Failed):
+                raise entry.error
+            slots.release()  # the loop holds this one: the thread may start another
+            yield entry
+    finally:
+        stop.set()
+
+
 def run_in_threads(func, items, n_threads):
     """``func(item)`` for each of ``items`` on a pool of ``n_threads`` threads.
 

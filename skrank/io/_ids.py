@@ -183,20 +183,43 @@ def _repeated_rows(values, starts=None):
     return rows[repeated]
 
 
-def _first_duplicate_arrow(query, docs, rows=None):
-    """A row repeating an earlier (query, id) pair, from hashed id words; -1 if none.
+def _line_ids(docs, rows=None):
+    """``(docs, found)``: lines' ids as one pyarrow array, and :func:`_id_words`' answer.
 
-    ``docs`` is a pyarrow string array; ``rows`` (optional) the row of each
-    line's id in it, for lines scattered through a larger run (they are
-    taken out first: pyarrow copies them faster than words can be gathered
-    from all over the larger buffers). A 64-bit hash of each line's query
-    and id words is computed; only lines of repeated hashes are then
-    compared exactly, so a collision is never taken for a duplicate.
+    ``docs`` is a pyarrow string array (or chunked array); ``rows``
+    (optional) the row of each line's id in it, for lines scattered through
+    a larger run: they are taken out first, as pyarrow copies them faster
+    than words can be gathered from all over the larger buffers. ``found``
+    is None for ids over 64 bytes.
     """
     if rows is not None:
         docs = arrow_call("take", docs, index_array(rows))
     docs = one_array(docs)  # a piece of a chunked run: a copy of its ids only
-    found = _id_words(docs)
+    return docs, _id_words(docs)
+
+
+def _words_rank(found, rows):
+    """Each of ``rows``' ids' rank among them in strcmp's order, from :func:`_id_words`' ``found``.
+
+    The words hold each id's bytes, zero past its end: read big-endian,
+    they compare as strcmp compares the bytes; the length then orders an
+    id before the same id with NUL bytes added, as memcmp and then length
+    order them.
+    """
+    words, lengths = found
+    keys = [lengths[rows]] + [words[rows, k].byteswap() for k in range(words.shape[1] - 1, -1, -1)]
+    return _rank(np.lexsort(keys))
+
+
+def _first_duplicate_arrow(query, docs, rows=None, *, line_ids=None):
+    """A row repeating an earlier (query, id) pair, from hashed id words; -1 if none.
+
+    ``docs`` and ``rows`` as :func:`_line_ids` takes them, or ``line_ids``
+    its answer when the caller has it. A 64-bit hash of each line's query
+    and id words is computed; only lines of repeated hashes are then
+    compared exactly, so a collision is never taken for a duplicate.
+    """
+    docs, found = line_ids or _line_ids(docs, rows)
     if found is None:  # an id over 64 bytes: exact codes from a hash table
         codes = np.asarray(arrow_call("dictionary_encode", docs).indices, dtype=np.int64)
         return _first_duplicate(query * (int(codes.max(initial=0)) + 1) + codes)
@@ -216,9 +239,15 @@ def _first_duplicate_arrow(query, docs, rows=None):
     return int(b[equal].min()) if equal.any() else -1
 
 
-def _check_duplicates(table, kind):
+def _check_duplicates(table, kind, line_ids=None):
+    """Raise if ``table`` gives a (query, document) pair twice, naming the line.
+
+    ``line_ids``: :func:`_line_ids` of a run read by pyarrow, when the
+    caller has them.
+    """
     if table.doc_array is not None:
-        position = _first_duplicate_arrow(table.query, table.doc_array, table.doc_rows)
+        position = _first_duplicate_arrow(table.query, table.doc_array, table.doc_rows,
+                                          line_ids=line_ids)
     else:
         n_docs = max(table.doc_labels.shape[0], 1)
         position = _first_duplicate(table.query * n_docs + table.doc)

@@ -12,8 +12,8 @@ import numpy as np
 
 from .._core._layout import RankedQueries, rank_queries, segment_ids
 from .._core._sort import distinct_sorted, packed_order, sort_runs
-from .._core._threads import Background
-from ._ids import _check_duplicates, _doc_byte_rank
+from .._core._threads import Background, Done
+from ._ids import _check_duplicates, _doc_byte_rank, _line_ids, _words_rank
 from ._read import _numeric, arrow_call, arrow_options, index_array
 from ._tables import _indexer, _no_shared_query, _query_order, _run_queries
 
@@ -174,8 +174,36 @@ def _truncate(run_qkey, score, rows, max_docs, ties, labels):
     return run_qkey[inside], score[inside], rows[inside]
 
 
+def join_and_check(piece):
+    """A piece's join with its qrels and its run's duplicate check.
+
+    ``piece`` is ``(qrels, run, query_order, run_query)``. Returns
+    ``(run_query, qrels_rows, check, words)``: ``check`` is a
+    :class:`~skrank._core._threads.Done` that raises the duplicate error,
+    if any, when the layout asks (after the piece is measured, as when
+    the check runs beside the layout); ``words`` the check's words of the
+    ids (:func:`~skrank.io._ids._id_words`, None if the ids have none),
+    which break tied scores by document id. For :func:`_layout`'s
+    ``joined``, worked out ahead of the layout on one thread
+    (:func:`~skrank._core._threads.ahead`). Both steps are mostly lookups,
+    sorts and pyarrow calls that release the GIL; the layout's order of
+    the lines, many small numpy steps, stays on the layout's thread.
+    """
+    qrels, run, _, run_query = piece
+    if run_query is None:
+        run_query = _run_queries(qrels, run)
+    qrels_rows = _qrels_rows(run, qrels, run_query, run_query >= 0)
+    ids = _line_ids(run.doc_array, run.doc_rows) if run.doc_array is not None else None
+    try:
+        _check_duplicates(run, "run", ids)
+        check = Done()
+    except ValueError as exc:
+        check = Done(error=exc)
+    return run_query, qrels_rows, check, None if ids is None else ids[1]
+
+
 def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
-            max_docs, compat, ties, query_order=None, run_query=None):
+            max_docs, compat, ties, query_order=None, run_query=None, joined=None):
     """Join qrels and run; the shared layout with unretrieved judged rows at -inf.
 
     As trec_eval: a document is relevant when it is judged with a grade at
@@ -186,24 +214,36 @@ def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
 
     ``query_order`` (from :func:`_query_order`) and ``run_query`` (each run
     line's query among the qrels queries) may come from the caller, which
-    computes them once for all the pieces of a run.
+    computes them once for all the pieces of a run. ``joined`` is
+    :func:`join_and_check`'s answer for this piece (a
+    :class:`~skrank._core._threads.Done`), when the caller had it worked
+    out ahead.
     """
     _check_duplicates(qrels, "qrels")
-    # the run's join with the qrels (lookups and sorts that release the GIL)
-    # runs on another thread, beside trec_eval's order of the run, which
-    # does not need it; the run's duplicate check starts there once the
-    # join is done (the layout waits for the join, not for the check)
-    if run_query is None:
-        run_query = _run_queries(qrels, run)
+    words = run_check = None
+    if joined is not None:
+        run_query, qrels_rows, run_check, words = joined.result()
+        joining = Done(qrels_rows)
+    else:
+        # the run's join with the qrels (lookups and sorts that release the
+        # GIL) runs on another thread, beside trec_eval's order of the run,
+        # which does not need it; the run's duplicate check starts there
+        # once the join is done (the layout waits for the join, not for the
+        # check)
+        if run_query is None:
+            run_query = _run_queries(qrels, run)
+        joining = Background(_qrels_rows, run, qrels, run_query, run_query >= 0)
     keep = run_query >= 0  # trec_eval drops run queries the qrels lack
-    joining = Background(_qrels_rows, run, qrels, run_query, keep)
     if keep.all():  # the pieces of evaluate_run: dropped already, nothing to take
         rows, kept_query, score = np.arange(run_query.shape[0]), run_query, run.value
     else:
         rows = np.flatnonzero(keep)
         kept_query, score = run_query[rows], run.value[rows]
     if rows.shape[0] == 0 and not complete_qrels:
-        _check_duplicates(run, "run")
+        if run_check is None:
+            _check_duplicates(run, "run")
+        else:
+            run_check.result()
         raise _no_shared_query(qrels, run)
     query_rank, labels_sorted = query_order or _query_order(qrels)
     run_qkey = query_rank[kept_query]
@@ -214,9 +254,10 @@ def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
 
     run_qkey, score, rows = _order_and_cut(run, run_qkey, score, rows, compat=compat,
                                            max_docs=max_docs, ties=ties,
-                                           labels_sorted=labels_sorted)
+                                           labels_sorted=labels_sorted, words=words)
     all_qrels_row = joining.result()
-    run_check = Background(_check_duplicates, run, "run")
+    if run_check is None:
+        run_check = Background(_check_duplicates, run, "run")
     qrels_row = all_qrels_row[rows]
     # row-length arrays are let go as soon as they are used: a smaller peak
     del all_qrels_row, keep, run_query, joining, rows
@@ -238,16 +279,24 @@ def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
                   pooled=pooled[ranked.order])
 
 
-def _order_and_cut(run, run_qkey, score, rows, *, compat, max_docs, ties, labels_sorted):
+def _order_and_cut(run, run_qkey, score, rows, *, compat, max_docs, ties, labels_sorted,
+                   words=None):
     """The run lines kept by ``max_docs`` (-M), as ``(run_qkey, score, rows)``.
 
     Under ``compat="trec_eval"`` they come in trec_eval's order (query,
     score descending, document id descending), which the layout keeps;
     otherwise in input order, the best ``max_docs`` of each query kept.
+    ``words``: the run's id words from its duplicate check, if done
+    already (tied scores are then ordered from them, with no copy of ids).
     """
     if compat == "trec_eval":
-        order, run_qkey, score = _trec_order(
-            run_qkey, score, lambda i, rows=rows: _doc_byte_rank(run, rows[i]))
+        if words is not None:
+            def doc_rank(i, rows=rows):
+                return _words_rank(words, rows[i])
+        else:
+            def doc_rank(i, rows=rows):
+                return _doc_byte_rank(run, rows[i])
+        order, run_qkey, score = _trec_order(run_qkey, score, doc_rank)
         rows = rows[order]
         if max_docs is not None:
             run_qkey, score, rows = _truncate(run_qkey, score, rows, max_docs,

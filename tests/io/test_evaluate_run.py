@@ -246,12 +246,12 @@ def test_id_words_are_the_zero_padded_bytes(ids, kind, route, monkeypatch):
 
 
 @pytest.mark.parametrize("longest", [20, 64, 65])
-def test_doc_byte_rank_is_strcmps_order(longest):
+def test_doc_byte_rank_and_words_rank_are_strcmps_order(longest):
     # trec_eval breaks tied scores by document id as strcmp orders the bytes:
     # prefixes first, bytes unsigned (UTF-8 after ASCII); ids over 64 bytes
     # go through pyarrow's binary sort
     pa = needs("pyarrow")
-    from skrank.io._ids import _doc_byte_rank
+    from skrank.io._ids import _doc_byte_rank, _id_words, _words_rank
     from skrank.io._read import _Table
 
     rng = np.random.default_rng(longest)
@@ -264,10 +264,18 @@ def test_doc_byte_rank_is_strcmps_order(longest):
     table = _Table(np.zeros(len(ids), dtype=np.int64), np.array(["q"], dtype=object), None,
                    None, np.zeros(len(ids)), doc_array=docs)
     rows = rng.permutation(len(ids))[:250]
-    rank = _doc_byte_rank(table, rows)
     keys = [ids[r].encode() for r in rows]
+    every = [i.encode() for i in ids]
     expected = sorted(range(len(rows)), key=lambda i: (keys[i], i))
+    rank = _doc_byte_rank(table, rows)
     np.testing.assert_array_equal(np.argsort(rank, kind="stable"), expected)
+    # from the duplicate check's words of the ids, when it ran first
+    found = _id_words(docs)
+    if max(map(len, every)) > 64:  # bytes: "é" and "ü" are two each
+        assert found is None
+    else:
+        rank = _words_rank(found, rows)
+        np.testing.assert_array_equal(np.argsort(rank, kind="stable"), expected)
 
 
 def test_id_words_refuse_ids_over_64_bytes():

@@ -71,6 +71,41 @@ def test_pieces_of_whole_queries_give_the_numbers_of_one_layout(tmp_path, monkey
 
 
 @pytest.mark.parametrize("grouped", [False, True])
+@pytest.mark.parametrize("duplicate", [False, True])
+def test_pieces_joined_ahead_or_beside_give_the_same_numbers_and_errors(
+        tmp_path, monkeypatch, grouped, duplicate):
+    # a run grouped by query has each piece joined and checked on one
+    # thread a piece ahead of its layout; other runs (and streams) have the
+    # layout join beside it: either way, the same numbers, the same error
+    qrels, run = _files(tmp_path, 2, grouped=grouped)
+    if duplicate:  # in a later piece than the first, in a query's own lines
+        lines = run.read_text().splitlines()
+        lines.insert(50, lines[49])
+        run.write_text("\n".join(lines) + "\n")
+    monkeypatch.setattr(_pieces, "CHUNK_LINES", 7)
+    measure = _evaluate._measure
+    seen = []
+
+    def outcome(ahead):
+        def forced(*args, **kwargs):
+            seen.append(kwargs["ahead"])
+            return measure(*args, **{**kwargs, "ahead": ahead})
+
+        monkeypatch.setattr(_evaluate, "_measure", forced)
+        try:
+            return _evaluate_run(qrels, run, False, compat="trec_eval")
+        except ValueError as exc:
+            return str(exc)
+
+    joined_ahead, beside = outcome(True), outcome(False)
+    assert seen == [grouped, grouped]  # ahead by default for a grouped run only
+    if duplicate:
+        assert "appears twice" in joined_ahead and joined_ahead == beside
+    else:
+        _same(joined_ahead, beside)
+
+
+@pytest.mark.parametrize("grouped", [False, True])
 def test_a_grouped_run_is_cut_in_file_order_into_ranges(tmp_path, monkeypatch, grouped):
     # its queries come in no sorted order: pieces in trec_eval's order of
     # queries would gather lines from all over the file
