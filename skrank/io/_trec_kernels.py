@@ -160,7 +160,7 @@ def sequential_sum(values, query, n_queries):
     other into each query's total; only the nonzero terms are added
     (adding 0.0 changes no sum).
     """
-    rows = np.flatnonzero(values)
+    rows = np.flatnonzero(values != 0)  # a bool array's nonzero is 6x a float array's
     return np.bincount(query[rows], weights=values[rows], minlength=n_queries)
 
 

@@ -95,7 +95,7 @@ def _ideal_dcg_per_query(ranked, *, k, gain, discount="log2"):
     cap = sizes if k is None else np.minimum(sizes, k)
     # the rows of grade 0 add no gain and come last in an ideal ranking:
     # only the others are counted
-    rows = np.flatnonzero(relevance)
+    rows = np.flatnonzero(relevance != 0)  # a bool array's nonzero is 6x a float array's
     grades = relevance[rows]
     top = grades.max() if rows.shape[0] else 0.0
     n_grades = int(top) + 1
