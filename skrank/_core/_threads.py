@@ -17,6 +17,26 @@ def available_cores():
         return os.cpu_count() or 1
 
 
+class Done:
+    """A call's outcome, with :class:`Background`'s face: ``result()`` returns it or raises."""
+
+    def __init__(self, value=None, error=None):
+        self._value, self._error = value, error
+
+    @classmethod
+    def of(cls, func, *args):
+        """``func(*args)``'s outcome: its value, or the exception it raised (kept, not raised)."""
+        try:
+            return cls(func(*args))
+        except BaseException as exc:  # raised by result(), where the caller asks
+            return cls(error=exc)
+
+    def result(self):
+        if self._error is not None:
+            raise self._error
+        return self._value
+
+
 class Background:
     """``func(*args)`` in a thread; ``result()`` waits, returns its value or re-raises.
 
@@ -26,34 +46,17 @@ class Background:
     def __init__(self, func, *args):
         import threading
 
-        self._error = self._value = None
+        self._done = None
 
         def work():
-            try:
-                self._value = func(*args)
-            except BaseException as exc:  # re-raised in the caller's thread
-                self._error = exc
+            self._done = Done.of(func, *args)
 
         self._thread = threading.Thread(target=work, daemon=True)
         self._thread.start()
 
     def result(self):
         self._thread.join()
-        if self._error is not None:
-            raise self._error
-        return self._value
-
-
-class Done:
-    """A call's outcome, with :class:`Background`'s face: ``result()`` returns it or raises."""
-
-    def __init__(self, value=None, error=None):
-        self._value, self._error = value, error
-
-    def result(self):
-        if self._error is not None:
-            raise self._error
-        return self._value
+        return self._done.result()
 
 
 class _Failed:
@@ -98,11 +101,7 @@ def ahead(func, items, depth=1):
                 except StopIteration:
                     out.put(_END)
                     return
-                try:
-                    done = Done(func(item))
-                except BaseException as exc:  # raised by done.result(), in the loop
-                    done = Done(error=exc)
-                out.put((item, done))
+                out.put((item, Done.of(func, item)))
         except BaseException as exc:
             out.put(_Failed(exc))
 

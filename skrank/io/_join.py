@@ -189,16 +189,10 @@ def join_and_check(piece):
     sorts and pyarrow calls that release the GIL; the layout's order of
     the lines, many small numpy steps, stays on the layout's thread.
     """
-    qrels, run, _, run_query = piece
-    if run_query is None:
-        run_query = _run_queries(qrels, run)
+    qrels, run, _, run_query = piece  # every producer of pieces gives run_query
     qrels_rows = _qrels_rows(run, qrels, run_query, run_query >= 0)
     ids = _line_ids(run.doc_array, run.doc_rows) if run.doc_array is not None else None
-    try:
-        _check_duplicates(run, "run", ids)
-        check = Done()
-    except ValueError as exc:
-        check = Done(error=exc)
+    check = Done.of(_check_duplicates, run, "run", ids)
     return run_query, qrels_rows, check, None if ids is None else ids[1]
 
 
