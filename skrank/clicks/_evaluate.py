@@ -335,7 +335,7 @@ def evaluate(
         if aggregate is not None:
             results[name] = ratio_estimate(parts, weights)
             continue
-        scale = 1.0 if parts.denominator is None else _divide(
+        scale = 1.0 if parts.denominator is None else divide(
             1.0, finish_mean(partial_mean(parts.denominator, weights)))
         results[name] = QueryValues(
             ranked.query_ids, np.asarray(parts.numerator, dtype=float) * scale, weights)
@@ -429,10 +429,10 @@ def ratio_estimate(parts, weights):
     if parts.denominator is None:
         return numerator
     denominator = finish_mean(partial_mean(parts.denominator, weights))
-    return _divide(numerator, denominator)
+    return divide(numerator, denominator)
 
 
-def _divide(numerator, denominator):
+def divide(numerator, denominator):
     if denominator > 0:
         return float(numerator / denominator)
     from sklearn.exceptions import UndefinedMetricWarning
