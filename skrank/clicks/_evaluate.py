@@ -461,11 +461,16 @@ def _list_query(ranked, query_id):
     split = np.flatnonzero(low != high)
     if split.shape[0]:
         raise ValueError(
-            f"List {ranked.query_ids[split[0]]!r} has rows of two queries: a "
+            f"List {_plain(ranked.query_ids[split[0]])!r} has rows of two queries: a "
             "displayed list answers one query, so every row of a `list_id` needs "
             "the same `query_id`."
         )
     return low
+
+
+def _plain(value):
+    """A numpy scalar as the Python value it holds (for messages)."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _ideal_order_key(weight, list_code, list_query, doc_id):

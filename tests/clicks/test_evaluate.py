@@ -20,8 +20,12 @@ def _lam(stem, k, rank):
 
 
 def _brute_force(click, score, position, query, theta, stem, k):
-    """Mean over lists of the mean over every order of tied rows (obvious, slow)."""
-    values = []
+    """Mean over lists of the mean over every order of tied rows (obvious, slow).
+
+    For ndcg: the sum over lists of that mean DCG over the sum over lists of
+    the DCG of the list's weights sorted in descending order (its ideal DCG).
+    """
+    values, ideals = [], []
     for q in sorted(set(query)):
         rows = [i for i in range(len(click)) if query[i] == q]
         # all orders consistent with descending score: permutations with
@@ -30,21 +34,16 @@ def _brute_force(click, score, position, query, theta, stem, k):
         for perm in itertools.permutations(rows):
             if any(score[a] < score[b] for a, b in zip(perm, perm[1:])):
                 continue
-            value = sum(_lam(stem, k, r + 1) * click[i] / theta[position[i] - 1]
+            lam = "dcg" if stem == "ndcg" else stem
+            value = sum(_lam(lam, k, r + 1) * click[i] / theta[position[i] - 1]
                         for r, i in enumerate(perm))
-            if stem == "ndcg":
-                weights = sorted((click[i] / theta[position[i] - 1] for i in rows),
-                                 reverse=True)
-                ideal = sum(_lam("dcg", k, r + 1) * w for r, w in enumerate(weights))
-                dcg = sum(_lam("dcg", k, r + 1) * click[i] / theta[position[i] - 1]
-                          for r, i in enumerate(perm))
-                value = dcg / ideal if ideal > 0 else float("nan")
             totals.append(value)
         values.append(sum(totals) / len(totals))
-    values = np.array(values)
+        weights = sorted((click[i] / theta[position[i] - 1] for i in rows), reverse=True)
+        ideals.append(sum(_lam("dcg", k, r + 1) * w for r, w in enumerate(weights)))
     if stem == "ndcg":
-        return float(np.nanmean(values))
-    return float(values.mean())
+        return sum(values) / sum(ideals)
+    return float(np.mean(values))
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -58,7 +57,7 @@ def test_ties_equal_the_mean_over_all_tie_orders(seed):
     score = rng.integers(0, 3, query.shape[0]).astype(float)  # many ties
     theta = np.array([1.0, 0.6, 0.45, 0.3, 0.2])
     metrics = ["dcg@3", "dcg", "precision@2", "arp", "ndcg@3"]
-    result = evaluate(click, score, position=position, query_id=query,
+    result = evaluate(click, score, position=position, list_id=query,
                       propensity=lambda k: theta[k - 1], metrics=metrics)
     for name in metrics:
         stem, _, k = name.partition("@")
@@ -74,7 +73,7 @@ def test_worked_example_with_clip_and_diagnostics():
     score = [0.1, 0.9, 0.5, 0.3, 0.2, 0.8]  # new ranks in "a": 4, 1, 2, 3
     position = [1, 2, 3, 4, 1, 2]
     query = ["a", "a", "a", "a", "b", "b"]
-    result = evaluate(click, score, position=position, query_id=query,
+    result = evaluate(click, score, position=position, list_id=query,
                       propensity=lambda k: 1.0 / k, clip=0.3,
                       metrics=["dcg@2", "precision@3", "arp", "ndcg@2"])
     w2, w4 = 2.0, 1 / 0.3
@@ -82,9 +81,10 @@ def test_worked_example_with_clip_and_diagnostics():
     assert result["dcg@2"] == pytest.approx((w2 / math.log2(2) + 0.0) / 2)
     assert result["precision@3"] == pytest.approx(((w2 + w4) / 3) / 2)
     assert result["arp"] == pytest.approx((w2 * 1 + w4 * 3) / 2)
-    # ndcg@2: list b has no click, left out; ideal puts w4 first, then w2
+    # ndcg@2: sum of DCG over sum of ideal DCG; list b (no click) adds 0 to
+    # both; a's ideal order puts w4 first, then w2
     ideal = w4 + w2 / math.log2(3)
-    assert result["ndcg@2"] == pytest.approx(w2 / ideal)
+    assert result["ndcg@2"] == pytest.approx((w2 + 0) / (ideal + 0))
     assert result.n_lists == 2 and result.n_clicks == 2
     assert result.n_lists_without_click == 1
     assert result.max_weight == pytest.approx(w4)
@@ -97,7 +97,7 @@ def test_per_list_values_and_sample_weight():
     score = [3, 2, 1, 3, 2, 1]
     position = [1, 2, 3, 1, 2, 3]
     query = [20, 20, 20, 10, 10, 10]
-    result = evaluate(click, score, position=position, query_id=query,
+    result = evaluate(click, score, position=position, list_id=query,
                       propensity=[1, 1, 1, 0.5, 0.5, 0.5], metrics="precision@1",
                       aggregate=None)
     values = result["precision@1"]
@@ -105,7 +105,7 @@ def test_per_list_values_and_sample_weight():
     np.testing.assert_array_equal(values.query_id, [10, 20])
     # list 10: its click (weight 2) is ranked 2 -> 0; list 20: ranked 1 -> 1
     np.testing.assert_allclose(values.value, [0.0, 1.0])
-    weighted = evaluate(click, score, position=position, query_id=query,
+    weighted = evaluate(click, score, position=position, list_id=query,
                         propensity=1.0, metrics="precision@1",
                         sample_weight=[1, 1, 1, 3, 3, 3])
     assert weighted["precision@1"] == pytest.approx((0 * 3 + 1 * 1) / 4)
@@ -118,7 +118,7 @@ def test_propensity_forms_agree():
     click = rng.integers(0, 2, 200)
     score = rng.normal(size=200)
     theta = np.array([1.0, 0.5, 0.4, 0.25])
-    common = dict(position=position, query_id=query, metrics=["dcg@3", "arp"])
+    common = dict(position=position, list_id=query, metrics=["dcg@3", "arp"])
     a = evaluate(click, score, propensity=PositionBias(theta), **common)
     b = evaluate(click, score, propensity=lambda k: theta[k - 1], **common)
     c = evaluate(click, score, propensity=theta[position - 1], **common)
@@ -126,7 +126,7 @@ def test_propensity_forms_agree():
 
 
 def test_result_pickles():
-    result = evaluate([1, 0], [1, 0], position=[1, 2], query_id=[0, 0], propensity=1.0)
+    result = evaluate([1, 0], [1, 0], position=[1, 2], list_id=[0, 0], propensity=1.0)
     again = pickle.loads(pickle.dumps(result))
     assert again == result and again.n_clicks == 1
 
@@ -155,7 +155,7 @@ def test_ips_is_unbiased_and_the_naive_metric_is_not():
     query = np.repeat(np.arange(n_lists), 5)
     ips, naive = [], []
     for log in clicks:  # one evaluate per simulated log (300 small calls)
-        common = dict(position=np.tile(position, n_lists), query_id=query,
+        common = dict(position=np.tile(position, n_lists), list_id=query,
                       metrics="dcg@3")
         ips.append(evaluate(log.ravel(), np.tile(new_score, n_lists),
                             propensity=lambda k: theta[k - 1], **common)["dcg@3"])
@@ -180,14 +180,14 @@ def test_other_linear_metrics_are_unbiased(stem):
     query = np.repeat(np.arange(50), 4)
     values = np.array([
         evaluate(log.ravel(), np.tile(new_score, 50), position=np.tile(position, 50),
-                 query_id=query, propensity=lambda k: theta[k - 1], metrics=stem)[stem]
+                 list_id=query, propensity=lambda k: theta[k - 1], metrics=stem)[stem]
         for log in clicks
     ])
     assert abs(values.mean() - truth) < 4 * values.std(ddof=1) / np.sqrt(200)
 
 
 # -- bad input: a ValueError naming the argument and the first bad row ----------
-GOOD = dict(position=[1, 2, 1, 2], query_id=[0, 0, 1, 1], propensity=[1, 0.5, 1, 0.5])
+GOOD = dict(position=[1, 2, 1, 2], list_id=[0, 0, 1, 1], propensity=[1, 0.5, 1, 0.5])
 
 
 @pytest.mark.parametrize("change, message", [
@@ -217,16 +217,30 @@ def test_bad_input(change, message):
 def test_duplicate_position_found_with_sparse_positions():
     # positions far apart: the sort path of the check, not the table
     with pytest.raises(ValueError, match="row 2 repeats row 0"):
-        evaluate([0, 1, 0], [1, 2, 3], position=[10**6, 1, 10**6], query_id=[5, 5, 5],
+        evaluate([0, 1, 0], [1, 2, 3], position=[10**6, 1, 10**6], list_id=[5, 5, 5],
                  propensity=1.0)
 
 
-def test_query_id_is_required():
-    with pytest.raises(ValueError, match="`query_id` is required"):
-        evaluate([1, 0], [1, 0], position=[1, 2], query_id=None, propensity=1.0)
+@pytest.mark.parametrize("missing", ["list_id", "position", "propensity"])
+def test_required_arguments_say_so(missing):
+    arguments = dict(position=[1, 2], list_id=[0, 0], propensity=1.0)
+    arguments[missing] = None
+    with pytest.raises(ValueError, match=f"`{missing}` is required"):
+        evaluate([1, 0], [1, 0], **arguments)
+
+
+def test_a_list_answers_one_query():
+    with pytest.raises(ValueError, match="List 0 has rows of two queries"):
+        evaluate([1, 0], [1, 0], position=[1, 2], list_id=[0, 0], query_id=[1, 2],
+                 propensity=1.0)
+    # a query of two lists: the mean over lists is unchanged by query_id
+    common = dict(position=[1, 2, 1, 2], list_id=[0, 0, 1, 1], propensity=0.5,
+                  metrics=["dcg@2", "precision@1", "arp"])
+    assert (evaluate([1, 0, 0, 1], [1, 2, 2, 1], query_id=[7, 7, 7, 7], **common)
+            == evaluate([1, 0, 0, 1], [1, 2, 2, 1], **common))
 
 
 def test_a_callable_may_return_one_number():
-    a = evaluate([1, 0, 1], [3, 2, 1], position=[1, 2, 3], query_id=[0, 0, 0],
+    a = evaluate([1, 0, 1], [3, 2, 1], position=[1, 2, 3], list_id=[0, 0, 0],
                  propensity=lambda k: 0.5, metrics="arp")
     assert a["arp"] == pytest.approx(1 / 0.5 + 3 / 0.5)
