@@ -315,11 +315,11 @@ def evaluate(
     ranked second by the new ranker) and at position 2 (weight 2, ranked
     first):
 
-    >>> result = evaluate([1, 0, 0, 1], [1, 2, 2, 1], position=[1, 2, 1, 2],
+    >>> result = evaluate([1, 0, 0, 1], [1, 2, 1, 2], position=[1, 2, 1, 2],
     ...                   list_id=[1, 1, 2, 2], propensity=lambda k: 1 / k,
     ...                   metrics="ndcg@2")
-    >>> result["ndcg@2"]              # (1 / log2(3) + 2 / log2(3)) / (1 + 2)
-    0.6309...
+    >>> result["ndcg@2"]              # (1 / log2(3) + 2 / log2(2)) / (1 + 2)
+    0.8769...
     """
     parsed = parse_click_metrics(metrics)
     clip = check_clip(clip)

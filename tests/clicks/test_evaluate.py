@@ -244,3 +244,165 @@ def test_a_callable_may_return_one_number():
     a = evaluate([1, 0, 1], [3, 2, 1], position=[1, 2, 3], list_id=[0, 0, 0],
                  propensity=lambda k: 0.5, metrics="arp")
     assert a["arp"] == pytest.approx(1 / 0.5 + 3 / 0.5)
+
+
+# -- ndcg@k: a ratio of sums over lists, on simulations of the PBM ---------------
+def test_ndcg_worked_example_depends_on_the_propensities():
+    # two lists, one click each: list 1 at logged position 1 (new rank 2),
+    # list 2 at logged position 2 (new rank 1). Every list's ideal puts its
+    # click first, so the old per-list ratio was 1/log2(3) and 1, whatever
+    # the propensities; the ratio of sums weighs each click by 1/theta.
+    click, score = [1, 0, 0, 1], [1, 2, 1, 2]
+    common = dict(position=[1, 2, 1, 2], list_id=[1, 1, 2, 2], metrics="ndcg@2")
+    values = {}
+    for theta2 in (1.0, 0.5, 0.1):
+        w1, w2 = 1.0, 1.0 / theta2
+        expected = (w1 / math.log2(3) + w2 / math.log2(2)) / (w1 + w2)
+        got = evaluate(click, score, propensity=lambda k: np.where(k == 1, 1.0, theta2),
+                       **common)["ndcg@2"]
+        assert got == pytest.approx(expected, rel=1e-12)
+        values[theta2] = got
+    assert values[1.0] < values[0.5] < values[0.1]
+
+
+def test_ndcg_per_list_values_average_to_the_estimate():
+    rng = np.random.default_rng(7)
+    lists = np.repeat(np.arange(30), 4)
+    click = (rng.random(120) < 0.3).astype(int)
+    position = np.tile([1, 2, 3, 4], 30)
+    score = rng.normal(size=120)
+    weight = rng.uniform(0.5, 2.0, size=120)
+    common = dict(position=position, list_id=lists, propensity=lambda k: 1 / k,
+                  metrics=["ndcg@3", "dcg@3"], sample_weight=weight)
+    mean = evaluate(click, score, **common)
+    per_list = evaluate(click, score, aggregate=None, **common)
+    values = per_list["ndcg@3"]
+    assert np.average(values.value, weights=values.weight) == pytest.approx(
+        mean["ndcg@3"], rel=1e-12)
+    # each list's IPS DCG over the mean IPS ideal DCG of all lists
+    ideal = evaluate(click, click * position, aggregate=None,  # weights 1/theta = k
+                     **{**common, "metrics": "dcg@3"})["dcg@3"]
+    mean_ideal = np.average(ideal.value, weights=ideal.weight)
+    np.testing.assert_allclose(values.value, per_list["dcg@3"].value / mean_ideal,
+                               rtol=1e-12)
+
+
+def _pbm_world(rng, n_queries, n_docs):
+    """True click probabilities (gamma) per (query, doc), and a noisy logger's scores."""
+    gamma = rng.beta(0.6, 1.4, size=(n_queries, n_docs))
+    return gamma, gamma + rng.normal(0, 0.35, size=gamma.shape)
+
+
+def _pbm_log(rng, gamma, logger, theta, n_sessions):
+    """Every query shown ``n_sessions`` times in the logger's order; PBM clicks.
+
+    Rows ordered by (session, query, doc); the list of a row is its
+    (session, query).
+    """
+    n_queries, n_docs = gamma.shape
+    position = np.empty((n_queries, n_docs), dtype=np.int64)
+    np.put_along_axis(position, np.argsort(-logger, axis=1),
+                      np.tile(np.arange(1, n_docs + 1), (n_queries, 1)), axis=1)
+    shape = (n_sessions, n_queries, n_docs)
+    examined = rng.random(shape) < theta[position - 1]
+    click = (examined & (rng.random(shape) < gamma)).astype(np.int64)
+    session, query, doc = np.indices(shape)
+    return dict(click=click.ravel(), position=np.broadcast_to(position, shape).ravel(),
+                list_id=(session * n_queries + query).ravel(), query_id=query.ravel(),
+                doc_id=doc.ravel())
+
+
+def _true_dcg(gamma, score, k):
+    """Per query: DCG@k of the ranking by ``score`` and the ideal DCG@k, gains gamma."""
+    n_queries, n_docs = gamma.shape
+    discount = np.where(np.arange(1, n_docs + 1) <= k,
+                        1 / np.log2(np.arange(2, n_docs + 2)), 0.0)
+    ranked = np.take_along_axis(gamma, np.argsort(-score, axis=1), axis=1)
+    ideal = -np.sort(-gamma, axis=1)
+    return ranked @ discount, ideal @ discount
+
+
+THETAS = {"1/k": 1 / np.arange(1, 9), "k^-0.5": np.arange(1, 9) ** -0.5,
+          "0.7^(k-1)": 0.7 ** np.arange(8)}
+
+
+@pytest.mark.parametrize("shape", sorted(THETAS))
+def test_ndcg_converges_to_the_ratio_of_expected_dcg_to_expected_ideal_dcg(shape):
+    theta = THETAS[shape]
+    rng = np.random.default_rng(11)
+    gamma, logger = _pbm_world(rng, 100, 6)
+    score = gamma + rng.normal(0, 0.2, size=gamma.shape)  # a good, imperfect ranker
+    dcg, ideal = _true_dcg(gamma, score, k=4)
+    truth = dcg.sum() / ideal.sum()  # the same lists in every session
+    assert abs(truth - np.mean(dcg / ideal)) > 1e-3  # not the mean per-list nDCG
+
+    def estimate(n_sessions, **ids):
+        log = _pbm_log(rng, gamma, logger, theta, n_sessions)
+        y_score = np.broadcast_to(score, (n_sessions, *score.shape)).ravel()
+        return evaluate(log["click"], y_score, position=log["position"],
+                        list_id=log["list_id"], propensity=lambda k: theta[k - 1],
+                        metrics="ndcg@4", **{name: log[name] for name in ids})["ndcg@4"]
+
+    few = estimate(5, query_id=True, doc_id=True)
+    many = estimate(300, query_id=True, doc_id=True)
+    assert abs(many - truth) < 0.02
+    assert abs(many - truth) < abs(few - truth) / 3
+    # without doc_id each list orders its own clicks: the ideal DCG is
+    # overstated (a max of noisy weights) and the value stays low
+    assert truth - estimate(300) > 0.1
+
+
+def test_ndcg_orders_rankers_as_ips_dcg_does_and_better_than_naive_click_ndcg():
+    # Pairs of rankers mixing the true gamma (with noise) and the logger's
+    # score; the truth: each ranker's mean nDCG@5 over queries, gains gamma.
+    import warnings
+    from itertools import combinations
+
+    from skrank import ndcg_score
+
+    rng = np.random.default_rng(1)
+    counts = dict.fromkeys(["ndcg", "dcg", "naive", "per_list"], 0)
+    n_pairs = 0
+    for world in range(24):
+        theta = list(THETAS.values())[world % 3]
+        gamma, logger = _pbm_world(rng, 150, 8)
+        n_sessions = int(rng.integers(1, 4))
+        log = _pbm_log(rng, gamma, logger, theta, n_sessions)
+        common = dict(position=log["position"], list_id=log["list_id"],
+                      propensity=lambda k: theta[k - 1])
+        truth, found = [], {name: [] for name in counts}
+        for _ in range(6):
+            imitation, noise = rng.uniform(0, 1), rng.uniform(0.05, 0.5)
+            score = ((1 - imitation) * (gamma + rng.normal(0, noise, gamma.shape))
+                     + imitation * logger)
+            dcg, ideal = _true_dcg(gamma, score, k=5)
+            truth.append(np.mean(dcg / ideal))
+            y_score = np.broadcast_to(score, (n_sessions, *score.shape)).ravel()
+            result = evaluate(log["click"], y_score, metrics=["ndcg@5", "dcg@5"],
+                              **common)
+            found["ndcg"].append(result["ndcg@5"])
+            found["dcg"].append(result["dcg@5"])
+            with warnings.catch_warnings():  # lists without a click are skipped
+                warnings.simplefilter("ignore")
+                found["naive"].append(ndcg_score(log["click"], y_score, k=5,
+                                                 query_id=log["list_id"], gain="linear"))
+            # the former definition: the mean over clicked lists of per-list
+            # IPS DCG over the IPS DCG of the list's weights in ideal order
+            per_list = evaluate(log["click"], y_score, metrics="dcg@5",
+                                aggregate=None, **common)["dcg@5"].value
+            weight = log["click"] / theta[log["position"] - 1]
+            ideal = evaluate(log["click"], weight, metrics="dcg@5", aggregate=None,
+                             **common)["dcg@5"].value
+            with np.errstate(invalid="ignore"):
+                found["per_list"].append(np.nanmean(per_list / ideal))
+        for a, b in combinations(range(len(truth)), 2):
+            n_pairs += 1
+            sign = np.sign(truth[a] - truth[b])
+            for name in counts:
+                counts[name] += np.sign(found[name][a] - found[name][b]) == sign
+    rates = {name: count / n_pairs for name, count in counts.items()}
+    # the denominator does not depend on the ranker: the same choices as IPS DCG
+    assert rates["ndcg"] == rates["dcg"]
+    assert rates["ndcg"] > 0.75
+    assert rates["ndcg"] > rates["naive"] + 0.15
+    assert rates["ndcg"] > rates["per_list"] + 0.1
