@@ -17,7 +17,7 @@ from .._core._factorize import factorize
 from .._core._layout import rank_queries, segment_sum
 from .._core._validation import check_positive_int, check_score
 from .._core._warnings import warn
-from ..metrics._gain import _dcg_per_query
+from ..metrics._gain import _dcg_per_query, _ideal_dcg_per_query
 from ._validation import (
     check_clicks,
     check_clip,
@@ -478,10 +478,10 @@ def _ideal_order_key(weight, list_code, list_query, doc_id):
 
     The mean weight of the document over the other lists of its query that
     showed it (independent of the row's own click); the row's own weight
-    where no other list showed it, or without ``doc_id``.
+    where no other list showed it. (Without ``doc_id`` every row has its
+    own weight: the list's ideal DCG, which :func:`list_values` takes from
+    the layout.)
     """
-    if doc_id is None:
-        return weight
     n_rows = weight.shape[0]
     doc = _codes("doc_id", doc_id, n_rows)
     pair = np.unique(np.column_stack([list_query[list_code], doc]), axis=0,
@@ -528,7 +528,10 @@ def list_values(parsed, click, y_score, position, list_id, propensity, clip,
     for name, stem, k in parsed:
         if stem in ("dcg", "ndcg"):
             values = ListValues(_dcg_per_query(ranked, k=k, gain="linear"))
-            if stem == "ndcg":
+            if stem == "ndcg" and doc_id is None:  # each list by its own weights
+                values = values._replace(
+                    denominator=_ideal_dcg_per_query(ranked, k=k, gain="linear"))
+            elif stem == "ndcg":
                 if ideal is None:
                     key = _ideal_order_key(weight, _input_codes(ranked), list_query,
                                            doc_id)

@@ -277,11 +277,15 @@ def evaluate_clicks(
     clip = check_clip(clip)
     check_aggregate_options("skip", aggregate)
     check_option("partitioned_by_query", partitioned_by_query, ("auto", True, False))
-    if propensity is None:
-        raise ValueError(
-            "`propensity` is required: a PositionBias, a callable of positions, "
-            "a column name or one number in (0, 1]."
-        )
+    for argument, value, what in (
+            ("position", position, "the column of the 1-based position at which "
+             "the logger showed each row"),
+            ("list_id", list_id, "the column (or index name) of the displayed "
+             "list of each row"),
+            ("propensity", propensity, "a PositionBias, a callable of positions, "
+             "a column name or one number in (0, 1]")):
+        if value is None:
+            raise ValueError(f"`{argument}` is required: {what}.")
     for argument, name in (("click", click), ("y_score", y_score),
                            ("position", position)):
         _check_column(df, argument, name)

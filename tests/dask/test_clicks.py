@@ -169,5 +169,9 @@ def test_evaluate_clicks_needs_a_propensity_and_a_list_column():
     df = dd.from_pandas(click_log(6, n_lists=5), npartitions=2)
     with pytest.raises(ValueError, match="`propensity` is required"):
         skrank.dask.evaluate_clicks(df, propensity=None)
+    with pytest.raises(ValueError, match="`position` is required"):
+        skrank.dask.evaluate_clicks(df, position=None, propensity=0.5)
+    with pytest.raises(ValueError, match="`list_id` is required"):
+        skrank.dask.evaluate_clicks(df, list_id=None, propensity=0.5)
     with pytest.raises(ValueError, match="`list_id` must name a column"):
         skrank.dask.evaluate_clicks(df, list_id="session", propensity=0.5)
