@@ -258,19 +258,22 @@ def evaluate(
         \\frac{\\lambda(\\rho_d)}{\\theta(p_d)}
 
     where ``w_l`` is the list's weight and ``rho_d`` the rank of ``d`` in
-    an *ideal order* of the list's documents: by the mean weight
-    (``click / theta``) of ``d`` over the *other* lists of the same query
-    that showed it (with ``doc_id``; a document no other list showed, and
-    every document without ``doc_id``, by its own weight). It estimates
-    :math:`E[\\mathrm{DCG@k}] / E[\\mathrm{IDCG@k}]` under the
-    position-based model, with :math:`\\gamma_d` as the gains: the ratio of
-    the expected DCG to the expected ideal DCG over lists, which is not the
-    mean of per-list nDCGs. It is consistent (as the lists of every query
-    grow in number, with ``doc_id``), not unbiased. Without ``doc_id``, or
-    with few lists per query, the ideal order is itself estimated from the
-    clicks it weighs and :math:`\\hat I` overstates the ideal DCG, so the
-    value is low. Its denominator does not depend on ``y_score``: on one
-    log it orders rankers exactly as ``"dcg@k"`` does, and ``"dcg@k"``
+    an *ideal order* of the list's documents, by an estimate of their
+    ``gamma``. Without ``doc_id``, that is the list's own weights
+    (``click / theta``). With ``query_id`` and ``doc_id``, :math:`\\hat
+    I(l)` is the mean of two: ordered by the document's mean weight over
+    all lists of its query that showed it (which favours this list's own
+    clicks: too high on average) and over the *other* lists (an order
+    independent of this list's clicks, which can only miss the ideal: too
+    low). It estimates :math:`E[\\mathrm{DCG@k}] / E[\\mathrm{IDCG@k}]`
+    under the position-based model, with :math:`\\gamma_d` as the gains:
+    the ratio of the expected DCG to the expected ideal DCG over lists,
+    which is not the mean of per-list nDCGs. It is consistent as the lists
+    of every query grow in number (with ``doc_id``), not unbiased; without
+    ``doc_id`` the ideal DCG is a maximum of noisy weights, too high, and
+    the value much too low, however many lists there are. The denominator
+    does not depend on ``y_score``: on one log ``"ndcg@k"`` orders rankers
+    exactly as ``"dcg@k"`` does, and ``"dcg@k"``
     (unbiased) remains the metric to select with; ``"ndcg@k"`` puts the
     value on a 0-1 scale. With ``aggregate=None`` a list's value is
     :math:`\\hat V_{\\mathrm{DCG@k}}(l)` over the mean of :math:`\\hat I`
@@ -473,28 +476,48 @@ def _plain(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
-def _ideal_order_key(weight, list_code, list_query, doc_id):
-    """Per row, the estimate of its document's gamma that orders the ideal list.
+def _ideal_order_keys(weight, list_code, list_query, doc_id):
+    """Two estimates of each row's gamma, by which the ideal lists are ordered.
 
-    The mean weight of the document over the other lists of its query that
-    showed it (independent of the row's own click); the row's own weight
-    where no other list showed it. (Without ``doc_id`` every row has its
-    own weight: the list's ideal DCG, which :func:`list_values` takes from
-    the layout.)
+    The mean weight of the row's document over the lists of its query that
+    showed it: over all of them (``pooled``: the order then leans towards
+    this list's own clicks, and the ideal DCG it gives is too high on
+    average), and over the others (``left_out``: an order independent of
+    this list's clicks, which can only miss the ideal one, so too low; the
+    row's own weight where no other list showed the document).
     """
     n_rows = weight.shape[0]
     doc = _codes("doc_id", doc_id, n_rows)
-    pair = np.unique(np.column_stack([list_query[list_code], doc]), axis=0,
-                     return_inverse=True)[1].reshape(-1)
     seen = np.unique(np.column_stack([list_code, doc]), axis=0).shape[0]
     if seen != n_rows:
         raise ValueError(
             "`doc_id` repeats a document within a list: a list shows each "
             "document once."
         )
-    total = np.bincount(pair, weights=weight)[pair] - weight
-    others = np.bincount(pair)[pair] - 1
-    return np.where(others > 0, total / np.maximum(others, 1), weight)
+    pair = np.unique(np.column_stack([list_query[list_code], doc]), axis=0,
+                     return_inverse=True)[1].reshape(-1)
+    total = np.bincount(pair, weights=weight)[pair]
+    count = np.bincount(pair)[pair]
+    others = count - 1
+    left_out = np.where(others > 0, (total - weight) / np.maximum(others, 1), weight)
+    return total / count, left_out
+
+
+def _ideal_dcg(ranked, weight, list_id, list_query, doc_id, k):
+    """Each list's IPS ideal DCG@k: the denominator of ``ndcg@k``.
+
+    Without ``doc_id``: the DCG of the list's weights in descending order.
+    With it: the mean of the DCGs of the list's weights in the two orders
+    of :func:`_ideal_order_keys`, whose expectations bracket the ideal DCG.
+    """
+    if doc_id is None:
+        return _ideal_dcg_per_query(ranked, k=k, gain="linear")
+    keys = _ideal_order_keys(weight, _input_codes(ranked), list_query, doc_id)
+    return sum(
+        _dcg_per_query(rank_queries(weight, key, query_id=list_id), k=k,
+                       gain="linear")
+        for key in keys
+    ) / 2
 
 
 def list_values(parsed, click, y_score, position, list_id, propensity, clip,
@@ -523,21 +546,13 @@ def list_values(parsed, click, y_score, position, list_id, propensity, clip,
 
     spread = ranked.block_mean(ranked.relevance)
     no_click = ranked.n_relevant == 0
-    ideal = None
     per_list = {}
     for name, stem, k in parsed:
         if stem in ("dcg", "ndcg"):
             values = ListValues(_dcg_per_query(ranked, k=k, gain="linear"))
-            if stem == "ndcg" and doc_id is None:  # each list by its own weights
-                values = values._replace(
-                    denominator=_ideal_dcg_per_query(ranked, k=k, gain="linear"))
-            elif stem == "ndcg":
-                if ideal is None:
-                    key = _ideal_order_key(weight, _input_codes(ranked), list_query,
-                                           doc_id)
-                    ideal = rank_queries(weight, key, query_id=list_id)
-                values = values._replace(
-                    denominator=_dcg_per_query(ideal, k=k, gain="linear"))
+            if stem == "ndcg":
+                values = values._replace(denominator=_ideal_dcg(
+                    ranked, weight, list_id, list_query, doc_id, k))
         elif stem == "precision":
             values = ListValues(_precision_per_list(ranked, spread, k))
         else:

@@ -217,3 +217,31 @@ def test_the_paired_test_separates_rankers_and_not_equal_ones():
     low, high = _binomial_band(0.05, n_logs)
     for name in ("t_equal", "randomization_equal"):
         assert max(low, 0) <= rejected[name] / n_logs <= high, rejected
+
+
+def test_ndcg_intervals_cover_the_population_ratio_with_doc_id():
+    # the population value: E[DCG@3] / E[ideal DCG@3] over queries
+    sigma = (0.1, 0.6)
+    rng = np.random.default_rng(123)
+    gamma = _queries(rng, 400_000)
+    ideal = (-np.sort(-gamma, axis=1) @ DISCOUNT).mean()
+    truth = np.array([
+        (np.take_along_axis(gamma, np.argsort(-(gamma + rng.normal(0, s, gamma.shape)),
+                                              axis=1), axis=1) @ DISCOUNT).mean()
+        for s in sigma
+    ]) / ideal
+    rng = np.random.default_rng(2)
+    n_logs = 100
+    covered = np.zeros(2)
+    for seed in range(n_logs):
+        log = _log(rng, n_queries=40, n_sessions=20, sigma=sigma)
+        doc = np.indices((20, 40, 5))[2].ravel()
+        result = compare(log["click"], log["systems"], position=log["position"],
+                         list_id=log["list_id"], query_id=log["query_id"], doc_id=doc,
+                         propensity=lambda k: THETA[k - 1], metrics="ndcg@3",
+                         n_resamples=400, random_state=seed)
+        low = np.array(result.summary.column("ci_low"))
+        high = np.array(result.summary.column("ci_high"))
+        covered += (low <= truth) & (truth <= high)
+    low, high = _binomial_band(0.95, n_logs)
+    assert ((covered / n_logs >= low) & (covered / n_logs <= high)).all(), covered

@@ -406,3 +406,32 @@ def test_ndcg_orders_rankers_as_ips_dcg_does_and_better_than_naive_click_ndcg():
     assert rates["ndcg"] > 0.75
     assert rates["ndcg"] > rates["naive"] + 0.15
     assert rates["ndcg"] > rates["per_list"] + 0.1
+
+
+def test_ndcg_with_doc_id_by_hand():
+    # one query, three lists of documents x (logged first) and y; x is
+    # clicked in lists A and B, y in C; propensity 1, so weights = clicks.
+    # The new ranker puts y first. L = 1/log2(3), the discount of rank 2.
+    L = 1 / math.log2(3)
+    click = [1, 0, 1, 0, 0, 1]
+    score = [0, 1, 0, 1, 0, 1]
+    common = dict(position=[1, 2, 1, 2, 1, 2], list_id=["A", "A", "B", "B", "C", "C"],
+                  propensity=1.0, metrics="ndcg@2")
+    dcg = L + L + 1  # A and B: x at rank 2; C: y at rank 1
+    # without doc_id: each list's click first, ideal DCG 1 each
+    assert evaluate(click, score, **common)["ndcg@2"] == pytest.approx(dcg / 3)
+    # pooled means over A, B, C: x 2/3, y 1/3: x first everywhere, ideal
+    # DCGs 1, 1, L. Left out: for A (and B), x and y both 1/2 over the two
+    # others: a tie, the click at the mean of ranks 1 and 2, (1 + L) / 2;
+    # for C, x 1 and y 0 over A and B: y second, L.
+    ideal = [(1 + (1 + L) / 2) / 2, (1 + (1 + L) / 2) / 2, (L + L) / 2]
+    got = evaluate(click, score, query_id=[7] * 6, doc_id=["x", "y"] * 3, **common)
+    assert got["ndcg@2"] == pytest.approx(dcg / sum(ideal), rel=1e-12)
+
+
+def test_doc_id_errors_name_doc_id():
+    common = dict(position=[1, 2], list_id=[0, 0], propensity=1.0, metrics="ndcg@2")
+    with pytest.raises(ValueError, match="`doc_id` repeats a document within a list"):
+        evaluate([1, 0], [1, 0], doc_id=["x", "x"], **common)
+    with pytest.raises(ValueError, match="`doc_id` contains missing values"):
+        evaluate([1, 0], [1, 0], doc_id=["x", None], **common)
