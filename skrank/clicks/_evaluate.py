@@ -471,6 +471,16 @@ def _list_query(ranked, query_id):
     return low
 
 
+def _pair_codes(first, second):
+    """Codes 0..n-1 of the distinct pairs (first, second) of integer codes."""
+    first, second = first.astype(np.int64), second.astype(np.int64)
+    size = int(second.max()) + 1
+    if (int(first.max()) + 1) * size < 2**62:  # one integer key per pair
+        return np.unique(first * size + second, return_inverse=True)[1].reshape(-1)
+    return np.unique(np.column_stack([first, second]), axis=0,
+                     return_inverse=True)[1].reshape(-1)
+
+
 def _plain(value):
     """A numpy scalar as the Python value it holds (for messages)."""
     return value.item() if isinstance(value, np.generic) else value
@@ -488,14 +498,12 @@ def _ideal_order_keys(weight, list_code, list_query, doc_id):
     """
     n_rows = weight.shape[0]
     doc = _codes("doc_id", doc_id, n_rows)
-    seen = np.unique(np.column_stack([list_code, doc]), axis=0).shape[0]
-    if seen != n_rows:
+    if _pair_codes(list_code, doc).max() + 1 != n_rows:
         raise ValueError(
             "`doc_id` repeats a document within a list: a list shows each "
             "document once."
         )
-    pair = np.unique(np.column_stack([list_query[list_code], doc]), axis=0,
-                     return_inverse=True)[1].reshape(-1)
+    pair = _pair_codes(list_query[list_code], doc)
     total = np.bincount(pair, weights=weight)[pair]
     count = np.bincount(pair)[pair]
     others = count - 1
