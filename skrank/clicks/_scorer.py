@@ -286,7 +286,7 @@ _WHAT = {"list_id": "the displayed list (impression) of every row",
 
 
 def _missing_message(scorer, X, missing):
-    """Why the scorer got no ``missing`` (``list_id``, ``position``) and how to pass them."""
+    """Why the scorer got no ``missing`` (list ids, positions), and how to pass them."""
     reasons = []
     for name in missing:
         alias = scorer._score_request.get(name)

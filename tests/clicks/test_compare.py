@@ -188,7 +188,8 @@ def test_query_bootstrap_intervals_cover_the_population_value():
             covered[unit] += (low <= truth) & (truth <= high)
             width[unit] += float(np.mean(high - low)) / n_logs
     low, high = _binomial_band(0.95, n_logs)
-    assert ((covered["query"] / n_logs >= low) & (covered["query"] / n_logs <= high)).all()
+    rate = covered["query"] / n_logs
+    assert ((rate >= low) & (rate <= high)).all()
     # resampling lists treats the 20 sessions of a query as independent:
     # intervals about 40% narrower, covering far less often
     assert (covered["list"] / n_logs < low).all()

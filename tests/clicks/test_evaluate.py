@@ -288,7 +288,7 @@ def test_ndcg_per_list_values_average_to_the_estimate():
 
 
 def _pbm_world(rng, n_queries, n_docs):
-    """True click probabilities (gamma) per (query, doc), and a noisy logger's scores."""
+    """True click probabilities (gamma) per (query, doc), a noisy logger's scores."""
     gamma = rng.beta(0.6, 1.4, size=(n_queries, n_docs))
     return gamma, gamma + rng.normal(0, 0.35, size=gamma.shape)
 
@@ -384,8 +384,8 @@ def test_ndcg_orders_rankers_as_ips_dcg_does_and_better_than_naive_click_ndcg():
             found["dcg"].append(result["dcg@5"])
             with warnings.catch_warnings():  # lists without a click are skipped
                 warnings.simplefilter("ignore")
-                found["naive"].append(ndcg_score(log["click"], y_score, k=5,
-                                                 query_id=log["list_id"], gain="linear"))
+                found["naive"].append(ndcg_score(
+                    log["click"], y_score, k=5, query_id=log["list_id"], gain="linear"))
             # the former definition: the mean over clicked lists of per-list
             # IPS DCG over the IPS DCG of the list's weights in ideal order
             per_list = evaluate(log["click"], y_score, metrics="dcg@5",

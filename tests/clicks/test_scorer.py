@@ -30,7 +30,7 @@ def routing():
 
 
 def _by_hand(make_model, X, click, lists, position, queries, cv, metrics):
-    """Each fold (grouped by query)'s metrics from skrank.clicks.evaluate, arp negated."""
+    """Each fold's metrics (folds by query) from skrank.clicks.evaluate, arp negated."""
     folds = []
     for train, test in cv.split(X, click, groups=queries):
         assert not np.isin(queries[test], queries[train]).any()
@@ -207,8 +207,10 @@ def test_missing_dataframe_columns_are_all_named():
     with pytest.raises(ValueError) as error:
         scorer(model, frame, click)
     message = str(error.value)
-    assert "X has no column 'session'" in message and "X has no column 'rank'" in message
-    assert "get_scorer(..., list_id_column='session', position_column='rank')" in message
+    assert "X has no column 'session'" in message
+    assert "X has no column 'rank'" in message
+    assert ("get_scorer(..., list_id_column='session', position_column='rank')"
+            in message)
 
 
 @pytest.mark.parametrize("kwargs, match", [
