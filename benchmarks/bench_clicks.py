@@ -113,7 +113,7 @@ def bench_evaluate(rows, repeats):
             metrics=["dcg@10", "precision@10"]),
         "skrank.clicks.evaluate(dcg@10, precision@10, arp)": lambda: click_evaluate(
             data["click"], data["y_score"], position=data["position"],
-            query_id=data["query_id"], propensity=bias,
+            list_id=data["query_id"], propensity=bias,
             metrics=["dcg@10", "precision@10", "arp"]),
     }
     wall, cpu = race(calls, repeats)

@@ -129,7 +129,7 @@ def run_dask(path, n_workers, memory_limit, local_directory):
         values["evaluate_clicks"] = dict(_timed(
             "dask evaluate_clicks",
             lambda: skrank.dask.evaluate_clicks(frame(), CLICK_METRICS,
-                                                query_id="list",
+                                                list_id="list",
                                                 propensity=propensity),
             runs))
         for method in ("randomized", "harvest"):
@@ -154,7 +154,7 @@ def run_inmemory(path):
         "in-memory clicks.evaluate",
         lambda: skrank.clicks.evaluate(
             rows["click"], rows["score"], position=rows["position"],
-            query_id=rows["list"], propensity=propensity, metrics=CLICK_METRICS),
+            list_id=rows["list"], propensity=propensity, metrics=CLICK_METRICS),
         runs))
     for method in ("randomized", "harvest"):
         bias = _timed(

@@ -90,8 +90,10 @@ print("true propensities:", np.round(1 / np.arange(1, 11), 3))
 # Two scorers judge every candidate on held-out queries: nDCG@10 with the
 # clicks as labels (the naive way) and IPS-DCG@10 from
 # :func:`skrank.clicks.get_scorer`. With metadata routing on, the session
-# ids (``query_id``) reach both scorers and the ranker, and the logged
-# ``position`` reaches the IPS scorer. The ranker would take ``position``
+# ids reach both scorers and the ranker (``query_id``: each session is one
+# ranked list for the naive scorer and the ranker) and the IPS scorer
+# (``list_id``: the displayed list), and the logged ``position`` reaches
+# the IPS scorer. The ranker would take ``position``
 # too and train position-debiased; here it trains on the raw clicks
 # (``set_fit_request(position=False)``), so that only the selection
 # differs.
@@ -138,7 +140,7 @@ scoring = {
 }
 search = GridSearchCV(model, grid, cv=[(train, valid)], scoring=scoring,
                       refit=False, error_score="raise")
-search.fit(features(row), click, query_id=session, position=position)
+search.fit(features(row), click, query_id=session, list_id=session, position=position)
 
 # %%
 # The truth, which a real click log does not have

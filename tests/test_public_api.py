@@ -30,8 +30,9 @@ ALLOWED = {
     "io": {"_core", "metrics", "stats"},
     "dask": {"_core", "metrics", "stats", "clicks"},
     "spark": {"_core", "metrics"},
-    # the click scorer stands on model selection's QueryScorer (never the reverse)
-    "clicks": {"_core", "metrics", "plot", "model_selection"},
+    # the click scorer stands on model selection's QueryScorer (never the
+    # reverse); clicks.compare returns stats' ComparisonResult
+    "clicks": {"_core", "metrics", "plot", "model_selection", "stats"},
 }
 
 

@@ -8,12 +8,15 @@ would have (inverse propensity scoring). :func:`slate_estimate` gives
 off-policy estimates of a slate policy's value from slates a stochastic
 policy logged (standard, independent and reward-interaction IPS, plain or
 self-normalised), with a bootstrap interval over slates. :func:`get_scorer`
-makes a scorer of those estimates for ``GridSearchCV`` and ``cross_validate``.
+makes a scorer of those estimates for ``GridSearchCV`` and ``cross_validate``;
+:func:`compare` puts several rankers side by side on one log, with
+intervals and paired tests over queries.
 
 ``skrank.clicks.evaluate`` is not ``skrank.evaluate`` (which scores
 relevance labels), so these names are not re-exported at the top level.
 """
 
+from ._compare import compare
 from ._evaluate import ClickEvaluationResult, evaluate
 from ._position_bias import PositionBias, estimate_position_bias
 from ._scorer import ClickScorer, get_scorer
@@ -24,6 +27,7 @@ __all__ = [
     "ClickScorer",
     "PositionBias",
     "SlateEstimateResult",
+    "compare",
     "estimate_position_bias",
     "evaluate",
     "get_scorer",

@@ -6,10 +6,18 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._core._aggregate import aggregate_queries, check_aggregate_options, vector_dot
+from .._core._aggregate import (
+    QueryValues,
+    check_aggregate_options,
+    finish_mean,
+    partial_mean,
+    vector_dot,
+)
+from .._core._factorize import factorize
 from .._core._layout import rank_queries, segment_sum
 from .._core._validation import check_positive_int, check_score
-from ..metrics._gain import _dcg_per_query, _ndcg_per_query
+from .._core._warnings import warn
+from ..metrics._gain import _dcg_per_query, _ideal_dcg_per_query
 from ._validation import (
     check_clicks,
     check_clip,
@@ -43,11 +51,11 @@ class ClickEvaluationResult(dict):
         The share of clicks whose propensity was below ``clip`` and raised
         to it (0 without ``clip``).
     n_lists : int
-        Displayed lists (distinct ``query_id``).
+        Displayed lists (distinct ``list_id``).
     n_clicks : int
     n_lists_without_click : int
-        Lists with no click: they count as 0 in every mean except
-        ``ndcg@k``'s, where they are left out.
+        Lists with no click: they count as 0 in every mean (and add 0 to
+        both sums of ``ndcg@k``).
     """
 
     def __init__(self, values, *, effective_sample_size, max_weight, clipped_share,
@@ -147,12 +155,14 @@ def evaluate(
     y_score,
     *,
     position,
-    query_id,
+    list_id,
+    query_id=None,
     propensity,
     metrics=None,
     clip=None,
     aggregate="mean",
     sample_weight=None,
+    doc_id=None,
 ):
     """Estimate a new ranker's metrics from the clicks a logging ranker collected.
 
@@ -171,13 +181,19 @@ def evaluate(
         The new ranker's score of each displayed document; higher ranks
         first. Ties are averaged (below).
     position : array-like of shape (n_rows,)
-        The 1-based rank at which the logger showed the document; one row
-        per position of a list.
-    query_id : array-like of shape (n_rows,)
-        The displayed list (impression) of each row.
+        Required. The 1-based rank at which the logger showed the document;
+        one row per position of a list.
+    list_id : array-like of shape (n_rows,)
+        Required. The displayed list (impression, session) of each row: the
+        unit that is re-ranked.
+    query_id : array-like of shape (n_rows,), default=None
+        The query each list answers (every row of a list has its list's
+        query); None: every list is a query of its own. Used by ``ndcg@k``
+        with ``doc_id`` (the lists of a query pool their clicks) and, in
+        :func:`skrank.clicks.compare`, as the unit of resampling.
     propensity : PositionBias, callable or array-like
-        The examination propensity of each row's logged position: a
-        :class:`PositionBias` (from :func:`estimate_position_bias`), a
+        Required. The examination propensity of each row's logged position:
+        a :class:`PositionBias` (from :func:`estimate_position_bias`), a
         callable of an array of positions, or one number per row (or one
         for all) in (0, 1].
     metrics : str or list of str, default=("dcg@10", "precision@10", "arp")
@@ -188,11 +204,16 @@ def evaluate(
         weight at ``1 / clip``: less variance, some bias (towards the
         logger's top positions).
     aggregate : {"mean", None}, default="mean"
-        The weighted mean over lists, or, with None, one value per list
+        The estimate over all lists, or, with None, one value per list
         (a :class:`~skrank.QueryValues` per metric, lists in ascending order
-        of id).
+        of id, whose weighted mean is the estimate; see Notes for
+        ``ndcg@k``).
     sample_weight : array-like of shape (n_rows,), default=None
         Row weights; a list's weight is the mean of its rows' weights.
+    doc_id : array-like of shape (n_rows,), default=None
+        The document of each row, for ``ndcg@k`` only: the lists of one
+        query that show the same document pool their clicks to find the
+        ideal order (see Notes). None: each list alone.
 
     Returns
     -------
@@ -204,32 +225,65 @@ def evaluate(
 
     Notes
     -----
-    For list ``q`` with ``r_d`` the new rank of document ``d``, ``p_d`` its
+    For list ``l`` with ``r_d`` the new rank of document ``d``, ``p_d`` its
     logged position and ``theta`` the propensity (raised to ``clip``),
 
     .. math::
 
-        \\hat V(q) = \\sum_{d \\text{ clicked}} \\frac{\\lambda(r_d)}{\\theta(p_d)}
+        \\hat V(l) = \\sum_{d \\text{ clicked}} \\frac{\\lambda(r_d)}{\\theta(p_d)}
 
     which is unbiased for :math:`\\sum_d \\lambda(r_d)\\,\\gamma_d` (``gamma``
     the document's click probability once examined) when the clicks
     follow the position-based model and the propensities are exact; with
     propensities relative to position 1 the estimate is that value over
     ``theta(1)``, the same factor for every ranker, so comparisons hold.
+    The estimate is the (weighted) mean of :math:`\\hat V(l)` over lists:
 
     * ``"dcg@k"``: ``lambda(r) = 1 / log2(1 + r)`` for ``r <= k``;
     * ``"precision@k"``: ``lambda(r) = 1 / k`` for ``r <= k``;
-    * ``"arp"``: ``lambda(r) = r``, the average relevant position of
-      Joachims et al. (2017): the sum of the ranks of the relevant
-      documents; lower is better;
-    * ``"ndcg@k"``: the IPS DCG@k over the IPS DCG@k of the weighted clicks
-      in their ideal order. A ratio of estimates: consistent, not unbiased.
+    * ``"arp"``: ``lambda(r) = r``: each list's value is the *sum* of the
+      ranks of its relevant (clicked, weighted) documents, and the estimate
+      its mean over lists: the average relevant position of Joachims et
+      al. (2017) averages over queries, not within a list. Lower is
+      better.
 
-    A list with no click scores 0 in the mean (leaving it out would
-    overstate every metric); for ``"ndcg@k"`` it has no value, is left out,
-    and is counted in ``n_lists_without_click``. Ties in ``y_score`` get
-    the expected value over the orders of the tied rows: a clicked row
-    of a tie block gets the mean of ``lambda`` over the block's ranks.
+    ``"ndcg@k"`` is a ratio of two sums over lists (self-normalised, like
+    SNIPS), not a mean of per-list ratios:
+
+    .. math::
+
+        \\widehat{\\mathrm{nDCG}} = \\frac{\\sum_l w_l \\hat V_{\\mathrm{DCG@k}}(l)}
+        {\\sum_l w_l \\hat I(l)}, \\qquad
+        \\hat I(l) = \\sum_{d \\text{ clicked}}
+        \\frac{\\lambda(\\rho_d)}{\\theta(p_d)}
+
+    where ``w_l`` is the list's weight and ``rho_d`` the rank of ``d`` in
+    an *ideal order* of the list's documents, by an estimate of their
+    ``gamma``. Without ``doc_id``, that is the list's own weights
+    (``click / theta``). With ``query_id`` and ``doc_id``, :math:`\\hat
+    I(l)` is the mean of two: ordered by the document's mean weight over
+    all lists of its query that showed it (which favours this list's own
+    clicks: too high on average) and over the *other* lists (an order
+    independent of this list's clicks, which can only miss the ideal: too
+    low). It estimates :math:`E[\\mathrm{DCG@k}] / E[\\mathrm{IDCG@k}]`
+    under the position-based model, with :math:`\\gamma_d` as the gains:
+    the ratio of the expected DCG to the expected ideal DCG over lists,
+    which is not the mean of per-list nDCGs. It is consistent as the lists
+    of every query grow in number (with ``doc_id``), not unbiased; without
+    ``doc_id`` the ideal DCG is a maximum of noisy weights, too high, and
+    the value much too low, however many lists there are. The denominator
+    does not depend on ``y_score``: on one log ``"ndcg@k"`` orders rankers
+    exactly as ``"dcg@k"`` does, and ``"dcg@k"``
+    (unbiased) remains the metric to select with; ``"ndcg@k"`` puts the
+    value on a 0-1 scale. With ``aggregate=None`` a list's value is
+    :math:`\\hat V_{\\mathrm{DCG@k}}(l)` over the mean of :math:`\\hat I`
+    over all lists, so that the weighted mean of the values is the
+    estimate.
+
+    A list with no click scores 0 (leaving it out would overstate every
+    metric). Ties in ``y_score`` get the expected value over the orders of
+    the tied rows: a clicked row of a tie block gets the mean of
+    ``lambda`` over the block's ranks.
 
     Documents the logger never showed cannot be credited, and a position
     the logger never used has no propensity: clicks estimate the metric of
@@ -242,6 +296,8 @@ def evaluate(
     .. [2] X. Wang, N. Golbandi, M. Bendersky, D. Metzler and M. Najork.
        Position bias estimation for unbiased learning to rank in personal
        search. WSDM 2018.
+    .. [3] A. Swaminathan and T. Joachims. The self-normalized estimator for
+       counterfactual learning. NeurIPS 2015.
 
     Examples
     --------
@@ -251,29 +307,59 @@ def evaluate(
 
     >>> from skrank.clicks import evaluate
     >>> result = evaluate([0, 0, 1], [0.1, 0.2, 0.9], position=[1, 2, 3],
-    ...                   query_id=[7, 7, 7], propensity=lambda k: 1 / k,
+    ...                   list_id=[7, 7, 7], propensity=lambda k: 1 / k,
     ...                   metrics=["dcg@10", "precision@2", "arp"])
     >>> dict(result)                   # 3 * (1/log2(2)), 3 * (1/2), 3 * 1
     {'dcg@10': 3.0, 'precision@2': 1.5, 'arp': 3.0}
     >>> result.effective_sample_size, result.max_weight
     (1.0, 3.0)
+
+    ``ndcg@k`` on two lists, one click each: at position 1 (weight 1,
+    ranked second by the new ranker) and at position 2 (weight 2, ranked
+    first):
+
+    >>> result = evaluate([1, 0, 0, 1], [1, 2, 1, 2], position=[1, 2, 1, 2],
+    ...                   list_id=[1, 1, 2, 2], propensity=lambda k: 1 / k,
+    ...                   metrics="ndcg@2")
+    >>> result["ndcg@2"]              # (1 / log2(3) + 2 / log2(2)) / (1 + 2)
+    0.8769...
     """
     parsed = parse_click_metrics(metrics)
     clip = check_clip(clip)
     check_aggregate_options("skip", aggregate)
-    if query_id is None:
+    _check_required(position=position, list_id=list_id, propensity=propensity)
+    estimates = list_values(
+        parsed, click, y_score, position, list_id, propensity, clip, sample_weight,
+        query_id=query_id, doc_id=doc_id)
+    ranked = estimates.ranked
+    results = {}
+    for name, parts in estimates.per_list.items():
+        weights = ranked.query_weight
+        if aggregate is not None:
+            results[name] = ratio_estimate(parts, weights)
+            continue
+        scale = 1.0 if parts.denominator is None else divide(
+            1.0, finish_mean(partial_mean(parts.denominator, weights)))
+        results[name] = QueryValues(
+            ranked.query_ids, np.asarray(parts.numerator, dtype=float) * scale, weights)
+    return ClickEvaluationResult(results, **finish_diagnostics(estimates.sums))
+
+
+_REQUIRED = {
+    "position": "the 1-based position at which the logger showed each row",
+    "list_id": "the displayed list (impression) of each row",
+    "propensity": "the examination propensity of each row's position (a "
+                  "PositionBias, a callable of positions or numbers in (0, 1])",
+}
+
+
+def _check_required(**arguments):
+    """A ValueError naming the required arguments given as None."""
+    missing = [name for name, value in arguments.items() if value is None]
+    if missing:
         raise ValueError(
-            "`query_id` is required: one id per row, naming the displayed list "
-            "(impression) the row belongs to."
+            " ".join(f"`{name}` is required: {_REQUIRED[name]}." for name in missing)
         )
-    ranked, per_list, sums = list_values(
-        parsed, click, y_score, position, query_id, propensity, clip, sample_weight)
-    results = {
-        name: aggregate_queries(values, ranked, aggregate=aggregate,
-                                undefined=undefined)
-        for name, (values, undefined) in per_list.items()
-    }
-    return ClickEvaluationResult(results, **finish_diagnostics(sums))
 
 
 class ClickSums(NamedTuple):
@@ -322,15 +408,135 @@ def finish_diagnostics(sums):
     }
 
 
-def list_values(parsed, click, y_score, position, query_id, propensity, clip,
-                sample_weight):
+class ListValues(NamedTuple):
+    """One metric's values per list: the estimate is ``sum(w * numerator)``
+    over ``sum(w * denominator)`` (``w`` the list weights); a denominator of
+    None is 1 for every list (a mean over lists)."""
+
+    numerator: np.ndarray
+    denominator: np.ndarray | None = None
+
+
+class ListEstimates(NamedTuple):
+    """What :func:`list_values` returns."""
+
+    ranked: object  # RankedQueries of the lists (by list id, then new score)
+    per_list: dict  # metric name -> ListValues
+    sums: ClickSums
+    list_query: np.ndarray  # (n_lists,) the query code of each list
+
+
+def ratio_estimate(parts, weights):
+    """The estimate of one metric from its :class:`ListValues` (nan without clicks)."""
+    numerator = finish_mean(partial_mean(parts.numerator, weights))
+    if parts.denominator is None:
+        return numerator
+    denominator = finish_mean(partial_mean(parts.denominator, weights))
+    return divide(numerator, denominator)
+
+
+def divide(numerator, denominator):
+    if denominator > 0:
+        return float(numerator / denominator)
+    from sklearn.exceptions import UndefinedMetricWarning
+
+    warn("No list has a click: `ndcg@k` (a ratio of sums over lists) is 0/0; "
+         "returning nan.", UndefinedMetricWarning)
+    return float("nan")
+
+
+def _codes(name, values, n_rows):
+    """Integer codes 0..n-1 of the ids of ``values`` (any hashable type)."""
+    try:
+        keys, _ = factorize(values, n_rows)
+    except ValueError as exc:  # factorize names `query_id`; say which ids
+        raise ValueError(str(exc).replace("`query_id`", f"`{name}`")) from None
+    return np.unique(keys, return_inverse=True)[1].reshape(-1)
+
+
+def _list_query(ranked, query_id):
+    """The query code of each list; a ValueError if a list spans two queries."""
+    if query_id is None:
+        return np.arange(ranked.n_queries)
+    query = _codes("query_id", query_id, ranked.n_rows)[ranked.order]
+    start = ranked.query_start
+    low, high = np.minimum.reduceat(query, start), np.maximum.reduceat(query, start)
+    split = np.flatnonzero(low != high)
+    if split.shape[0]:
+        raise ValueError(
+            f"List {_plain(ranked.query_ids[split[0]])!r} has rows of two queries: a "
+            "displayed list answers one query, so every row of a `list_id` needs "
+            "the same `query_id`."
+        )
+    return low
+
+
+def _pair_codes(first, second):
+    """Codes 0..n-1 of the distinct pairs (first, second) of integer codes."""
+    first, second = first.astype(np.int64), second.astype(np.int64)
+    size = int(second.max()) + 1
+    if (int(first.max()) + 1) * size < 2**62:  # one integer key per pair
+        return np.unique(first * size + second, return_inverse=True)[1].reshape(-1)
+    return np.unique(np.column_stack([first, second]), axis=0,
+                     return_inverse=True)[1].reshape(-1)
+
+
+def _plain(value):
+    """A numpy scalar as the Python value it holds (for messages)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _ideal_order_keys(weight, list_code, list_query, doc_id):
+    """Two estimates of each row's gamma, by which the ideal lists are ordered.
+
+    The mean weight of the row's document over the lists of its query that
+    showed it: over all of them (``pooled``: the order then leans towards
+    this list's own clicks, and the ideal DCG it gives is too high on
+    average), and over the others (``left_out``: an order independent of
+    this list's clicks, which can only miss the ideal one, so too low; the
+    row's own weight where no other list showed the document).
+    """
+    n_rows = weight.shape[0]
+    doc = _codes("doc_id", doc_id, n_rows)
+    if _pair_codes(list_code, doc).max() + 1 != n_rows:
+        raise ValueError(
+            "`doc_id` repeats a document within a list: a list shows each "
+            "document once."
+        )
+    pair = _pair_codes(list_query[list_code], doc)
+    total = np.bincount(pair, weights=weight)[pair]
+    count = np.bincount(pair)[pair]
+    others = count - 1
+    left_out = np.where(others > 0, (total - weight) / np.maximum(others, 1), weight)
+    return total / count, left_out
+
+
+def _ideal_dcg(ranked, weight, list_id, list_query, doc_id, k):
+    """Each list's IPS ideal DCG@k: the denominator of ``ndcg@k``.
+
+    Without ``doc_id``: the DCG of the list's weights in descending order.
+    With it: the mean of the DCGs of the list's weights in the two orders
+    of :func:`_ideal_order_keys`, whose expectations bracket the ideal DCG.
+    """
+    if doc_id is None:
+        return _ideal_dcg_per_query(ranked, k=k, gain="linear")
+    keys = _ideal_order_keys(weight, _input_codes(ranked), list_query, doc_id)
+    return sum(
+        _dcg_per_query(rank_queries(weight, key, query_id=list_id), k=k,
+                       gain="linear")
+        for key in keys
+    ) / 2
+
+
+def list_values(parsed, click, y_score, position, list_id, propensity, clip,
+                sample_weight, *, query_id=None, doc_id=None):
     """Validate the rows and compute each list's IPS values: the shared body.
 
-    Returns ``(ranked, per_list, sums)``: the layout of the lists,
-    metric name -> ``(values, undefined)`` (one per list, ``undefined``
-    marking the lists left out of that metric's mean) and the
-    :class:`ClickSums` of the rows. :func:`evaluate` runs it on all rows,
-    skrank.dask on each partition of whole lists.
+    Returns a :class:`ListEstimates`: the layout of the lists, metric name
+    -> :class:`ListValues`, the :class:`ClickSums` of the rows and the
+    query of each list. :func:`evaluate` and
+    :func:`skrank.clicks.compare` run it on all rows, skrank.dask on each
+    partition of whole lists.
     """
     click = check_clicks(click)
     score = check_score("y_score", y_score, ndim=(1,))
@@ -341,27 +547,25 @@ def list_values(parsed, click, y_score, position, query_id, propensity, clip,
         clipped = theta < clip
         theta = np.maximum(theta, clip)
     weight = click / theta
-    ranked = rank_queries(weight, score, query_id=query_id,
+    ranked = rank_queries(weight, score, query_id=list_id,
                           sample_weight=sample_weight)
     _check_positions_per_list(ranked, position)
+    list_query = _list_query(ranked, query_id)
 
     spread = ranked.block_mean(ranked.relevance)
     no_click = ranked.n_relevant == 0
-    never = np.zeros(ranked.n_queries, dtype=bool)
     per_list = {}
     for name, stem, k in parsed:
-        if stem == "ndcg":
-            values = _ndcg_per_query(ranked, k=k, gain="linear")
-            undefined = no_click
+        if stem in ("dcg", "ndcg"):
+            values = ListValues(_dcg_per_query(ranked, k=k, gain="linear"))
+            if stem == "ndcg":
+                values = values._replace(denominator=_ideal_dcg(
+                    ranked, weight, list_id, list_query, doc_id, k))
+        elif stem == "precision":
+            values = ListValues(_precision_per_list(ranked, spread, k))
         else:
-            undefined = never
-            if stem == "dcg":
-                values = _dcg_per_query(ranked, k=k, gain="linear")
-            elif stem == "precision":
-                values = _precision_per_list(ranked, spread, k)
-            else:
-                values = _arp_per_list(ranked, spread)
-        per_list[name] = (values, undefined)
+            values = ListValues(_arp_per_list(ranked, spread))
+        per_list[name] = values
 
     clicked = click > 0
     click_weight = 1.0 / theta[clicked]
@@ -372,4 +576,4 @@ def list_values(parsed, click, y_score, position, query_id, propensity, clip,
         int(clipped[clicked].sum()) if clip is not None else 0,
         int(ranked.n_queries), int(no_click.sum()),
     )
-    return ranked, per_list, sums
+    return ListEstimates(ranked, per_list, sums, list_query)

@@ -3,9 +3,10 @@
 :class:`ClickScorer` scores a fitted model on a test fold of click rows with
 :func:`skrank.clicks.evaluate` (IPS metrics), from one predict. It is a
 :class:`~skrank.model_selection._query_ids.QueryScorer` that requests
-``position`` besides ``query_id``: both arrive by metadata routing, or from
-columns of a DataFrame ``X`` (``"qid"`` and ``"position"``) that the model's
-pipeline drops.
+``list_id`` (the displayed list) and ``position`` besides ``query_id`` (the
+query a list answers, by which folds are grouped): they arrive by metadata
+routing, or from columns of a DataFrame ``X`` (``"list_id"``, ``"qid"`` and
+``"position"``) that the model's pipeline drops.
 """
 
 from numbers import Real
@@ -81,9 +82,10 @@ class ClickScorer(QueryScorer):
     """A scikit-learn scorer estimating click metrics by IPS, per test fold.
 
     Make one with :func:`get_scorer`. ``y`` holds the clicks (0/1, one row
-    per displayed document); ``query_id`` (the displayed list) and
-    ``position`` (where the logger showed the row) come by metadata routing,
-    or from columns of a DataFrame ``X``.
+    per displayed document); ``list_id`` (the displayed list), ``position``
+    (where the logger showed the row) and, optionally, ``query_id`` (the
+    query the list answers) come by metadata routing, or from columns of a
+    DataFrame ``X``.
 
     Parameters
     ----------
@@ -94,8 +96,12 @@ class ClickScorer(QueryScorer):
     clip : float in (0, 1], default=None
         Propensities below it are raised to it.
     query_id_column : str, int or None, default="qid"
-        Column of a DataFrame ``X`` read for the list ids when none are
-        routed. None: never read a column.
+        Column of a DataFrame ``X`` read for the query ids when none are
+        routed (without either, every list is its own query). None: never
+        read a column.
+    list_id_column : str, int or None, default="list_id"
+        Column of a DataFrame ``X`` read for the list (impression) ids when
+        none are routed. None: never read a column.
     position_column : str, int or None, default="position"
         Column of a DataFrame ``X`` read for the logged positions when none
         are routed. None: never read a column.
@@ -111,14 +117,16 @@ class ClickScorer(QueryScorer):
     skrank.clicks.get_scorer('dcg@10', propensity=0.5)
     """
 
-    _metadata = ("query_id", "position")
+    _metadata = ("query_id", "list_id", "position")
 
     def __init__(self, metrics, *, propensity, clip=None, query_id_column="qid",
-                 position_column="position", response_method="auto"):
+                 list_id_column="list_id", position_column="position",
+                 response_method="auto"):
         self._names, self._single = _check_metrics(metrics)
         self.propensity = _check_propensity(propensity)
         self.clip = check_clip(clip)
         self.query_id_column = _check_column("query_id_column", query_id_column)
+        self.list_id_column = _check_column("list_id_column", list_id_column)
         self.position_column = _check_column("position_column", position_column)
         self.response_method = check_option(
             "response_method", response_method, RESPONSE_METHODS
@@ -136,7 +144,7 @@ class ClickScorer(QueryScorer):
         return not (self._single and self._names[0] == "arp")
 
     def __call__(self, estimator, X, y_true, sample_weight=None, query_id=None,
-                 position=None, **kwargs):
+                 list_id=None, position=None, **kwargs):
         """Score a fitted estimator on the click rows ``X``.
 
         Parameters
@@ -150,8 +158,12 @@ class ClickScorer(QueryScorer):
         sample_weight : array-like of shape (n_rows,), default=None
             Row weights, as :func:`skrank.clicks.evaluate` takes them.
         query_id : array-like of shape (n_rows,), default=None
-            The displayed list of each row. None: read the
-            ``query_id_column`` of a DataFrame ``X``, else a ``ValueError``.
+            The query each row's list answers. None: read the
+            ``query_id_column`` of a DataFrame ``X``, else every list is its
+            own query.
+        list_id : array-like of shape (n_rows,), default=None
+            The displayed list (impression) of each row. None: read the
+            ``list_id_column`` of a DataFrame ``X``, else a ``ValueError``.
         position : array-like of shape (n_rows,), default=None
             The 1-based position at which the logger showed each row. None:
             read the ``position_column`` of a DataFrame ``X``, else a
@@ -166,25 +178,41 @@ class ClickScorer(QueryScorer):
             ``"arp"``, lower being better); a dict ``{name: score}`` for a
             list of metrics.
         """
-        query_id = self._fold_query_id(X, query_id, kwargs)
-        if position is None:
-            position = self._position_from_column(X)
+        if kwargs:
+            accepted = [f"`{name}`" for name in self._score_request]
+            raise TypeError(
+                f"{self!r} got unexpected metadata {sorted(kwargs)}; it accepts "
+                f"{', '.join(accepted[:-1])} and {accepted[-1]}."
+            )
+        given = {}
+        for name, value in (("query_id", query_id), ("list_id", list_id),
+                            ("position", position)):
+            column = getattr(self, f"{name}_column")
+            if value is None and column is not None:
+                value = frame_column(X, column)
+            given[name] = value
+        missing = [name for name in ("list_id", "position") if given[name] is None]
+        if missing:
+            raise ValueError(_missing_message(self, X, missing))
         y_score = ranking_scores(
-            estimator, X, response_method=self.response_method, query_id=query_id
+            estimator, X, response_method=self.response_method,
+            query_id=given["list_id"],
         )
-        scores = self._evaluate_scores(y_true, y_score, query_id, position,
-                                       sample_weight)
+        scores = self._evaluate_scores(y_true, y_score, given["list_id"],
+                                       given["position"], sample_weight,
+                                       query_id=given["query_id"])
         return scores[self._names[0]] if self._single else scores
 
-    def _evaluate_scores(self, y_true, y_score, query_id, position,
-                         sample_weight=None):
+    def _evaluate_scores(self, y_true, y_score, list_id, position,
+                         sample_weight=None, query_id=None):
         """Name -> IPS estimate of given scores, ``-arp`` for ``"arp"``.
 
         Also what :class:`skrank.QueryGroupRanker` computes on its held-out
-        lists when this scorer is its ``eval_metric``.
+        lists (its query ids) when this scorer is its ``eval_metric``.
         """
         result = evaluate(
-            y_true, y_score, position=np.asarray(position), query_id=query_id,
+            y_true, y_score, position=np.asarray(position), list_id=list_id,
+            query_id=query_id,
             propensity=self.propensity, metrics=self._names, clip=self.clip,
             sample_weight=sample_weight,
         )
@@ -193,15 +221,8 @@ class ClickScorer(QueryScorer):
             for name in self._names
         }
 
-    def _position_from_column(self, X):
-        column = self.position_column
-        values = None if column is None else frame_column(X, column)
-        if values is not None:
-            return values
-        raise ValueError(_missing_position_message(self, X))
-
-    def set_score_request(self, *, query_id=UNCHANGED, position=UNCHANGED,
-                          sample_weight=UNCHANGED):
+    def set_score_request(self, *, query_id=UNCHANGED, list_id=UNCHANGED,
+                          position=UNCHANGED, sample_weight=UNCHANGED):
         """Set which metadata the scorer requests, for metadata routing.
 
         Works whether routing is on or off; the requests take effect when
@@ -211,8 +232,11 @@ class ClickScorer(QueryScorer):
         ----------
         query_id : bool, None or str, default=UNCHANGED
             True (the default request): receive ``query_id``; a string:
-            receive the metadata of that name as ``query_id``; False: do not
-            request it; None: error if it is passed.
+            receive the metadata of that name as ``query_id`` (``"groups"``
+            reuses the splitter's groups); False: do not request it; None:
+            error if it is passed.
+        list_id : bool, None or str, default=UNCHANGED
+            The same for ``list_id`` (requested by default).
         position : bool, None or str, default=UNCHANGED
             The same for ``position`` (requested by default).
         sample_weight : bool, None or str, default=UNCHANGED
@@ -227,12 +251,12 @@ class ClickScorer(QueryScorer):
         --------
         >>> from skrank.clicks import get_scorer
         >>> scorer = get_scorer("dcg@10", propensity=lambda k: 1 / k)
-        >>> scorer.set_score_request(query_id="session").get_metadata_routing(
+        >>> scorer.set_score_request(query_id="groups").get_metadata_routing(
         ...     ).score.requests
-        {'query_id': 'session', 'position': True, 'sample_weight': None}
+        {'query_id': 'groups', 'list_id': True, 'position': True, 'sample_weight': None}
         """
-        return self._set_requests(query_id=query_id, position=position,
-                                  sample_weight=sample_weight)
+        return self._set_requests(query_id=query_id, list_id=list_id,
+                                  position=position, sample_weight=sample_weight)
 
     def _accept_sample_weight(self):
         # scikit-learn duck-types this on custom scorers (multi-metric, routing off)
@@ -249,6 +273,7 @@ class ClickScorer(QueryScorer):
         if self.clip is not None:
             parts.append(f"clip={self.clip!r}")
         for name, default in (("query_id_column", "qid"),
+                              ("list_id_column", "list_id"),
                               ("position_column", "position"),
                               ("response_method", "auto")):
             if getattr(self, name) != default:
@@ -256,36 +281,49 @@ class ClickScorer(QueryScorer):
         return f"skrank.clicks.get_scorer({', '.join(parts)})"
 
 
-def _missing_position_message(scorer, X):
-    alias = scorer._score_request.get("position")
-    if routing_on():
-        if alias is False or alias is None:
-            why = (
-                "metadata routing is on, but this scorer's request for `position` "
-                f"is set to {alias}"
-            )
+_WHAT = {"list_id": "the displayed list (impression) of every row",
+         "position": "the position at which the logger showed every row"}
+
+
+def _missing_message(scorer, X, missing):
+    """Why the scorer got no ``missing`` (list ids, positions), and how to pass them."""
+    reasons = []
+    for name in missing:
+        alias = scorer._score_request.get(name)
+        if routing_on():
+            if alias is False or alias is None:
+                why = (f"metadata routing is on, but this scorer's request for "
+                       f"`{name}` is set to {alias}")
+            else:
+                why = ("metadata routing is on, but no "
+                       f"`{alias if isinstance(alias, str) else name}` was passed")
         else:
-            name = alias if isinstance(alias, str) else "position"
-            why = f"metadata routing is on, but no `{name}` was passed"
-    else:
-        why = "metadata routing is off (so no `position` can reach a scorer)"
-    why += no_column_clause(X, scorer.position_column, "position_column", "positions")
-    col = repr("position" if scorer.position_column is None else scorer.position_column)
+            why = f"metadata routing is off (so no `{name}` can reach a scorer)"
+        why += no_column_clause(X, getattr(scorer, f"{name}_column"),
+                                f"{name}_column", name)
+        reasons.append(f"`{name}` ({_WHAT[name]}): {why}")
+    columns = {name: getattr(scorer, f"{name}_column") or name
+               for name in ("list_id", "query_id", "position")}
+    suggested = ", ".join(f"{name}_column={columns[name]!r}" for name in missing)
     return (
-        f"{scorer!r} needs the position at which the logger showed every row, "
-        f"and got none: {why}. Pass them in one of two ways:\n"
+        f"{scorer!r} got no {' and no '.join(f'`{m}`' for m in missing)}. "
+        + "; ".join(reasons) + ". Pass them in one of two ways:\n"
         "  1. metadata routing: sklearn.set_config(enable_metadata_routing=True), "
         "then cross_validate(model, X, clicks, cv=GroupKFold(), scoring=scorer, "
-        "params={'query_id': lists, 'position': position, 'groups': lists}) or "
-        "GridSearchCV(model, grid, cv=GroupKFold(), scoring=scorer).fit(X, clicks, "
-        "query_id=lists, position=position, groups=lists);\n"
-        f"  2. a DataFrame column: give X as a DataFrame with a column {col} (and "
-        "one of list ids) and drop both in the model's pipeline.\n"
+        "params={'list_id': lists, 'query_id': queries, 'position': position, "
+        "'groups': queries}) or GridSearchCV(model, grid, cv=GroupKFold(), "
+        "scoring=scorer).fit(X, clicks, list_id=lists, query_id=queries, "
+        "position=position, groups=queries);\n"
+        "  2. DataFrame columns: give X as a DataFrame with columns "
+        f"{', '.join(repr(columns[m]) for m in missing)} (and "
+        f"{columns['query_id']!r} for the queries), name others with "
+        f"skrank.clicks.get_scorer(..., {suggested}), and drop them in the "
+        "model's pipeline.\n"
     )
 
 
 def get_scorer(metrics, *, propensity, clip=None, query_id_column="qid",
-               position_column="position"):
+               list_id_column="list_id", position_column="position"):
     """A scorer estimating click metrics by IPS, for GridSearchCV and cross_validate.
 
     The scorer predicts each test fold once and returns
@@ -308,8 +346,12 @@ def get_scorer(metrics, *, propensity, clip=None, query_id_column="qid",
         Propensities below ``clip`` are raised to it (less variance, some
         bias).
     query_id_column : str, int or None, default="qid"
+        Column of a DataFrame ``X`` holding the query each list answers,
+        read when no ``query_id`` is routed (without either, every list is
+        its own query). None: never read a column.
+    list_id_column : str, int or None, default="list_id"
         Column of a DataFrame ``X`` holding the list (impression) ids, read
-        when no ``query_id`` is routed. None: never read a column.
+        when no ``list_id`` is routed. None: never read a column.
     position_column : str, int or None, default="position"
         Column of a DataFrame ``X`` holding the logged positions, read when
         no ``position`` is routed. None: never read a column.
@@ -318,7 +360,7 @@ def get_scorer(metrics, *, propensity, clip=None, query_id_column="qid",
     -------
     scorer : ClickScorer
         A picklable callable ``scorer(estimator, X, clicks, *,
-        query_id=None, position=None, sample_weight=None)`` returning a
+        list_id=None, query_id=None, position=None, sample_weight=None)`` returning a
         float (a dict for a list of metrics). ``"arp"`` (lower is better)
         is returned negated, as scikit-learn's ``neg_*`` scorers, so that a
         search maximising the score minimises it.
@@ -329,7 +371,8 @@ def get_scorer(metrics, *, propensity, clip=None, query_id_column="qid",
         For an unknown metric name, a propensity that is not a
         ``PositionBias``, callable or number in (0, 1], or ``clip`` outside
         (0, 1]. When called without list ids or positions, the scorer
-        raises a ``ValueError`` saying how to pass them.
+        raises a ``ValueError`` naming every missing one and saying how to
+        pass them.
 
     See Also
     --------
@@ -338,20 +381,25 @@ def get_scorer(metrics, *, propensity, clip=None, query_id_column="qid",
 
     Notes
     -----
-    ``query_id`` and ``position`` reach the scorer in one of two ways:
+    ``list_id`` is the displayed list (impression) of each row, the unit
+    that is re-ranked; ``query_id`` is the query it answers (default: the
+    list), the unit to keep whole in one fold. They and ``position`` reach
+    the scorer in one of two ways:
 
     * metadata routing: ``sklearn.set_config(enable_metadata_routing=True)``
-      (the scorer requests both), then ``cross_validate(...,
-      params={"query_id": lists, "position": position, "groups": lists})``
-      or ``GridSearchCV(...).fit(X, clicks, query_id=lists,
-      position=position, groups=lists)``;
-    * columns of a DataFrame ``X``, ``"qid"`` and ``"position"`` by
-      default, which the model's pipeline drops (a ``ColumnTransformer``
-      with ``("drop", "drop", ["qid", "position"])``): a model trained on
-      the position learns the logger.
+      (the scorer requests all three), then ``cross_validate(...,
+      params={"list_id": lists, "query_id": queries, "position": position,
+      "groups": queries})`` or ``GridSearchCV(...).fit(X, clicks,
+      list_id=lists, query_id=queries, position=position, groups=queries)``
+      (``set_score_request(query_id="groups")`` reuses the groups);
+    * columns of a DataFrame ``X``, ``"list_id"``, ``"qid"`` and
+      ``"position"`` by default, which the model's pipeline drops (a
+      ``ColumnTransformer`` with ``("drop", "drop", ["list_id", "qid",
+      "position"])``): a model trained on the position learns the logger.
 
-    Split by list (or by query, keeping each list whole): ``GroupKFold``
-    with the list ids as groups. Every value equals
+    Split by query (``GroupKFold`` with the query ids as groups): the lists
+    of one query share documents, and splitting them lets a model be scored
+    on what it was trained on. Every value equals
     :func:`skrank.clicks.evaluate` on the fold's rows. A
     :class:`skrank.QueryGroupRanker` in the search gets ``query_id`` and
     ``position`` too, and trains position-debiased (LightGBM, XGBoost).
@@ -366,9 +414,10 @@ def get_scorer(metrics, *, propensity, clip=None, query_id_column="qid",
     >>> model = LinearRegression().fit(X, [0.0, 0.5, 1.0])  # ranks larger x first
     >>> # the user clicked the row the logger showed third (weight 3):
     >>> # the model puts it first, 3 / log2(2) = 3 and arp = 3 * 1
-    >>> scorer(model, X, [0, 0, 1], query_id=[7, 7, 7], position=[1, 2, 3])
+    >>> scorer(model, X, [0, 0, 1], list_id=[7, 7, 7], position=[1, 2, 3])
     {'dcg@10': 3.0, 'arp': -3.0}
     """
     return ClickScorer(metrics, propensity=propensity, clip=clip,
                        query_id_column=query_id_column,
+                       list_id_column=list_id_column,
                        position_column=position_column)

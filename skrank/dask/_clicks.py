@@ -1,12 +1,14 @@
 """evaluate_clicks on a Dask DataFrame: skrank.clicks.evaluate, partition by partition.
 
 It follows :func:`skrank.dask.evaluate`'s plan: it shuffles the rows by
-list id with the same Dask shuffle, runs the in-memory
-:func:`skrank.clicks._evaluate.list_values` on each partition of whole
-lists, and reduces one :class:`~skrank._core._aggregate.PartialMean` per
-metric (plus the mergeable :class:`~skrank.clicks._evaluate.ClickSums` of
-the diagnostics) in a tree, finished on the client by the very steps that
-finish the in-memory estimate.
+query id (by list id when no query id is given) with the same Dask shuffle,
+runs the in-memory :func:`skrank.clicks._evaluate.list_values` on each
+partition of whole queries, and reduces one
+:class:`~skrank._core._aggregate.PartialMean` per sum of each metric (two
+for the ratio ``ndcg@k``; plus the mergeable
+:class:`~skrank.clicks._evaluate.ClickSums` of the diagnostics) in a tree,
+finished on the client by the very steps that finish the in-memory
+estimate.
 """
 
 import numpy as np
@@ -23,6 +25,7 @@ from .._core._validation import describe, check_option
 from ..clicks._evaluate import (
     ClickEvaluationResult,
     ClickSums,
+    divide,
     finish_diagnostics,
     list_values,
     merge_click_sums,
@@ -45,53 +48,68 @@ _NO_SUMS = ClickSums(0, 0.0, 0.0, float("nan"), 0, 0, 0)
 
 
 class _ClickPlan(PartitionPlan):
-    """What each partition of whole lists computes for :func:`evaluate_clicks`.
+    """What each partition of whole queries computes for :func:`evaluate_clicks`.
 
     A :class:`~skrank.metrics._plan.PartitionPlan` for its row naming (an
-    error names a row by the frame's index and list id); the values come
+    error names a row by the frame's index and shuffle key); the values come
     from the in-memory :func:`~skrank.clicks._evaluate.list_values`.
+    ``columns`` maps ``click``, ``y_score``, ``position``, ``list_id``,
+    ``query_id``, ``doc_id`` and ``sample_weight`` to column names (None:
+    not given); ``list_on_index`` says the list ids are the index;
+    ``query_id`` and ``query_on_index`` name the shuffle key, by which
+    errors name rows.
     """
 
-    def __init__(self, parsed, click, y_score, position, query_id, propensity, clip,
-                 sample_weight, query_on_index, row_label):
+    def __init__(self, parsed, columns, propensity, clip, list_on_index, key,
+                 key_on_index, row_label):
         self.parsed = parsed
         self.metrics = [name for name, _, _ in parsed]
-        self.click = click
-        self.y_score = y_score
-        self.position = position
-        self.query_id = query_id
+        # the partial means reduced: (metric, "numerator" or "denominator")
+        self.sums = [(name, part) for name, stem, _ in parsed
+                     for part in (("numerator", "denominator") if stem == "ndcg"
+                                  else ("numerator",))]
+        self.columns = columns
         self.propensity = propensity
         self.clip = clip
-        self.sample_weight = sample_weight
-        self.query_on_index = query_on_index
+        self.list_on_index = list_on_index
+        self.query_id = key
+        self.query_on_index = key_on_index
         self.row_label = row_label
 
+    def list_ids(self, frame):
+        return frame.index if self.list_on_index else frame[self.columns["list_id"]]
+
     def values(self, frame):
-        """``(ranked, per_list, sums)`` of the partition, or None when empty."""
+        """The partition's :class:`ListEstimates`, or None when empty."""
         if frame.shape[0] == 0:
             return None
-        ids = frame.index if self.query_on_index else frame[self.query_id]
+        columns = self.columns
         propensity = self.propensity
         if isinstance(propensity, str):
             propensity = frame[propensity]
-        weight = None if self.sample_weight is None else frame[self.sample_weight]
+
+        def optional(name):
+            return None if columns[name] is None else frame[columns[name]]
+
         with self.naming_rows(frame):
-            return list_values(self.parsed, frame[self.click], frame[self.y_score],
-                               frame[self.position], ids, propensity, self.clip,
-                               weight)
+            return list_values(self.parsed, frame[columns["click"]],
+                               frame[columns["y_score"]], frame[columns["position"]],
+                               self.list_ids(frame), propensity, self.clip,
+                               optional("sample_weight"),
+                               query_id=optional("query_id"),
+                               doc_id=optional("doc_id"))
 
     def click_partials(self, frame):
-        """One PartialMean per metric and the partition's ClickSums."""
+        """One PartialMean per sum of each metric and the partition's ClickSums."""
         result = self.values(frame)
         if result is None:
-            return [EMPTY_PARTIAL for _ in self.metrics], _NO_SUMS
-        ranked, per_list, sums = result
+            return [EMPTY_PARTIAL for _ in self.sums], _NO_SUMS
+        weight = result.ranked.query_weight
         partials = [
-            partial_mean(values, ranked.query_weight, undefined=undefined,
-                         query_ids=ranked.query_ids, no_relevant="skip")
-            for values, undefined in per_list.values()
+            partial_mean(getattr(result.per_list[name], part), weight)
+            for name, part in self.sums
         ]
-        return partials, sums
+        return partials, result.sums
 
 
 @reused_memory()
@@ -124,13 +142,21 @@ def _list_frame(frame, plan, meta):
     result = plan.values(frame)
     if result is None:
         return meta
-    ranked, per_list, _ = result
-    columns = {name: np.where(undefined, np.nan, np.asarray(values, dtype=np.float64))
-               for name, (values, undefined) in per_list.items()}
+    ranked = result.ranked
+    columns = {}
+    for name, part in plan.sums:
+        values = getattr(result.per_list[name], part)
+        columns[name if part == "numerator" else _ideal(name)] = np.asarray(
+            values, dtype=np.float64)
     columns["weight"] = np.asarray(ranked.query_weight, dtype=np.float64)
-    ids = frame.index if plan.query_on_index else frame[plan.query_id]
+    ids = plan.list_ids(frame)
     index = pd.Index(ranked.query_ids, dtype=ids.dtype, name=meta.index.name)
     return pd.DataFrame(columns, index=index)[list(meta.columns)]
+
+
+def _ideal(name):
+    """The column of ``name``'s per-list denominator (dropped before returning)."""
+    return f"__skrank_ideal_{name}__"
 
 
 def _check_dask_frame(df, dd, in_memory):
@@ -148,20 +174,23 @@ def evaluate_clicks(
     click="click",
     y_score="score",
     position="position",
-    query_id="qid",
+    list_id="list_id",
+    query_id=None,
     propensity,
     clip=None,
     aggregate="mean",
     sample_weight=None,
+    doc_id=None,
     partitioned_by_query="auto",
 ):
     """Estimate a new ranker's metrics from a click log in a Dask DataFrame (IPS).
 
     The same numbers as :func:`skrank.clicks.evaluate` on the same rows
-    (to rounding): the rows are shuffled by list id with Dask's shuffle
-    (skipped when already partitioned by it), each partition of whole
-    lists runs the in-memory estimator, and the partial sums are reduced in
-    a tree. No row is collected on the client.
+    (to rounding): the rows are shuffled by query id (by list id without
+    ``query_id``) with Dask's shuffle (skipped when already partitioned by
+    it), each partition of whole queries runs the in-memory estimator, and
+    the partial sums are reduced in a tree. No row is collected on the
+    client.
 
     Parameters
     ----------
@@ -176,10 +205,13 @@ def evaluate_clicks(
         Column of the new ranker's scores.
     position : str, default="position"
         Column of the 1-based position where the logger showed the row.
-    query_id : str, default="qid"
+    list_id : str, default="list_id"
         Column (or the name of the index) of the displayed list
         (impression) of each row. Ids are grouped as in
         :func:`skrank.dask.evaluate`.
+    query_id : str, default=None
+        Column (or the name of the index) of the query each list answers;
+        None: every list is its own query.
     propensity : PositionBias, callable, str or float
         A :class:`~skrank.clicks.PositionBias`, a callable of an array of
         positions (called on each partition's positions), the name of a
@@ -191,9 +223,12 @@ def evaluate_clicks(
         DataFrame with one row per list (see Returns).
     sample_weight : str, default=None
         Column of row weights; a list weighs the mean of its rows' weights.
+    doc_id : str, default=None
+        Column of document ids, for ``"ndcg@k"``'s ideal order (as for
+        :func:`skrank.clicks.evaluate`).
     partitioned_by_query : {"auto", True, False}, default="auto"
-        Whether every list's rows already sit in one partition, as for
-        :func:`skrank.dask.evaluate`.
+        Whether every query's rows (every list's, without ``query_id``)
+        already sit in one partition, as for :func:`skrank.dask.evaluate`.
 
     Returns
     -------
@@ -202,8 +237,9 @@ def evaluate_clicks(
         (metric name -> float) with the same diagnostics as the in-memory
         one. With ``aggregate=None``: a Dask DataFrame indexed by list id
         (not sorted across partitions) with one float column per metric
-        (nan where ``"ndcg@k"`` is undefined: a list without a click) and a
-        ``"weight"`` column; the diagnostics need ``aggregate="mean"``.
+        (the in-memory per-list values: for ``"ndcg@k"`` each list's IPS
+        DCG over the mean IPS ideal DCG of all lists) and a ``"weight"``
+        column; the diagnostics need ``aggregate="mean"``.
 
     See Also
     --------
@@ -222,7 +258,7 @@ def evaluate_clicks(
     >>> import dask.dataframe as dd
     >>> import skrank.dask
     >>> rows = pd.DataFrame({
-    ...     "qid": [7, 7, 7, 8, 8],
+    ...     "list_id": [7, 7, 7, 8, 8],
     ...     "click": [0, 0, 1, 1, 0],
     ...     "score": [0.1, 0.2, 0.9, 0.3, 0.8],
     ...     "position": [1, 2, 3, 1, 2],
@@ -241,43 +277,54 @@ def evaluate_clicks(
     clip = check_clip(clip)
     check_aggregate_options("skip", aggregate)
     check_option("partitioned_by_query", partitioned_by_query, ("auto", True, False))
+    for argument, value, what in (
+            ("position", position, "the column of the 1-based position at which "
+             "the logger showed each row"),
+            ("list_id", list_id, "the column (or index name) of the displayed "
+             "list of each row"),
+            ("propensity", propensity, "a PositionBias, a callable of positions, "
+             "a column name or one number in (0, 1]")):
+        if value is None:
+            raise ValueError(f"`{argument}` is required: {what}.")
     for argument, name in (("click", click), ("y_score", y_score),
                            ("position", position)):
         _check_column(df, argument, name)
-    if sample_weight is not None:
-        _check_column(df, "sample_weight", sample_weight)
+    names = {"click": click, "y_score": y_score, "position": position,
+             "list_id": list_id, "query_id": query_id, "doc_id": doc_id,
+             "sample_weight": sample_weight}
+    for argument in ("sample_weight", "doc_id"):
+        if names[argument] is not None:
+            _check_column(df, argument, names[argument])
     columns = [click, y_score, position]
-    columns += [] if sample_weight is None else [sample_weight]
+    columns += [names[a] for a in ("sample_weight", "doc_id") if names[a] is not None]
     if isinstance(propensity, str):
         _check_column(df, "propensity", propensity)
         columns.append(propensity)
-    on_index = _check_column(df, "query_id", query_id, allow_index=True)
-    _check_converted_ids(df, query_id, on_index)
-
-    frame = df[list(dict.fromkeys(columns + ([] if on_index else [query_id])))]
+    list_on_index = _check_column(df, "list_id", list_id, allow_index=True)
+    _check_converted_ids(df, list_id, list_on_index)
+    key, on_index = list_id, list_on_index
+    if query_id is not None:
+        on_index = _check_column(df, "query_id", query_id, allow_index=True)
+        _check_converted_ids(df, query_id, on_index)
+        key = query_id
+        if list_on_index or on_index:  # both ids as columns, the shuffle key too
+            df = df.reset_index()
+            list_on_index = on_index = False
+        columns.append(list_id)
+    frame = df[list(dict.fromkeys(columns + ([] if on_index else [key])))]
     if partitioned_by_query == "auto":
         partitioned = on_index and df.known_divisions
     else:
         partitioned = partitioned_by_query
     row_label = "query" if on_index else "index"
-    frame, on_index, _ = _whole_queries(frame, query_id, on_index, partitioned,
-                                        "average")
-    plan = _ClickPlan(parsed, click, y_score, position, query_id, propensity, clip,
-                      sample_weight, on_index, row_label)
+    frame, on_index, _ = _whole_queries(frame, key, on_index, partitioned, "average")
+    list_on_index = list_on_index and on_index
+    plan = _ClickPlan(parsed, names, propensity, clip, list_on_index, key, on_index,
+                      row_label)
     import pandas as pd
 
     if aggregate is None:
-        index_dtype = (frame._meta.index.dtype if on_index
-                       else frame._meta[query_id].dtype)
-        meta = pd.DataFrame(
-            {name: pd.Series([], dtype=np.float64)
-             for name in plan.metrics + ["weight"]},
-            index=pd.Index([], dtype=index_dtype, name=query_id),
-        )
-        return frame.map_partitions(
-            _list_frame, plan, meta, meta=meta,
-            clear_divisions=not (on_index and frame.known_divisions),
-        )
+        return _per_list_frame(frame, plan, pd)
 
     empty = _with_sums(_partials_frame([PartialMean(0.0, 0.0, 0.0, 0)], 0, pd),
                        _NO_SUMS)
@@ -289,7 +336,34 @@ def evaluate_clicks(
     if int(merged["n_rows"].iloc[0]) == 0:
         raise ValueError("`df` has no rows: there is nothing to evaluate.")
     rows = merged[_PARTIAL_COLUMNS].itertuples(index=False)
-    results = {name: finish_mean(PartialMean(*row))
-               for name, row in zip(plan.metrics, rows)}
+    means = {slot: finish_mean(PartialMean(*row)) for slot, row in zip(plan.sums, rows)}
+    results = {
+        name: (means[(name, "numerator")] if (name, "denominator") not in means
+               else divide(means[(name, "numerator")], means[(name, "denominator")]))
+        for name in plan.metrics
+    }
     sums = ClickSums(*merged[_SUMS].iloc[0])
     return ClickEvaluationResult(results, **finish_diagnostics(sums))
+
+
+def _per_list_frame(frame, plan, pd):
+    """The lazy frame of per-list values (``aggregate=None``)."""
+    list_id = plan.columns["list_id"]
+    index_dtype = (frame._meta.index.dtype if plan.list_on_index
+                   else frame._meta[list_id].dtype)
+    names = [name if part == "numerator" else _ideal(name) for name, part in plan.sums]
+    meta = pd.DataFrame(
+        {name: pd.Series([], dtype=np.float64) for name in names + ["weight"]},
+        index=pd.Index([], dtype=index_dtype, name=list_id),
+    )
+    lists = frame.map_partitions(
+        _list_frame, plan, meta, meta=meta,
+        clear_divisions=not (plan.list_on_index and frame.known_divisions),
+    )
+    for name, part in plan.sums:
+        if part == "denominator":  # the mean ideal DCG over all lists, lazily
+            ideal = lists[_ideal(name)]
+            mean = (ideal * lists["weight"]).sum() / lists["weight"].sum()
+            lists = lists.assign(**{name: lists[name] / mean})
+            lists = lists.drop(columns=[_ideal(name)])
+    return lists

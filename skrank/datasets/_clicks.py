@@ -73,6 +73,11 @@ def simulate_clicks(
     n_sessions : int, default=1
         Sessions per query; each shows the query's whole ranked list.
     random_state : int, numpy Generator or None, default=None
+        Seeds the simulated users' draws (examination, attractiveness):
+        an int gives the same log on every call; a
+        ``numpy.random.Generator`` is used as it is (and advanced); None
+        draws fresh entropy, a different log each call. Passed to
+        ``numpy.random.default_rng``.
 
     Returns
     -------

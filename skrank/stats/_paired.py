@@ -280,12 +280,15 @@ def _t_test(differences):
 
 
 def compare_per_query(per_query, names, metrics, *, baseline, n_resamples, level,
-                      correction, rng):
+                      correction, rng, bootstrap=None):
     """The tests of :func:`compare` on per-query values already computed.
 
     ``per_query`` is ``{metric: {system: QueryValues}}`` with the queries in
     the same order for every system (:func:`skrank.evaluate_run`'s values
     of several runs come this way to the ``skrank`` command).
+    ``bootstrap(metric, values, n_resamples, rng)``, if given, returns the
+    ``(n_resamples, n_systems)`` resampled estimates in place of the means
+    of resampled queries (:func:`skrank.clicks.compare`'s ratios of sums).
     """
     if baseline is None:
         pairs = list(combinations(range(len(names)), 2))
@@ -309,7 +312,8 @@ def compare_per_query(per_query, names, metrics, *, baseline, n_resamples, level
             )
             boot = np.full((1, len(names)), np.nan)
         else:
-            boot = _bootstrap_means(values, n_resamples, rng)
+            boot = (_bootstrap_means(values, n_resamples, rng) if bootstrap is None
+                    else bootstrap(metric, values, n_resamples, rng))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             means = values.mean(axis=1) if n else np.full(len(names), np.nan)

@@ -26,22 +26,26 @@ def _synchronous():
 
 
 def click_log(seed, n_lists=120, ids="str"):
-    """Lists of 2..8 rows at positions 1..n, ties in the scores, rows shuffled."""
+    """Lists of 2..8 rows at positions 1..n, ties in the scores, rows shuffled.
+
+    ``list_id`` names the list, ``qid`` the query (three lists each, sharing
+    documents ``doc``)."""
     rng = np.random.default_rng(seed)
     frames = []
     for number in range(n_lists):
         size = int(rng.integers(2, 9))
         position = rng.permutation(size) + 1
         frames.append(pd.DataFrame({
-            "list": number, "position": position,
+            "list": number, "position": position, "doc": rng.permutation(size),
             "click": (rng.random(size) < 0.6 / position).astype(int),
             "score": rng.integers(0, 4, size) / 3.0,
             "w": rng.uniform(0.5, 2.0, size),
         }))
     rows = pd.concat(frames, ignore_index=True).sample(frac=1.0, random_state=seed)
     rows = rows.reset_index(drop=True)
-    rows["qid"] = (rows["list"].map(lambda n: f"list-{n:04d}").astype(object)
-                   if ids == "str" else rows["list"] * 3 - 100)
+    rows["list_id"] = (rows["list"].map(lambda n: f"list-{n:04d}").astype(object)
+                       if ids == "str" else rows["list"] * 3 - 100)
+    rows["qid"] = rows["list"] // 3
     rows["propensity"] = 1.0 / rows["position"] ** 0.7
     return rows
 
@@ -49,7 +53,7 @@ def click_log(seed, n_lists=120, ids="str"):
 def in_memory_clicks(rows, **options):
     return skrank.clicks.evaluate(
         rows["click"], rows["score"], position=rows["position"],
-        query_id=rows["qid"], **options)
+        list_id=rows["list_id"], **options)
 
 
 def assert_same_evaluation(got, expected):
@@ -93,7 +97,7 @@ def test_evaluate_clicks_per_list_and_on_an_index():
                                    atol=1e-12)
     np.testing.assert_allclose(per_list["weight"], expected["arp"].weight)
     # ids on a sorted index: no shuffle, same values
-    indexed = dd.from_pandas(rows.set_index("qid").sort_index(), npartitions=4)
+    indexed = dd.from_pandas(rows.set_index("list_id").sort_index(), npartitions=4)
     got = skrank.dask.evaluate_clicks(indexed, METRICS, propensity="propensity")
     assert_same_evaluation(got, in_memory_clicks(rows, propensity=rows["propensity"],
                                                  metrics=METRICS))
@@ -117,14 +121,15 @@ def test_evaluate_clicks_bad_rows_raise_the_in_memory_errors(change, message):
 
 def test_evaluate_clicks_two_rows_at_one_position_and_bad_arguments():
     rows = click_log(4, n_lists=20)
-    first = rows.index[rows["qid"] == rows.loc[0, "qid"]]
+    first = rows.index[rows["list_id"] == rows.loc[0, "list_id"]]
     rows.loc[first[1], "position"] = rows.loc[first[0], "position"]
     df = dd.from_pandas(rows, npartitions=3, sort=False)
     with pytest.raises(ValueError, match="Two rows of one list are at") as error:
         skrank.dask.evaluate_clicks(df, propensity="propensity")
     # named as the caller knows them (the frame's index), not by partition row
     for row in first[:2]:
-        assert f"index {row} of `df`, query {rows.loc[0, 'qid']!r}" in str(error.value)
+        assert (f"index {row} of `df`, query {rows.loc[0, 'list_id']!r}"
+                in str(error.value))
     with pytest.raises(ValueError, match="`clip` must be a number in"):
         skrank.dask.evaluate_clicks(df, propensity="propensity", clip=0)
     with pytest.raises(ValueError, match="Unknown click metric"):
@@ -133,3 +138,40 @@ def test_evaluate_clicks_two_rows_at_one_position_and_bad_arguments():
         skrank.dask.evaluate_clicks(df, y_score="nope", propensity="propensity")
     with pytest.raises(ValueError, match="`df` must be a dask.dataframe.DataFrame"):
         skrank.dask.evaluate_clicks(rows, propensity="propensity")
+
+
+@pytest.mark.parametrize("npartitions", [1, 4])
+def test_evaluate_clicks_with_queries_and_documents_equals_in_memory(npartitions):
+    # shuffled by query: the lists of a query pool their clicks for ndcg's
+    # ideal order (doc_id), as in memory
+    rows = click_log(5, ids="int")
+    df = dd.from_pandas(rows, npartitions=npartitions, sort=False)
+    options = dict(metrics=METRICS, propensity="propensity")
+    got = skrank.dask.evaluate_clicks(df, query_id="qid", doc_id="doc", **options)
+    expected = in_memory_clicks(rows, query_id=rows["qid"], doc_id=rows["doc"],
+                                **{**options, "propensity": rows["propensity"]})
+    assert_same_evaluation(got, expected)
+    # the pooled ideal order changes ndcg, and only ndcg
+    alone = in_memory_clicks(rows, propensity=rows["propensity"], metrics=METRICS)
+    assert alone["ndcg@3"] != pytest.approx(expected["ndcg@3"], abs=1e-6)
+    assert alone["dcg@5"] == pytest.approx(expected["dcg@5"], abs=1e-12)
+    per_list = skrank.dask.evaluate_clicks(df, query_id="qid", doc_id="doc",
+                                           aggregate=None, **options).compute()
+    expected = in_memory_clicks(rows, query_id=rows["qid"], doc_id=rows["doc"],
+                                aggregate=None, **{**options,
+                                                   "propensity": rows["propensity"]})
+    per_list = per_list.loc[expected["ndcg@3"].query_id]
+    np.testing.assert_allclose(per_list["ndcg@3"], expected["ndcg@3"].value, atol=1e-12)
+    assert list(per_list.columns) == METRICS + ["weight"]
+
+
+def test_evaluate_clicks_needs_a_propensity_and_a_list_column():
+    df = dd.from_pandas(click_log(6, n_lists=5), npartitions=2)
+    with pytest.raises(ValueError, match="`propensity` is required"):
+        skrank.dask.evaluate_clicks(df, propensity=None)
+    with pytest.raises(ValueError, match="`position` is required"):
+        skrank.dask.evaluate_clicks(df, position=None, propensity=0.5)
+    with pytest.raises(ValueError, match="`list_id` is required"):
+        skrank.dask.evaluate_clicks(df, list_id=None, propensity=0.5)
+    with pytest.raises(ValueError, match="`list_id` must name a column"):
+        skrank.dask.evaluate_clicks(df, list_id="session", propensity=0.5)

@@ -93,13 +93,14 @@ def test_position_is_routed_to_ranker_and_click_scorer(routing):
     cv = GroupKFold(3)
     result = cross_validate(
         QueryGroupRanker(lgbm_ranker()), X, click, cv=cv, scoring=scorer,
-        params={"query_id": lists, "position": position, "groups": lists},
+        params={"query_id": lists, "list_id": lists, "position": position,
+                "groups": lists},
     )
     for i, (train, test) in enumerate(cv.split(X, click, groups=lists)):
         model = QueryGroupRanker(lgbm_ranker()).fit(
             X[train], click[train], query_id=lists[train], position=position[train])
         expected = evaluate(click[test], model.predict(X[test]),
-                            position=position[test], query_id=lists[test],
+                            position=position[test], list_id=lists[test],
                             propensity=lambda k: 1 / k, metrics="dcg@5")["dcg@5"]
         assert result["test_score"][i] == pytest.approx(expected, rel=1e-12)
 
@@ -116,7 +117,8 @@ def test_position_request_can_be_turned_off(routing):
     result = cross_validate(
         ranker, X, click, cv=GroupKFold(2),
         scoring=get_scorer("dcg@5", propensity=lambda k: 1 / k),
-        params={"query_id": lists, "position": position, "groups": lists},
+        params={"query_id": lists, "list_id": lists, "position": position,
+                "groups": lists},
         return_estimator=True,
     )
     # no position reached fit: the fitted model is an LGBMRanker, not a Booster
@@ -143,7 +145,7 @@ def routing():
 
 def ips_per_round(click, lists, position, predict_round, n_rounds):
     """IPS-DCG@5 of the held-out lists after each round, by skrank.clicks.evaluate."""
-    return [evaluate(click, predict_round(i), position=position, query_id=lists,
+    return [evaluate(click, predict_round(i), position=position, list_id=lists,
                      propensity=lambda k: 1 / k, metrics="dcg@5")["dcg@5"]
             for i in range(1, n_rounds + 1)]
 
@@ -223,7 +225,8 @@ def test_search_with_two_jobs_and_a_click_eval_metric(routing):
             ranker, {"estimator__num_leaves": [3, 7]}, cv=GroupKFold(3),
             scoring=get_scorer(["dcg@5", "arp"], propensity=bias), refit="dcg@5",
             n_jobs=n_jobs, error_score="raise",
-        ).fit(X, click, query_id=lists, position=position, groups=lists)
+        ).fit(X, click, query_id=lists, list_id=lists, position=position,
+              groups=lists)
         means.append(search.cv_results_["mean_test_dcg@5"])
     np.testing.assert_array_equal(means[0], means[1])
 
