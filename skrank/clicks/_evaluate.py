@@ -179,7 +179,8 @@ def evaluate(
         The examination propensity of each row's logged position: a
         :class:`PositionBias` (from :func:`estimate_position_bias`), a
         callable of an array of positions, or one number per row (or one
-        for all) in (0, 1].
+        for all), positive and finite (relative to position 1, so above 1
+        where a position is examined more often than the first).
     metrics : str or list of str, default=("dcg@10", "precision@10", "arp")
         Any of ``"dcg@k"``, ``"ndcg@k"``, ``"precision@k"``, ``"arp"``
         (``"dcg"`` and ``"ndcg"`` without ``@k``: the whole list).

@@ -213,7 +213,7 @@ def evaluate_clicks(
     Notes
     -----
     Errors about bad rows (a click not 0 or 1, a position below 1, two rows
-    of a list at one position, a propensity outside (0, 1]) are the
+    of a list at one position, a propensity not positive and finite) are the
     in-memory ones, raised when the partition holding the row is computed.
 
     Examples

@@ -184,8 +184,8 @@ def test_missing_metadata_errors_say_how_to_pass_them():
     ({"metrics": ["dcg@5", "dcg@5"]}, "names a metric twice"),
     ({"metrics": 5}, "`metrics` must be a click metric name"),
     ({"propensity": [1.0, 0.5]}, "cannot take one value per row"),
-    ({"propensity": 0.0}, r"`propensity` must be in \(0, 1\]"),
-    ({"propensity": float("nan")}, r"`propensity` must be in \(0, 1\]"),
+    ({"propensity": 0.0}, r"`propensity` must be positive and finite"),
+    ({"propensity": float("nan")}, r"`propensity` must be positive and finite"),
     ({"clip": 1.5}, r"`clip` must be a number in \(0, 1\]"),
     ({"position_column": 1.5}, "`position_column` must be a column name"),
 ])
