@@ -241,3 +241,14 @@ def test_dask_names_a_bad_propensity_by_the_frames_index():
                                query_id=rows["qid"], propensity=rows["propensity"])
     position = int(np.flatnonzero(rows.index == bad_label)[0])
     assert f"at row {position}." in str(error.value)
+
+
+def test_query_group_ranker_positions_are_checked_before_the_cast():
+    # the ranker adapters' own check of positions had the same hole as clicks'
+    from skrank.model_selection._ranker_libraries import _check_position
+
+    with pytest.raises(ValueError, match=r"at most 2\*\*53.*at row 1"):
+        _check_position(np.array([1.0, 1e20]), 2, "lightgbm")
+    with pytest.raises(ValueError, match=r"at most 2\*\*53.*at row 0"):
+        _check_position(np.array([2**63 + 1, 2], dtype=np.uint64), 2, "xgboost")
+    np.testing.assert_array_equal(_check_position([3, 1], 2, "lightgbm"), [3, 1])
