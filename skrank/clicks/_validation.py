@@ -104,7 +104,7 @@ def list_codes(query_id, n_rows, name="query_id"):
             f"`{name}` is required: one id per row, saying which displayed list "
             "(or query) the row belongs to."
         )
-    keys, labels = factorize(query_id, n_rows)
+    keys, labels = factorize(query_id, n_rows, name=name)
     distinct, codes = np.unique(keys, return_inverse=True)
     ids = distinct if labels is None else labels[distinct]
     return codes.reshape(-1).astype(np.intp), ids

@@ -252,3 +252,27 @@ def test_query_group_ranker_positions_are_checked_before_the_cast():
     with pytest.raises(ValueError, match=r"at most 2\*\*53.*at row 0"):
         _check_position(np.array([2**63 + 1, 2], dtype=np.uint64), 2, "xgboost")
     np.testing.assert_array_equal(_check_position([3, 1], 2, "lightgbm"), [3, 1])
+
+
+@pytest.mark.parametrize("doc_id, message", [
+    ([0, 1, None, 1], r"`doc_id` contains missing values .* the first at row 2: every "
+                      r"row needs the id of its document"),
+    ([0, 1, 1], r"`doc_id` has 3 entries but there are 4 rows"),
+])
+def test_a_bad_doc_id_is_named_doc_id(doc_id, message):
+    # it was reported as a bad `query_id`
+    with pytest.raises(ValueError, match=message):
+        estimate_position_bias([1, 0, 1, 1], [1, 2, 1, 2], query_id=[0, 0, 1, 1],
+                               doc_id=doc_id, method="harvest", n_resamples=0)
+    with pytest.raises(ValueError, match=message):
+        list_codes(doc_id, 4, name="doc_id")
+
+
+def test_a_missing_slate_id_is_named_slate_id():
+    from skrank.clicks import slate_estimate
+
+    with pytest.raises(ValueError, match=r"`slate_id` contains missing values .* "
+                                         r"row 1: every row needs the id of its slate"):
+        slate_estimate([1, 0], slate_id=["a", None], slot=[1, 1],
+                       behavior_propensity=[0.5, 0.5],
+                       evaluation_propensity=[0.5, 0.5])
