@@ -19,7 +19,6 @@ from .._core._aggregate import (
 )
 from .._core._malloc import reused_memory
 from .._core._quiet import quiet_dask
-from .._core._validation import describe, check_option
 from ..clicks._evaluate import (
     ClickEvaluationResult,
     ClickSums,
@@ -30,15 +29,8 @@ from ..clicks._evaluate import (
 )
 from ..clicks._validation import check_clip
 from ..metrics._plan import EMPTY_PARTIAL, PartitionPlan
-from ._evaluate import (
-    _PARTIAL_COLUMNS,
-    _check_column,
-    _check_converted_ids,
-    _import_dask_dataframe,
-    _merge,
-    _partials_frame,
-    _whole_queries,
-)
+from ._frame_input import check_dask_frame, frame_input
+from ._shuffle import PARTIAL_COLUMNS, merge_partials, partials_frame, whole_queries
 
 _SUMS = list(ClickSums._fields)
 _NO_SUMS = ClickSums(0, 0.0, 0.0, float("nan"), 0, 0, 0)
@@ -99,7 +91,7 @@ def _click_partials(frame, plan):
     import pandas as pd
 
     partials, sums = plan.click_partials(frame)
-    return _with_sums(_partials_frame(partials, frame.shape[0], pd), sums)
+    return _with_sums(partials_frame(partials, frame.shape[0], pd), sums)
 
 
 def _with_sums(frame, sums):
@@ -110,7 +102,7 @@ def _with_sums(frame, sums):
 
 def _click_merge(frame):
     """The reduction's combine/aggregate: PartialMeans as skrank.dask.evaluate, sums."""
-    merged = _merge(frame)
+    merged = merge_partials(frame)
     first = frame[frame.index.to_numpy() == 0][_SUMS]
     sums = merge_click_sums(ClickSums(*row) for row in first.itertuples(index=False))
     return _with_sums(merged, sums)
@@ -131,14 +123,6 @@ def _list_frame(frame, plan, meta):
     ids = frame.index if plan.query_on_index else frame[plan.query_id]
     index = pd.Index(ranked.query_ids, dtype=ids.dtype, name=meta.index.name)
     return pd.DataFrame(columns, index=index)[list(meta.columns)]
-
-
-def _check_dask_frame(df, dd, in_memory):
-    if not isinstance(df, dd.DataFrame):
-        raise ValueError(
-            f"`df` must be a dask.dataframe.DataFrame, got {describe(df)}; for "
-            f"in-memory data use {in_memory}."
-        )
 
 
 def evaluate_clicks(
@@ -235,33 +219,18 @@ def evaluate_clicks(
     >>> result.n_clicks, result.max_weight
     (2, 3.0)
     """
-    dd = _import_dask_dataframe()
-    _check_dask_frame(df, dd, "skrank.clicks.evaluate")
+    check_dask_frame(df, "skrank.clicks.evaluate")
     parsed = parse_click_metrics(metrics)
     clip = check_clip(clip)
     check_aggregate_options("skip", aggregate)
-    check_option("partitioned_by_query", partitioned_by_query, ("auto", True, False))
-    for argument, name in (("click", click), ("y_score", y_score),
-                           ("position", position)):
-        _check_column(df, argument, name)
-    if sample_weight is not None:
-        _check_column(df, "sample_weight", sample_weight)
-    columns = [click, y_score, position]
-    columns += [] if sample_weight is None else [sample_weight]
-    if isinstance(propensity, str):
-        _check_column(df, "propensity", propensity)
-        columns.append(propensity)
-    on_index = _check_column(df, "query_id", query_id, allow_index=True)
-    _check_converted_ids(df, query_id, on_index)
-
-    frame = df[list(dict.fromkeys(columns + ([] if on_index else [query_id])))]
-    if partitioned_by_query == "auto":
-        partitioned = on_index and df.known_divisions
-    else:
-        partitioned = partitioned_by_query
-    row_label = "query" if on_index else "index"
-    frame, on_index, _ = _whole_queries(frame, query_id, on_index, partitioned,
-                                        "average")
+    column = propensity if isinstance(propensity, str) else None
+    frame, on_index, partitioned, row_label = frame_input(
+        df, [("click", click), ("y_score", y_score), ("position", position),
+             ("sample_weight", sample_weight), ("propensity", column)],
+        query_id=query_id, partitioned_by_query=partitioned_by_query,
+    )
+    frame, on_index, _ = whole_queries(frame, query_id, on_index, partitioned,
+                                       "average")
     plan = _ClickPlan(parsed, click, y_score, position, query_id, propensity, clip,
                       sample_weight, on_index, row_label)
     import pandas as pd
@@ -279,7 +248,7 @@ def evaluate_clicks(
             clear_divisions=not (on_index and frame.known_divisions),
         )
 
-    empty = _with_sums(_partials_frame([PartialMean(0.0, 0.0, 0.0, 0)], 0, pd),
+    empty = _with_sums(partials_frame([PartialMean(0.0, 0.0, 0.0, 0)], 0, pd),
                        _NO_SUMS)
     with quiet_dask():
         merged = frame.reduction(
@@ -288,7 +257,7 @@ def evaluate_clicks(
         ).compute()
     if int(merged["n_rows"].iloc[0]) == 0:
         raise ValueError("`df` has no rows: there is nothing to evaluate.")
-    rows = merged[_PARTIAL_COLUMNS].itertuples(index=False)
+    rows = merged[PARTIAL_COLUMNS].itertuples(index=False)
     results = {name: finish_mean(PartialMean(*row))
                for name, row in zip(plan.metrics, rows)}
     sums = ClickSums(*merged[_SUMS].iloc[0])
