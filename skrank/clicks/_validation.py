@@ -166,10 +166,9 @@ def check_clip(clip):
 
 
 def check_propensity_values(values, name="propensity"):
-    """``values`` (an array, or one number for every row) as float64, refusing
-    any that is not positive and finite.
+    """``values`` as float64, refusing any value that is not positive and finite.
 
-    One rule for every form of propensity (per-row values, a callable, a
+    ``values`` is one number per row, or one number for every row. One rule for every form of propensity (per-row values, a callable, a
     Dask column, a :class:`~skrank.clicks.PositionBias`): relative to
     position 1, a propensity may exceed 1 (a position examined more often
     than the first). The first bad row is named as :func:`first_position`
