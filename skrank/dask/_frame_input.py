@@ -30,8 +30,11 @@ def check_dask_frame(df, in_memory, needed_by="skrank.dask.evaluate"):
     """
     dd = import_dask_dataframe(needed_by)
     if not isinstance(df, dd.DataFrame):
+        # a frame by its library and type: its repr would fill lines
+        got = (f"a {type(df).__module__.split('.')[0]} {type(df).__name__}"
+               if hasattr(df, "columns") else describe(df))
         raise ValueError(
-            f"`df` must be a dask.dataframe.DataFrame, got {describe(df)}; for "
+            f"`df` must be a dask.dataframe.DataFrame, got {got}; for "
             f"in-memory data use {in_memory}."
         )
     return dd
