@@ -68,13 +68,16 @@ class FrameInput(NamedTuple):
     row_label: str
 
 
-def frame_input(df, columns, *, query_id, partitioned_by_query, extra=()):
+def frame_input(df, columns, *, query_id, partitioned_by_query, extra=(),
+                id_argument="query_id"):
     """Check the column arguments of a face; the frame of the columns it uses.
 
     ``columns`` is a sequence of ``(argument, column name)`` pairs, checked
     in order (a pair whose name is None is an option not given, and
-    skipped); ``query_id`` may name a column or the index. ``extra`` names
-    columns checked by the caller, kept after the query ids.
+    skipped); ``query_id`` (the argument ``id_argument`` of the face: the
+    ids its rows are grouped by, such as ``"list_id"``) may name a column
+    or the index. ``extra`` names columns checked by the caller, kept after
+    the ids.
     ``partitioned_by_query`` (``"auto"``, True, False) says whether each
     query sits whole in one partition; ``"auto"``: when the ids are an
     index with known divisions.
@@ -85,8 +88,8 @@ def frame_input(df, columns, *, query_id, partitioned_by_query, extra=()):
         if name is not None:
             check_column(df, argument, name)
             names.append(name)
-    on_index = check_column(df, "query_id", query_id, allow_index=True)
-    check_converted_ids(df, query_id, on_index)
+    on_index = check_column(df, id_argument, query_id, allow_index=True)
+    check_converted_ids(df, query_id, on_index, id_argument)
     names += ([] if on_index else [query_id]) + list(extra)
     frame = df[list(dict.fromkeys(names))]
     if partitioned_by_query == "auto":
@@ -97,7 +100,7 @@ def frame_input(df, columns, *, query_id, partitioned_by_query, extra=()):
     return FrameInput(frame, on_index, partitioned, "query" if on_index else "index")
 
 
-def check_converted_ids(df, query_id, on_index):
+def check_converted_ids(df, query_id, on_index, id_argument="query_id"):
     """Refuse ids that Dask's string conversion grouped differently from memory.
 
     ``dd.from_pandas`` turns object columns into strings when Dask's
@@ -137,7 +140,7 @@ def check_converted_ids(df, query_id, on_index):
             continue  # str ids only: their strings are themselves
         pair = _regrouped_pair(original, original.astype(ids.dtype))
         if pair is not None:
-            raise ValueError(_converted_ids_message(query_id, *pair))
+            raise ValueError(_converted_ids_message(id_argument, query_id, *pair))
 
 
 def _regrouped_pair(original, converted):
@@ -159,12 +162,12 @@ def _regrouped_pair(original, converted):
     return None
 
 
-def _converted_ids_message(query_id, first, second, apart):
+def _converted_ids_message(id_argument, query_id, first, second, apart):
     now, before = (
         ("two strings", "one query") if apart else ("one string", "two queries")
     )
     return (
-        f"`query_id` {query_id!r} held ids of different types, {first!r} and "
+        f"`{id_argument}` {query_id!r} held ids of different types, {first!r} and "
         f"{second!r}, which skrank.evaluate counts as {before}; Dask's string "
         "conversion (its \"dataframe.convert-string\" setting, on by default) made "
         f"them {now} when the frame was built, so the queries would not be the "

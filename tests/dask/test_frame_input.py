@@ -97,3 +97,11 @@ def test_whole_queries_puts_each_query_in_one_partition():
             assert where.setdefault(qid, number) == number  # never in two partitions
     assert sorted(where) == sorted(set(rows["qid"].tolist()))
     assert sorted(frame.compute()["x"].tolist()) == list(range(300))  # no row lost
+
+
+def test_frame_input_names_the_id_argument_of_its_face():
+    df = dd.from_pandas(ROWS, npartitions=2)
+    with pytest.raises(ValueError, match=r"`list_id` must name a column of `df` or the "
+                                         r"index name, got 'nope'"):
+        frame_input(df, [("click", "click")], query_id="nope",
+                    partitioned_by_query="auto", id_argument="list_id")
