@@ -299,3 +299,13 @@ def test_other_errors_name_the_argument(name):
         factorize(ids, 3, name=name)
     with pytest.raises(ValueError, match=rf"`{name}` values must be hashable"):
         module._object_codes_without_pandas(ids, name)
+
+
+def test_rank_queries_names_the_ids_as_its_caller_does():
+    from skrank._core._layout import rank_queries
+
+    with pytest.raises(ValueError, match=r"`list_id` contains missing values .* row 1: "
+                                         r"every row needs the id of its displayed list"):
+        rank_queries([1, 0, 1], [3, 2, 1], query_id=[1, None, 2], id_name="list_id")
+    with pytest.raises(ValueError, match=r"`query_id` contains missing values"):
+        rank_queries([1, 0, 1], [3, 2, 1], query_id=[1, None, 2])
