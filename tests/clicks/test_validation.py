@@ -200,8 +200,13 @@ def test_propensities_above_one_are_taken_in_every_form():
     got = skrank.clicks.evaluate(click, score, position=position, query_id=query,
                                  propensity=2.0, metrics=["dcg@1"])
     assert got["dcg@1"] == pytest.approx(0.5, rel=1e-12)
+    # the scorer's one number: the click of the model's first row weighs 1 / 2
+    from sklearn.linear_model import LinearRegression
+
+    X = np.array([[1.0], [2.0], [3.0]])
+    model = LinearRegression().fit(X, [0.0, 1.0, 2.0])  # ranks the third row first
     scorer = skrank.clicks.get_scorer("dcg@1", propensity=2.0)
-    assert scorer is not None
+    assert scorer(model, X, [0, 0, 1], query_id=[5, 5, 5], position=[1, 2, 3]) == 0.5
     for bad in (0.0, -1.0, np.inf, np.nan):
         with pytest.raises(ValueError, match=r"`propensity` must be positive and "
                                              r"finite .*, got .*at row 1"):
