@@ -1,4 +1,5 @@
-"""Query ids of any type -> sortable integer keys and the labels they stand for."""
+"""Ids of any type (query, list, document, slate ids) -> sortable integer keys and
+the labels they stand for."""
 
 import numpy as np
 
@@ -6,16 +7,22 @@ from ._frames import pandas_categorical
 from ._validation import to_array, first_position
 
 
-def _missing(mask):
-    """The error for query ids with missing values, ``mask`` marking them."""
+#: What an id names, for the messages: ``"query_id"`` -> each row's "query".
+_WHAT = {"query_id": "query", "list_id": "displayed list", "doc_id": "document",
+         "slate_id": "slate", "group": "group"}
+
+
+def _missing(mask, name):
+    """The error for ids with missing values, ``mask`` marking them."""
+    what = _WHAT.get(name, "group")
     return ValueError(
-        "`query_id` contains missing values (None, NaN or NaT), the first at "
-        f"{first_position(mask)}: every row needs the id of its query. Drop those "
+        f"`{name}` contains missing values (None, NaN or NaT), the first at "
+        f"{first_position(mask)}: every row needs the id of its {what}. Drop those "
         "rows from every input, or give them ids of their own."
     )
 
 
-def factorize(query_id, n_rows):
+def factorize(query_id, n_rows, name="query_id"):
     """Sortable integer keys and the id labels they stand for.
 
     Returns ``(keys, labels_or_None)``: numeric ids are used as keys as they
@@ -24,49 +31,51 @@ def factorize(query_id, n_rows):
     where ids can be ordered (a pandas categorical: category order). Ids
     that differ in type (``1`` and ``"1"``) are different queries.
 
-    Raises a ValueError naming ``query_id`` for missing or unhashable ids, a
-    shape other than 1-D, or a length other than ``n_rows`` (with a hint
-    when the values look like LightGBM-style query sizes).
+    Raises a ValueError naming the argument ``name`` (``"query_id"``,
+    ``"list_id"``, ``"doc_id"``, ``"slate_id"``, ...) for missing or
+    unhashable ids, a shape other than 1-D, or a length other than
+    ``n_rows`` (with a hint when query ids look like LightGBM-style query
+    sizes).
     """
     categorical = pandas_categorical(query_id)
     if categorical is not None:
         codes, categories = categorical
-        _check_length(codes, n_rows)
+        _check_length(codes, n_rows, name)
         if (codes < 0).any():
-            raise _missing(codes < 0)
+            raise _missing(codes < 0, name)
         return codes.astype(np.int64), categories
 
-    ids = as_id_array(query_id)
+    ids = as_id_array(query_id, name)
     if ids.ndim != 1:
         raise ValueError(
-            f"`query_id` must be 1-D (one id per row), got shape {ids.shape}."
+            f"`{name}` must be 1-D (one id per row), got shape {ids.shape}."
         )
-    _check_length(ids, n_rows)
+    _check_length(ids, n_rows, name)
     kind = ids.dtype.kind
     if kind in "biu":
         return ids, None
     if kind == "f":
         if np.isnan(ids).any():
-            raise _missing(np.isnan(ids))
+            raise _missing(np.isnan(ids), name)
         return ids, None
     if kind in "mM":  # dates and durations: factorise the integer view, keep the type
         if np.isnat(ids).any():
-            raise _missing(np.isnat(ids))
+            raise _missing(np.isnat(ids), name)
         codes, labels = _sorted_codes(ids.view(np.int64))
         return codes, labels.view(ids.dtype)
     if kind in "US":
         return _sorted_codes(ids)
-    return _object_codes(ids)
+    return _object_codes(ids, name)
 
 
-def as_id_array(query_id):
+def as_id_array(query_id, name="query_id"):
     """``query_id`` as a numpy array that keeps ids of different types apart.
 
     ``np.asarray([1, "1"])`` turns both into the string ``"1"``; a list or
     tuple whose values are not all strings (or all bytes) becomes an object
     array instead.
     """
-    ids = to_array("query_id", query_id)
+    ids = to_array(name, query_id)
     if isinstance(query_id, (list, tuple)) and ids.dtype.kind in "US":
         kind = str if ids.dtype.kind == "U" else bytes
         if not all(isinstance(value, kind) for value in query_id):
@@ -105,13 +114,14 @@ def not_utf8(strings):
     return False
 
 
-def _check_length(ids, n_rows):
+def _check_length(ids, n_rows, name):
     n_ids = ids.shape[0] if ids.ndim else 0
     if n_ids == n_rows:
         return
     hint = ""
     if (
-        0 < n_ids < n_rows
+        name == "query_id"
+        and 0 < n_ids < n_rows
         and ids.ndim == 1
         and ids.dtype.kind in "iu"
         and ids.min() >= 1
@@ -123,7 +133,7 @@ def _check_length(ids, n_rows):
             "`query_id = np.repeat(np.arange(len(sizes)), sizes)`."
         )
     raise ValueError(
-        f"Inputs have different lengths: `query_id` has {n_ids} entries but "
+        f"Inputs have different lengths: `{name}` has {n_ids} entries but "
         f"there are {n_rows} rows.{hint}"
     )
 
@@ -201,37 +211,37 @@ def _sorted_codes(ids):
     return codes.astype(np.int64, copy=False), np.asarray(labels, dtype=ids.dtype)
 
 
-def _object_codes(ids):
+def _object_codes(ids, name="query_id"):
     """Codes and labels of hashable Python objects (ascending where orderable)."""
     try:
         import pandas as pd
     except ImportError:  # pragma: no cover - pandas is a test dependency
-        return _object_codes_without_pandas(ids)
+        return _object_codes_without_pandas(ids, name)
     try:
         missing = pd.isna(ids)
     except TypeError:
         missing = None
     if missing is not None and np.ndim(missing) == 1 and missing.any():
-        raise _missing(missing)
+        raise _missing(missing, name)
     if not_utf8(ids):  # pandas' string hashing would merge such ids: Python's dict
-        return _object_codes_without_pandas(ids)
+        return _object_codes_without_pandas(ids, name)
     try:
         codes, labels = pd.factorize(ids, sort=True)
     except TypeError:  # ids of mixed, unorderable types, or unhashable ones
         try:
             codes, labels = pd.factorize(ids, sort=False)
         except TypeError:
-            _raise_unhashable(ids)
+            _raise_unhashable(ids, name)
     return codes.astype(np.int64), np.asarray(labels, dtype=object)
 
 
-def _object_codes_without_pandas(ids):
+def _object_codes_without_pandas(ids, name="query_id"):
     missing = np.fromiter(
         (v is None or (isinstance(v, float) and v != v) for v in ids), dtype=bool,
         count=ids.shape[0],
     )
     if missing.any():
-        raise _missing(missing)
+        raise _missing(missing, name)
     table = {}
     try:
         codes = np.fromiter(
@@ -239,7 +249,7 @@ def _object_codes_without_pandas(ids):
             count=ids.shape[0],
         )
     except TypeError:
-        _raise_unhashable(ids)
+        _raise_unhashable(ids, name)
     labels = np.empty(len(table), dtype=object)
     labels[:] = list(table)
     try:  # ascending ids where they can be ordered, else first appearance
@@ -251,11 +261,12 @@ def _object_codes_without_pandas(ids):
     return rank[codes], labels[order]
 
 
-def _raise_unhashable(ids):
+def _raise_unhashable(ids, name):
     bad = next(v for v in ids if not _hashable(v))
     raise ValueError(
-        "`query_id` values must be hashable, such as ints or strings; got a "
-        f"{type(bad).__name__} ({bad!r:.40}). Give each query one scalar id."
+        f"`{name}` values must be hashable, such as ints or strings; got a "
+        f"{type(bad).__name__} ({bad!r:.40}). Give each "
+        f"{_WHAT.get(name, 'group')} one scalar id."
     ) from None
 
 

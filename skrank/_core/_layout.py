@@ -392,6 +392,7 @@ def rank_queries(
     sample_weight=None,
     ties="average",
     binary=False,
+    id_name="query_id",
 ):
     """Validate inputs and build the query-sorted layout with one sort.
 
@@ -405,6 +406,9 @@ def rank_queries(
     binary : bool or str
         Whether ``y_true`` must be 0/1; a string names the metrics that need
         it, for the error message.
+    id_name : str, default="query_id"
+        The caller's name of ``query_id``, for the error messages (such as
+        ``"list_id"`` for the displayed lists of a click log).
 
     Returns
     -------
@@ -464,8 +468,8 @@ def rank_queries(
             query_start = np.zeros(1, dtype=np.intp)
             query_ids = np.zeros(1, dtype=np.intp)
         else:
-            keys, labels = factorize(query_id, n_rows)
-            check_same_length(y_true=relevance, query_id=keys)
+            keys, labels = factorize(query_id, n_rows, name=id_name)
+            check_same_length(**{"y_true": relevance, id_name: keys})
             packed = packed_order(score, keys) if ties == "average" else None
             if breaker is not None:
                 order = np.lexsort((breaker, -score, keys))

@@ -195,7 +195,8 @@ def evaluate(
         Required. The examination propensity of each row's logged position:
         a :class:`PositionBias` (from :func:`estimate_position_bias`), a
         callable of an array of positions, or one number per row (or one
-        for all) in (0, 1].
+        for all), positive and finite (relative to position 1, so above 1
+        where a position is examined more often than the first).
     metrics : str or list of str, default=("dcg@10", "precision@10", "arp")
         Any of ``"dcg@k"``, ``"ndcg@k"``, ``"precision@k"``, ``"arp"``
         (``"dcg"`` and ``"ndcg"`` without ``@k``: the whole list).
@@ -349,7 +350,7 @@ _REQUIRED = {
     "position": "the 1-based position at which the logger showed each row",
     "list_id": "the displayed list (impression) of each row",
     "propensity": "the examination propensity of each row's position (a "
-                  "PositionBias, a callable of positions or numbers in (0, 1])",
+                  "PositionBias, a callable of positions or positive numbers)",
 }
 
 

@@ -15,6 +15,8 @@ from ._validation import (
     check_positions,
     check_propensity_values,
     numbers,
+    propensity_of_positions,
+    tabulated_positions,
     check_same_rows,
     list_codes,
 )
@@ -292,8 +294,9 @@ def estimate_position_bias(
             query = np.unique(query[keep], return_inverse=True)[1].reshape(-1)
             doc = None if doc is None else doc[keep]
     n_positions = int(position.max()) if max_position is None else max_position
-    n_impressions = np.bincount(position - 1, minlength=n_positions)
-    n_clicks = np.bincount(position - 1, click, n_positions).astype(np.int64)
+    shown, clicked, size = tabulated_positions(position, click, n_positions)
+    n_impressions = np.bincount(shown - 1, minlength=size)
+    n_clicks = np.bincount(shown - 1, clicked, size).astype(np.int64)
     check_click_evidence(n_clicks, max_position)
     rng = np.random.default_rng(random_state)
     estimator = {"randomized": _randomized, "harvest": _harvest, "em": _em}[method]
@@ -538,32 +541,13 @@ def propensity_per_row(propensity, position):
     A :class:`~skrank.clicks.PositionBias` gives its estimate of each
     position (refusing positions it does not cover); a callable is called
     with the positions, once per distinct position; an array or a number
-    gives the values as they are. Callables and arrays must give values in
-    (0, 1]. ``position`` comes from :func:`check_positions`.
+    gives the values as they are. Callables and arrays must give positive,
+    finite values (above 1 allowed). ``position`` comes from :func:`check_positions`.
     """
     if isinstance(propensity, PositionBias):
         return propensity._lookup(position)
     if callable(propensity):
-        # one call with the distinct positions (a table, no sort of the rows)
-        distinct = np.flatnonzero(np.bincount(position))
-        values = np.asarray(propensity(distinct), dtype=np.float64)
-        if values.ndim == 0:  # one value for every position
-            values = np.full(distinct.shape, float(values))
-        if values.shape != distinct.shape:
-            raise ValueError(
-                "`propensity` called with an array of positions must return one "
-                f"value per position, got shape {values.shape} for "
-                f"{distinct.shape[0]} positions."
-            )
-        bad = ~((values > 0) & (values <= 1))
-        if bad.any():  # name the first row at the first bad position
-            where = np.zeros(int(distinct[-1]) + 1, dtype=bool)
-            where[distinct[bad]] = True
-            check_propensity_values(values[bad][:1], where=[
-                int(np.flatnonzero(where[position])[0])])
-        table = np.zeros(int(distinct[-1]) + 1)
-        table[distinct] = values
-        return table[position]
+        return propensity_of_positions(propensity, position)
     if np.ndim(propensity) == 0:
         if isinstance(propensity, (bool, np.bool_)) or not isinstance(propensity, Real):
             raise ValueError(

@@ -25,7 +25,7 @@ from ..model_selection._query_ids import (
 from ..model_selection._response import RESPONSE_METHODS, ranking_scores
 from ._evaluate import evaluate, parse_click_metrics
 from ._position_bias import PositionBias
-from ._validation import check_clip
+from ._validation import check_clip, check_propensity_values
 
 
 def _check_propensity(propensity):
@@ -37,15 +37,11 @@ def _check_propensity(propensity):
     if isinstance(propensity, PositionBias) or callable(propensity):
         return propensity
     if isinstance(propensity, Real) and not isinstance(propensity, (bool, np.bool_)):
-        if not 0 < propensity <= 1:  # NaN fails too
-            raise ValueError(
-                "`propensity` must be in (0, 1] (the probability that a position "
-                f"is examined, relative to position 1), got {propensity!r}."
-            )
+        check_propensity_values(propensity)  # positive and finite; NaN fails
         return propensity
     raise ValueError(
         "`propensity` must be a PositionBias (from estimate_position_bias), a "
-        "callable of positions (such as lambda k: 1 / k) or one number in (0, 1], "
+        "callable of positions (such as lambda k: 1 / k) or one positive number, "
         f"got {describe(propensity)}; a scorer cannot take one value per row, "
         "because the rows of each test fold differ."
     )
@@ -340,7 +336,7 @@ def get_scorer(metrics, *, propensity, clip=None, query_id_column="qid",
     propensity : PositionBias, callable or float
         The examination propensity of a position: a :class:`PositionBias`
         (from :func:`estimate_position_bias`), a callable of an array of
-        positions, or one number in (0, 1] for every position. Not one
+        positions, or one positive number for every position. Not one
         value per row: the scorer looks each row's up from its position.
     clip : float in (0, 1], default=None
         Propensities below ``clip`` are raised to it (less variance, some
@@ -369,7 +365,7 @@ def get_scorer(metrics, *, propensity, clip=None, query_id_column="qid",
     ------
     ValueError
         For an unknown metric name, a propensity that is not a
-        ``PositionBias``, callable or number in (0, 1], or ``clip`` outside
+        ``PositionBias``, callable or positive finite number, or ``clip`` outside
         (0, 1]. When called without list ids or positions, the scorer
         raises a ``ValueError`` naming every missing one and saying how to
         pass them.

@@ -24,9 +24,8 @@ import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils import check_random_state
 
-from .._core._factorize import as_id_array, factorize
+from .._core._factorize import factorize
 from .._core._layout import segment_ids
-from .._core._frames import pandas_categorical
 from .._core._validation import (
     describe,
     to_array,
@@ -316,10 +315,9 @@ def slate_estimate(
     evaluation = _check_propensity("evaluation_propensity", evaluation_propensity,
                                    zero_allowed=True)
     slots = _check_slot(slot)
-    keys, labels = _slate_keys(slate_id)
-    check_same_length(reward=reward, slate_id=keys, slot=slots,
-                      behavior_propensity=behavior,
+    check_same_length(reward=reward, slot=slots, behavior_propensity=behavior,
                       evaluation_propensity=evaluation)
+    keys, labels = factorize(slate_id, n_rows, name="slate_id")
     log = _SortedLog(keys, labels, slots)
     log.check_one_row_per_slot()
     if estimator == "standard":
@@ -470,41 +468,6 @@ def _check_slot(slot):
     return array.astype(np.int64)
 
 
-def _slate_keys(slate_id):
-    """Sortable keys of the slate ids, and the ids the keys stand for (None: the keys).
-
-    Numeric ids are their own keys; others are factorised (see
-    :func:`skrank._core._factorize._factorize`), a pandas Categorical's codes
-    standing for its categories.
-    """
-    categorical = pandas_categorical(slate_id)
-    if categorical is not None:
-        codes, categories = categorical
-        if (codes < 0).any():
-            raise _missing_slate(codes < 0)
-        return codes.astype(np.int64), categories
-    ids = as_id_array(slate_id)
-    if ids.ndim != 1:
-        raise ValueError(
-            f"`slate_id` must be 1-D (one id per row), got shape {ids.shape}."
-        )
-    kind = ids.dtype.kind
-    if kind == "f":
-        missing = np.isnan(ids)
-    elif kind in "mM":
-        missing = np.isnat(ids)
-    elif kind == "O":
-        missing = np.fromiter(
-            (v is None or (isinstance(v, float) and v != v) for v in ids),
-            dtype=bool, count=ids.shape[0],
-        )
-    else:
-        missing = None
-    if missing is not None and missing.any():
-        raise _missing_slate(missing)
-    return factorize(ids, ids.shape[0])
-
-
 def _slot_groups(slots):
     """Codes 0..n_distinct_slots-1 of the slots, in slot order."""
     largest = int(slots.max())
@@ -513,13 +476,6 @@ def _slot_groups(slots):
         return group.reshape(-1)
     present = np.bincount(slots, minlength=largest + 1) > 0
     return (np.cumsum(present) - 1)[slots]
-
-
-def _missing_slate(mask):
-    return ValueError(
-        "`slate_id` contains missing values (None, NaN or NaT), the first at "
-        f"{first_position(mask)}: every row needs the id of its slate."
-    )
 
 
 class _SortedLog:

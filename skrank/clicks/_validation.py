@@ -41,28 +41,42 @@ def check_clicks(click):
     if bad.any():
         raise ValueError(
             f"`click` must be 0 or 1 (one displayed document per row, clicked or "
-            f"not), got {array[bad][0]!r} at {first_position(bad)}."
+            f"not), got {array[bad][0].item()!r} at {first_position(bad)}."
         )
     return array.astype(np.float64)
 
 
+#: The largest position taken: floats are whole numbers exactly up to 2**53.
+MAX_POSITION = 2**53
+
+
 def check_positions(position):
-    """``position`` as an int64 array of 1-based ranks (whole numbers >= 1)."""
+    """``position`` as an int64 array of 1-based ranks (whole numbers in 1..2**53).
+
+    Every check runs on the values as given, before the cast to int64: a
+    float such as ``1e20`` would wrap to a negative integer.
+    """
     array = numbers("position", position)
     if array.dtype.kind == "f":
-        bad = ~np.isfinite(array) | (array != np.floor(np.where(np.isfinite(array),
-                                                                 array, 0.0)))
+        finite = np.isfinite(array)
+        bad = ~finite | (array != np.floor(np.where(finite, array, 0.0)))
         if bad.any():
             raise ValueError(
                 "`position` must hold whole numbers (the 1-based rank at which "
-                f"the logger showed the row), got {array[bad][0]!r} at "
+                f"the logger showed the row), got {array[bad][0].item()!r} at "
                 f"{first_position(bad)}."
             )
     bad = array < 1
     if bad.any():
         raise ValueError(
             "`position` must be 1 or more (1 is the top of the list), got "
-            f"{array[bad][0]!r} at {first_position(bad)}."
+            f"{array[bad][0].item()!r} at {first_position(bad)}."
+        )
+    bad = array > MAX_POSITION
+    if bad.any():
+        raise ValueError(
+            f"`position` must be at most 2**53 (a rank in a list), got "
+            f"{array[bad][0].item()!r} at {first_position(bad)}."
         )
     return array.astype(np.int64)
 
@@ -90,7 +104,7 @@ def list_codes(query_id, n_rows, name="query_id"):
             f"`{name}` is required: one id per row, saying which displayed list "
             "(or query) the row belongs to."
         )
-    keys, labels = factorize(query_id, n_rows)
+    keys, labels = factorize(query_id, n_rows, name=name)
     distinct, codes = np.unique(keys, return_inverse=True)
     ids = distinct if labels is None else labels[distinct]
     return codes.reshape(-1).astype(np.intp), ids
@@ -110,13 +124,16 @@ def check_one_row_per_position(codes, position, name="query_id", rows=None,
         n_rows = codes.shape[0]
     rows = np.asarray(rows)
     n_rows = int(rows.max()) + 1 if n_rows is None else n_rows
-    key = codes.astype(np.int64) * (int(position.max()) + 1) + position
-    order = np.argsort(key, kind="stable")
-    ordered = key[order]
-    same = np.flatnonzero(ordered[1:] == ordered[:-1])
+    # a lexsort, not one key codes * (max + 1) + position: that overflows
+    # int64 when positions are large
+    order = np.lexsort((position, codes))
+    sorted_codes, sorted_position = codes[order], position[order]
+    same = np.flatnonzero((sorted_codes[1:] == sorted_codes[:-1])
+                          & (sorted_position[1:] == sorted_position[:-1]))
     if same.shape[0]:
         later = int(order[same + 1].min())  # stable: the later entry of a pair
-        first = int(np.flatnonzero(key == key[later])[0])
+        first = int(np.flatnonzero((codes == codes[later])
+                                   & (position == position[later]))[0])
         raise ValueError(
             "Two rows of one list are at the same position: "
             f"{_row_name(rows[later], n_rows)} repeats "
@@ -148,16 +165,73 @@ def check_clip(clip):
     return float(clip)
 
 
-def check_propensity_values(values, name="propensity", where=None):
-    """Refuse propensities that are not in (0, 1]; ``where`` maps index -> row."""
+def check_propensity_values(values, name="propensity"):
+    """``values`` as float64, refusing any value that is not positive and finite.
+
+    ``values`` is one number per row, or one number for every row. One rule for every form of propensity (per-row values, a callable, a
+    Dask column, a :class:`~skrank.clicks.PositionBias`): relative to
+    position 1, a propensity may exceed 1 (a position examined more often
+    than the first). The first bad row is named as :func:`first_position`
+    names it (a Dask partition's rows by the frame's index).
+    """
     values = np.asarray(values, dtype=np.float64)
-    bad = ~((values > 0) & (values <= 1))  # NaN is bad too
+    bad = ~(np.isfinite(values) & (values > 0))  # NaN is bad too
     if bad.any():
-        index = int(np.flatnonzero(bad)[0])
-        row = index if where is None else int(where[index])
+        where = f" at {first_position(bad)}" if values.ndim else ""
         raise ValueError(
-            f"`{name}` must be in (0, 1] (the probability that the row's position "
-            f"is examined, relative to position 1), got {values[index]!r} at row "
-            f"{row}."
+            f"`{name}` must be positive and finite (the probability that the "
+            "row's position is examined, relative to position 1; above 1 for a "
+            f"position examined more often than the first), got "
+            f"{values[bad].ravel()[0].item()!r}{where}."
         )
     return values
+
+
+def propensity_of_positions(propensity, position):
+    """Each row's propensity from a callable of positions (checked int64 >= 1).
+
+    The callable is called once, with the distinct positions in ascending
+    order. A table indexed by position serves when positions are dense (no
+    sort of the rows); otherwise the distinct positions come from a sort, so
+    that one row at position 2**40 asks for no table of 2**40 entries.
+    """
+    top = int(position.max())
+    dense = top <= 4 * position.shape[0] + 1024
+    if dense:
+        distinct = np.flatnonzero(np.bincount(position))
+    else:
+        distinct, inverse = np.unique(position, return_inverse=True)
+    values = np.asarray(propensity(distinct), dtype=np.float64)
+    if values.ndim == 0:  # one value for every position
+        values = np.full(distinct.shape, float(values))
+    if values.shape != distinct.shape:
+        raise ValueError(
+            "`propensity` called with an array of positions must return one "
+            f"value per position, got shape {values.shape} for "
+            f"{distinct.shape[0]} positions."
+        )
+    if dense:
+        table = np.zeros(top + 1)
+        table[distinct] = values
+        per_row = table[position]
+    else:
+        per_row = values[inverse.reshape(-1)]
+    if not (np.isfinite(values) & (values > 0)).all():
+        check_propensity_values(per_row)  # names the first bad row
+    return per_row
+
+
+def tabulated_positions(position, click, n_positions):
+    """The rows a table of positions 1..n needs, and n: ``(position, click, n)``.
+
+    ``n_positions`` itself, with every row, unless the clicks are fewer than
+    the positions: then a position of 1..n_clicks + 1 has no click, so only
+    the rows at those positions are kept (and n is n_clicks + 1) for the
+    check of evidence to name the first position without a click. A row at
+    position 2**40 thus asks for no table of 2**40 entries.
+    """
+    n_clicks = int(np.count_nonzero(click))
+    if n_positions <= n_clicks + 1:
+        return position, click, n_positions
+    keep = position <= n_clicks + 1
+    return position[keep], click[keep], n_clicks + 1

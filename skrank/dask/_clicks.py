@@ -21,7 +21,6 @@ from .._core._aggregate import (
 )
 from .._core._malloc import reused_memory
 from .._core._quiet import quiet_dask
-from .._core._validation import describe, check_option
 from ..clicks._evaluate import (
     ClickEvaluationResult,
     ClickSums,
@@ -33,15 +32,9 @@ from ..clicks._evaluate import (
 )
 from ..clicks._validation import check_clip
 from ..metrics._plan import EMPTY_PARTIAL, PartitionPlan
-from ._evaluate import (
-    _PARTIAL_COLUMNS,
-    _check_column,
-    _check_converted_ids,
-    _import_dask_dataframe,
-    _merge,
-    _partials_frame,
-    _whole_queries,
-)
+from .._core._validation import check_option
+from ._frame_input import check_column, check_converted_ids, check_dask_frame
+from ._shuffle import PARTIAL_COLUMNS, merge_partials, partials_frame, whole_queries
 
 _SUMS = list(ClickSums._fields)
 _NO_SUMS = ClickSums(0, 0.0, 0.0, float("nan"), 0, 0, 0)
@@ -117,7 +110,7 @@ def _click_partials(frame, plan):
     import pandas as pd
 
     partials, sums = plan.click_partials(frame)
-    return _with_sums(_partials_frame(partials, frame.shape[0], pd), sums)
+    return _with_sums(partials_frame(partials, frame.shape[0], pd), sums)
 
 
 def _with_sums(frame, sums):
@@ -128,7 +121,7 @@ def _with_sums(frame, sums):
 
 def _click_merge(frame):
     """The reduction's combine/aggregate: PartialMeans as skrank.dask.evaluate, sums."""
-    merged = _merge(frame)
+    merged = merge_partials(frame)
     first = frame[frame.index.to_numpy() == 0][_SUMS]
     sums = merge_click_sums(ClickSums(*row) for row in first.itertuples(index=False))
     return _with_sums(merged, sums)
@@ -157,14 +150,6 @@ def _list_frame(frame, plan, meta):
 def _ideal(name):
     """The column of ``name``'s per-list denominator (dropped before returning)."""
     return f"__skrank_ideal_{name}__"
-
-
-def _check_dask_frame(df, dd, in_memory):
-    if not isinstance(df, dd.DataFrame):
-        raise ValueError(
-            f"`df` must be a dask.dataframe.DataFrame, got {describe(df)}; for "
-            f"in-memory data use {in_memory}."
-        )
 
 
 def evaluate_clicks(
@@ -249,7 +234,7 @@ def evaluate_clicks(
     Notes
     -----
     Errors about bad rows (a click not 0 or 1, a position below 1, two rows
-    of a list at one position, a propensity outside (0, 1]) are the
+    of a list at one position, a propensity not positive and finite) are the
     in-memory ones, raised when the partition holding the row is computed.
 
     Examples
@@ -271,8 +256,7 @@ def evaluate_clicks(
     >>> result.n_clicks, result.max_weight
     (2, 3.0)
     """
-    dd = _import_dask_dataframe()
-    _check_dask_frame(df, dd, "skrank.clicks.evaluate")
+    check_dask_frame(df, "skrank.clicks.evaluate")
     parsed = parse_click_metrics(metrics)
     clip = check_clip(clip)
     check_aggregate_options("skip", aggregate)
@@ -283,29 +267,29 @@ def evaluate_clicks(
             ("list_id", list_id, "the column (or index name) of the displayed "
              "list of each row"),
             ("propensity", propensity, "a PositionBias, a callable of positions, "
-             "a column name or one number in (0, 1]")):
+             "a column name or one positive number")):
         if value is None:
             raise ValueError(f"`{argument}` is required: {what}.")
     for argument, name in (("click", click), ("y_score", y_score),
                            ("position", position)):
-        _check_column(df, argument, name)
+        check_column(df, argument, name)
     names = {"click": click, "y_score": y_score, "position": position,
              "list_id": list_id, "query_id": query_id, "doc_id": doc_id,
              "sample_weight": sample_weight}
     for argument in ("sample_weight", "doc_id"):
         if names[argument] is not None:
-            _check_column(df, argument, names[argument])
+            check_column(df, argument, names[argument])
     columns = [click, y_score, position]
     columns += [names[a] for a in ("sample_weight", "doc_id") if names[a] is not None]
     if isinstance(propensity, str):
-        _check_column(df, "propensity", propensity)
+        check_column(df, "propensity", propensity)
         columns.append(propensity)
-    list_on_index = _check_column(df, "list_id", list_id, allow_index=True)
-    _check_converted_ids(df, list_id, list_on_index)
+    list_on_index = check_column(df, "list_id", list_id, allow_index=True)
+    check_converted_ids(df, list_id, list_on_index)
     key, on_index = list_id, list_on_index
     if query_id is not None:
-        on_index = _check_column(df, "query_id", query_id, allow_index=True)
-        _check_converted_ids(df, query_id, on_index)
+        on_index = check_column(df, "query_id", query_id, allow_index=True)
+        check_converted_ids(df, query_id, on_index)
         key = query_id
         if list_on_index or on_index:  # both ids as columns, the shuffle key too
             df = df.reset_index()
@@ -317,7 +301,7 @@ def evaluate_clicks(
     else:
         partitioned = partitioned_by_query
     row_label = "query" if on_index else "index"
-    frame, on_index, _ = _whole_queries(frame, key, on_index, partitioned, "average")
+    frame, on_index, _ = whole_queries(frame, key, on_index, partitioned, "average")
     list_on_index = list_on_index and on_index
     plan = _ClickPlan(parsed, names, propensity, clip, list_on_index, key, on_index,
                       row_label)
@@ -326,7 +310,7 @@ def evaluate_clicks(
     if aggregate is None:
         return _per_list_frame(frame, plan, pd)
 
-    empty = _with_sums(_partials_frame([PartialMean(0.0, 0.0, 0.0, 0)], 0, pd),
+    empty = _with_sums(partials_frame([PartialMean(0.0, 0.0, 0.0, 0)], 0, pd),
                        _NO_SUMS)
     with quiet_dask():
         merged = frame.reduction(
@@ -335,7 +319,7 @@ def evaluate_clicks(
         ).compute()
     if int(merged["n_rows"].iloc[0]) == 0:
         raise ValueError("`df` has no rows: there is nothing to evaluate.")
-    rows = merged[_PARTIAL_COLUMNS].itertuples(index=False)
+    rows = merged[PARTIAL_COLUMNS].itertuples(index=False)
     means = {slot: finish_mean(PartialMean(*row)) for slot, row in zip(plan.sums, rows)}
     results = {
         name: (means[(name, "numerator")] if (name, "denominator") not in means

@@ -16,29 +16,22 @@ from .._core._factorize import factorize
 from .._core._layout import TIES
 from .._core._validation import check_option, describe
 from ..metrics._evaluate import DEFAULT_METRICS, metric_names
-from ..metrics._plan import kernel_options
+from ..metrics._plan import PartitionPlan, kernel_options
 from ..metrics._registry import parse_metric_name
 from ..stats._evaluate_by import check_segment_options
 from ..stats._intervals import make_rng
 from ..stats._segment_summary import summarise_segments
 from ..stats._segments import segments_of_queries
-from ._evaluate import (
-    _Plan,
-    _check_column,
-    _check_converted_ids,
-    _import_dask_dataframe,
-    _query_frame,
-    _query_meta,
-    _whole_queries,
-)
+from ._frame_input import check_column, check_dask_frame, frame_input
+from ._shuffle import query_frame, query_meta, whole_queries
 
 _N_ROWS = "__skrank_n_rows__"
 _VARIES = "__skrank_by_varies__"
 
 
-def _query_segments(frame, plan, by, meta, query_meta):
+def _query_segments(frame, plan, by, meta, per_query_meta):
     """Per partition: the per-query frame, plus each query's rows and segment."""
-    values = _query_frame(frame, plan, query_meta)
+    values = query_frame(frame, plan, per_query_meta)
     if frame.shape[0] == 0:
         return meta
     ids = frame.index if plan.query_on_index else frame[plan.query_id]
@@ -151,12 +144,7 @@ def evaluate_by(
     >>> result.value[:, 0].tolist()       # app: (1 + 1) / 2, web: (1/2 + 1/2) / 2
     [1.0, 0.5]
     """
-    dd = _import_dask_dataframe("skrank.dask.evaluate_by")
-    if not isinstance(df, dd.DataFrame):
-        raise ValueError(
-            f"`df` must be a dask.dataframe.DataFrame, got {describe(df)}; for "
-            "in-memory data use skrank.evaluate_by."
-        )
+    check_dask_frame(df, "skrank.evaluate_by", "skrank.dask.evaluate_by")
     level, n_resamples, method, min_queries = check_segment_options(
         confidence_level, n_resamples, method, min_queries
     )
@@ -165,7 +153,6 @@ def evaluate_by(
         parse_metric_name(name)
     check_option("ties", ties, TIES)
     check_aggregate_options(no_relevant, "mean")
-    check_option("partitioned_by_query", partitioned_by_query, ("auto", True, False))
     plan_options = kernel_options("skrank.dask.evaluate_by", metrics, options)
     by = [by] if isinstance(by, str) else list(by) if isinstance(by, (list, tuple)) else by
     if not isinstance(by, list) or not by:
@@ -173,36 +160,26 @@ def evaluate_by(
             f"`by` must name a column of `df` or a list of columns, got {describe(by)}."
         )
     for name in by:
-        _check_column(df, "by", name)
-    _check_column(df, "y_true", y_true)
-    _check_column(df, "y_score", y_score)
-    if sample_weight is not None:
-        _check_column(df, "sample_weight", sample_weight)
-    on_index = _check_column(df, "query_id", query_id, allow_index=True)
-    _check_converted_ids(df, query_id, on_index)
+        check_column(df, "by", name)
+    frame, on_index, partitioned, row_label = frame_input(
+        df, [("y_true", y_true), ("y_score", y_score),
+             ("sample_weight", sample_weight)],
+        query_id=query_id, partitioned_by_query=partitioned_by_query, extra=by,
+    )
     rng = make_rng(random_state)
-
-    columns = [y_true, y_score] + ([] if sample_weight is None else [sample_weight])
-    columns += [] if on_index else [query_id]
-    frame = df[list(dict.fromkeys(columns + by))]
-    if partitioned_by_query == "auto":
-        partitioned = on_index and df.known_divisions
-    else:
-        partitioned = partitioned_by_query
-    row_label = "query" if on_index else "index"  # the index, unless it held the ids
-    frame, on_index, restore_order = _whole_queries(frame, query_id, on_index,
-                                                    partitioned, ties)
-    plan = _Plan(metrics, y_true, y_score, query_id, sample_weight, ties,
-                 no_relevant, on_index, restore_order, plan_options,
-                 row_label=row_label)
-    query_meta = _query_meta(frame._meta, plan)
-    meta = query_meta.copy()
+    frame, on_index, restore_order = whole_queries(frame, query_id, on_index,
+                                                   partitioned, ties)
+    plan = PartitionPlan(metrics, y_true, y_score, query_id, sample_weight, ties,
+                         no_relevant, on_index, restore_order, plan_options,
+                         row_label=row_label)
+    per_query_meta = query_meta(frame._meta, plan)
+    meta = per_query_meta.copy()
     meta[_N_ROWS] = np.array([], dtype=np.int64)
     for name in by:
         meta[name] = frame._meta[name].iloc[:0].to_numpy()
     meta[_VARIES] = np.array([], dtype=object)
     per_query = frame.map_partitions(
-        _query_segments, plan, by, meta, query_meta, meta=meta,
+        _query_segments, plan, by, meta, per_query_meta, meta=meta,
         clear_divisions=True,
     ).compute()
     if per_query.shape[0] == 0:

@@ -14,7 +14,6 @@ where the in-memory query bootstrap draws them.
 import numpy as np
 
 from .._core._quiet import quiet_dask
-from .._core._validation import check_option
 from ..clicks._position_bias import (
     check_bias_options,
     check_click_evidence,
@@ -26,13 +25,8 @@ from ..clicks._position_bias import (
 )
 from ..clicks._validation import check_clicks, check_positions, list_codes
 from ..metrics._plan import PartitionPlan
-from ._clicks import _check_dask_frame
-from ._evaluate import (
-    _check_column,
-    _check_converted_ids,
-    _import_dask_dataframe,
-    _whole_queries,
-)
+from ._frame_input import check_dask_frame, frame_input
+from ._shuffle import whole_queries
 
 _IDS, _CLICKS, _SHOWN, _PAIR_CLICKS, _PAIR_SHOWN = -1, 0, 1, 2, 3
 
@@ -230,8 +224,7 @@ def estimate_position_bias(
     >>> bias.propensity                       # (1/4) / (3/4)
     array([1.    , 0.3333])
     """
-    dd = _import_dask_dataframe()
-    _check_dask_frame(df, dd, "skrank.clicks.estimate_position_bias")
+    check_dask_frame(df, "skrank.clicks.estimate_position_bias")
     if method == "em":
         raise ValueError(
             "method='em' runs in memory only (skrank.clicks.estimate_position_bias): "
@@ -241,25 +234,16 @@ def estimate_position_bias(
         )
     max_position = check_bias_options(method, max_position, confidence_level,
                                       n_resamples, methods=("harvest", "randomized"))
-    check_option("partitioned_by_query", partitioned_by_query, ("auto", True, False))
-    _check_column(df, "click", click)
-    _check_column(df, "position", position)
-    columns = [click, position]
     if method == "harvest":
         check_doc_id(method, doc_id)
-        _check_column(df, "doc_id", doc_id)
-        columns.append(doc_id)
-    on_index = _check_column(df, "query_id", query_id, allow_index=True)
-    _check_converted_ids(df, query_id, on_index)
-    frame = df[list(dict.fromkeys(columns + ([] if on_index else [query_id])))]
-    row_label = "query" if on_index else "index"
+    frame, on_index, partitioned, row_label = frame_input(
+        df, [("click", click), ("position", position),
+             ("doc_id", doc_id if method == "harvest" else None)],
+        query_id=query_id, partitioned_by_query=partitioned_by_query,
+    )
     if method == "harvest":
-        if partitioned_by_query == "auto":
-            partitioned = on_index and df.known_divisions
-        else:
-            partitioned = partitioned_by_query
-        frame, on_index, _ = _whole_queries(frame, query_id, on_index, partitioned,
-                                            "average")
+        frame, on_index, _ = whole_queries(frame, query_id, on_index, partitioned,
+                                           "average")
     per_query = n_resamples > 0
     ids_dtype = frame._meta.index.dtype if on_index else frame._meta[query_id].dtype
     meta = _entries_meta(ids_dtype, per_query)

@@ -22,7 +22,8 @@ from ._ids import _byte_order
 from ._join import _layout, _qrels_rows, join_and_check
 from ._measures import parse_measures
 from ._pieces import NotStreamable, _pieces, stream_pieces
-from ._tables import _as_table, _no_shared_query, _run_queries
+from ._read import as_table
+from ._tables import no_shared_query
 from ._trec_measures import geometric_mean
 
 DEFAULT_MEASURES = ("map", "ndcg", "P_10", "recall_100")
@@ -280,12 +281,12 @@ def run_rows(qrels, run, relevance_level=1):
     ``y_true`` is the line's judgment (0 when unjudged, negative or below
     ``relevance_level``).
     """
-    qrels = _as_table(qrels, "qrels", "qrels")
-    run = _as_table(run, "run", "run")
-    run_query = _run_queries(qrels, run)
+    qrels = as_table(qrels, "qrels", "qrels")
+    run = as_table(run, "run", "run")
+    run_query = run.queries_in(qrels)
     keep = run_query >= 0  # as trec_eval: run queries the qrels lack are dropped
     if not keep.any():
-        raise _no_shared_query(qrels, run)
+        raise no_shared_query(qrels, run)
     qrels_row = _qrels_rows(run, qrels, run_query, keep)
     rows = np.flatnonzero(keep)
     judged = qrels_row[rows]
@@ -321,15 +322,15 @@ def _evaluate_run(qrels, run, metrics, *, compat, relevance_level, complete_qrel
     # The qrels' errors come first, as if they were read first
     both_files = not stream and all(isinstance(f, (str, os.PathLike)) for f in (qrels, run))
     if both_files:
-        reading = Background(_as_table, qrels, "qrels", "qrels", compat)
+        reading = Background(as_table, qrels, "qrels", "qrels", compat)
         try:
-            run_table = _as_table(run, "run", "run", compat)
+            run_table = as_table(run, "run", "run", compat)
         except ValueError:
             reading.result()  # a qrels error is raised first
             raise
         qrels = reading.result()
     else:
-        qrels = _as_table(qrels, "qrels", "qrels", compat)
+        qrels = as_table(qrels, "qrels", "qrels", compat)
     if compat == "trec_eval":
         relevance_level = float(int(relevance_level))  # trec_eval reads -l with atol
     if len(qrels) == 0:
@@ -346,7 +347,7 @@ def _evaluate_run(qrels, run, metrics, *, compat, relevance_level, complete_qrel
             except NotStreamable:  # read whole: grouped or not, the same numbers
                 pass
     if not both_files:
-        run_table = _as_table(run, "run", "run", compat)
+        run_table = as_table(run, "run", "run", compat)
     if len(run_table) == 0:
         raise ValueError(f"{run_table.source}: the run holds no retrieved document.")
     pieces, in_file_order = _pieces(qrels, run_table, complete_qrels=complete_qrels)

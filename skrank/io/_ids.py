@@ -9,7 +9,8 @@ import numpy as np
 
 from .._core._factorize import hash_words
 from .._core._sort import key_runs, sort_each_run
-from ._read import _line_of_row, _numeric, arrow_call, arrow_options, index_array, one_array
+from ._arrow import arrow_call, arrow_options, index_array, numeric, one_array
+from ._read import _line_of_row
 
 
 def _byte_order(strings):
@@ -34,7 +35,7 @@ def _byte_order(strings):
 
 def _binary_order(array):
     """Indices that sort a pyarrow binary array as memcmp (and strcmp) sorts bytes."""
-    return _numeric(arrow_call("sort_indices", array), np.uint64).astype(np.int64)
+    return numeric(arrow_call("sort_indices", array), np.uint64).astype(np.int64)
 
 
 def _rank(order):
@@ -47,6 +48,12 @@ def _rank(order):
 def _sorted_label_rank(labels):
     """Rank of each label in sorted (byte-wise, as strcmp) order."""
     return _rank(_byte_order(labels))
+
+
+def query_order(qrels):
+    """``(rank, labels_sorted)``: each qrels query's rank in strcmp order, and the labels in it."""
+    rank = _sorted_label_rank(qrels.query_labels)
+    return rank, qrels.query_labels[np.argsort(rank)]
 
 
 def _doc_byte_rank(table, rows):

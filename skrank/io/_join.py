@@ -13,9 +13,9 @@ import numpy as np
 from .._core._layout import RankedQueries, rank_queries, segment_ids
 from .._core._sort import distinct_sorted, packed_order, sort_runs
 from .._core._threads import Background, Done
-from ._ids import _check_duplicates, _doc_byte_rank, _line_ids, _words_rank
-from ._read import _numeric, arrow_call, arrow_options, index_array
-from ._tables import _indexer, _no_shared_query, _query_order, _run_queries
+from ._arrow import arrow_call, arrow_options, index_array, numeric
+from ._ids import _check_duplicates, _doc_byte_rank, _line_ids, _words_rank, query_order
+from ._tables import indexer, no_shared_query
 
 
 def _run_docs_in_qrels(run, qrels, dtype=np.int64):
@@ -34,7 +34,7 @@ def _run_docs_in_qrels(run, qrels, dtype=np.int64):
             try:
                 value_set = pa.array(qrels.doc_labels.tolist(), type=pa.string())
             except (UnicodeEncodeError, pa.ArrowException):  # ids that are not UTF-8
-                return _indexer(qrels.doc_labels, run.doc_strings())
+                return indexer(qrels.doc_labels, run.doc_strings())
         docs = run.doc_array if run.doc_rows is None else run.take_docs(slice(None))
         present = None
         if 4 * len(qrels) < len(value_set):
@@ -48,7 +48,7 @@ def _run_docs_in_qrels(run, qrels, dtype=np.int64):
         if present is not None:
             found = np.where(found >= 0, present[found], -1).astype(dtype, copy=False)
         return found
-    return _indexer(qrels.doc_labels, run.doc_labels)[run.doc].astype(dtype, copy=False)
+    return indexer(qrels.doc_labels, run.doc_labels)[run.doc].astype(dtype, copy=False)
 
 
 #: ids looked up at a time: a longer array is looked up in two halves, side by side
@@ -74,7 +74,7 @@ def _index_in(docs, value_set, dtype):
 def _positions(index, dtype):
     """index_in's result as ``dtype``, -1 where absent."""
     width = index.type.bit_width  # buffer views: np.asarray would import pandas
-    return _numeric(index, np.dtype(f"int{width}"), fill=-1).astype(dtype, copy=False)
+    return numeric(index, np.dtype(f"int{width}"), fill=-1).astype(dtype, copy=False)
 
 
 def _qrels_rows(run, qrels, run_query, keep):
@@ -206,7 +206,7 @@ def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
     ``judged_docs_only`` then drops the unjudged ones among them; a query
     with run lines is evaluated even when none of them is kept.
 
-    ``query_order`` (from :func:`_query_order`) and ``run_query`` (each run
+    ``query_order`` (from :func:`~skrank.io._ids.query_order`) and ``run_query`` (each run
     line's query among the qrels queries) may come from the caller, which
     computes them once for all the pieces of a run. ``joined`` is
     :func:`join_and_check`'s answer for this piece (a
@@ -225,7 +225,7 @@ def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
         # once the join is done (the layout waits for the join, not for the
         # check)
         if run_query is None:
-            run_query = _run_queries(qrels, run)
+            run_query = run.queries_in(qrels)
         joining = Background(_qrels_rows, run, qrels, run_query, run_query >= 0)
     keep = run_query >= 0  # trec_eval drops run queries the qrels lack
     if keep.all():  # the pieces of evaluate_run: dropped already, nothing to take
@@ -238,8 +238,8 @@ def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
             _check_duplicates(run, "run")
         else:
             run_check.result()
-        raise _no_shared_query(qrels, run)
-    query_rank, labels_sorted = query_order or _query_order(qrels)
+        raise no_shared_query(qrels, run)
+    query_rank, labels_sorted = query_order or query_order(qrels)
     run_qkey = query_rank[kept_query]
     del kept_query
     # the queries with lines in the run, before -M and -J keep fewer

@@ -32,25 +32,11 @@ import numpy as np
 from .._core._sort import distinct_sorted
 from . import _read
 from ._join import _run_docs_in_qrels
-from ._read import (
-    FORMATS,
-    _first_line,
-    _numeric,
-    _Table,
-    arrow_call,
-    grouped_by_query,
-    mask_array,
-    one_array,
-)
+from ._arrow import arrow_call, mask_array, numeric, one_array
+from ._ids import query_order
+from ._read import FORMATS, _first_line, grouped_by_query
 from ._scan import _plain_delimiter
-from ._tables import (
-    _indexer,
-    _label_queries,
-    _no_shared_query,
-    _query_order,
-    _run_queries,
-    _take,
-)
+from ._tables import TrecTable, indexer, no_shared_query
 
 BLOCK_BYTES = 1 << 22
 
@@ -111,7 +97,7 @@ class _Pieces:
         import pyarrow as pa
 
         qrels = self.qrels
-        order = _query_order(qrels)
+        order = query_order(qrels)
         seen = np.zeros(qrels.query_labels.shape[0], dtype=bool)
         done, shared, offset, carry, first_id = set(), False, 0, None, None
         try:
@@ -130,7 +116,7 @@ class _Pieces:
                     carry = None
                     continue
                 encoded = arrow_call("dictionary_encode", ids)
-                codes = _numeric(encoded.indices, np.int32).astype(np.int64)
+                codes = numeric(encoded.indices, np.int32).astype(np.int64)
                 change = np.flatnonzero(codes[1:] != codes[:-1]) + 1
                 # the last query may go on in the next block: keep its lines
                 cut = table.num_rows if batch is None else (int(change[-1]) if change.shape[0]
@@ -148,10 +134,10 @@ class _Pieces:
                     raise NotStreamable  # a query's lines are not together
                 done.update(names)
                 first_id = first_id if first_id is not None else names[0]
-                value = _numeric(table.column("score").chunk(0).slice(0, cut), np.float64)
+                value = numeric(table.column("score").chunk(0).slice(0, cut), np.float64)
                 if value is None or not np.isfinite(value).all():
                     raise NotStreamable  # the whole-file reader names the line
-                in_qrels = _indexer(qrels.query_labels, labels)
+                in_qrels = indexer(qrels.query_labels, labels)
                 piece_queries = in_qrels[present]
                 piece_queries = piece_queries[piece_queries >= 0]
                 rows = np.arange(offset, offset + cut)
@@ -162,7 +148,7 @@ class _Pieces:
                 seen[piece_queries] = True
                 wanted = np.zeros(qrels.query_labels.shape[0], dtype=bool)
                 wanted[piece_queries] = True
-                piece_run = _Table(
+                piece_run = TrecTable(
                     part_codes, labels, None, None, value, source=self.path, tag=self.tag,
                     doc_array=table.column("doc_id").chunk(0).slice(0, cut),
                     path=self.path, origin=rows,
@@ -173,7 +159,7 @@ class _Pieces:
                     kept_rows = np.flatnonzero(kept)
                     piece_run = _kept_lines(piece_run, kept_rows, 0, cut, kept)
                     run_query = run_query[kept_rows]
-                yield (_take(qrels, np.flatnonzero(wanted[qrels.query])), piece_run, order,
+                yield (qrels.take(np.flatnonzero(wanted[qrels.query])), piece_run, order,
                        run_query)
                 del piece_run, table, batch
                 if _read._after_parse is not None:  # the command's malloc_trim
@@ -183,14 +169,14 @@ class _Pieces:
         if offset == 0:
             raise ValueError(f"{self.path}: the run holds no retrieved document.")
         if self.complete_qrels and not seen.all():  # qrels queries the run lacks score 0
-            empty = _Table(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=object),
+            empty = TrecTable(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=object),
                            np.zeros(0, dtype=np.int64), np.zeros(0, dtype=object),
                            np.zeros(0), source=self.path, tag=self.tag)
-            yield (_take(qrels, np.flatnonzero(~seen[qrels.query])), empty, order,
+            yield (qrels.take(np.flatnonzero(~seen[qrels.query])), empty, order,
                    np.zeros(0, dtype=np.int64))
         elif not shared and not self.complete_qrels:
             run_labels = np.array([first_id], dtype=object)
-            raise _no_shared_query(qrels, _Table(np.zeros(1, dtype=np.int64), run_labels,
+            raise no_shared_query(qrels, TrecTable(np.zeros(1, dtype=np.int64), run_labels,
                                                  None, None, np.zeros(1), source=self.path))
 
 
@@ -213,10 +199,10 @@ def _pieces(qrels, run, *, complete_qrels):
     queries the qrels lack are dropped before any other work (no lookup, no
     check for duplicates), as trec_eval drops them right after reading.
     """
-    run_query = _run_queries(qrels, run)
+    run_query = run.queries_in(qrels)
     if not complete_qrels and not (run_query >= 0).any():
-        raise _no_shared_query(qrels, run)
-    order = _query_order(qrels)
+        raise no_shared_query(qrels, run)
+    order = query_order(qrels)
     if len(run) <= CHUNK_LINES:
         kept = run_query >= 0  # lines of queries the qrels lack are dropped first
         if not kept.all():
@@ -238,7 +224,7 @@ def _pieces(qrels, run, *, complete_qrels):
     else:
         rows = np.flatnonzero(kept)
         qrels_doc = np.full(len(run), -1, dtype=doc_dtype)
-        qrels_doc[rows] = _run_docs_in_qrels(_take(run, rows), qrels, doc_dtype)
+        qrels_doc[rows] = _run_docs_in_qrels(run.take(rows), qrels, doc_dtype)
     run = replace(run, qrels_doc=qrels_doc)
     return _rank_pieces(qrels, run, order, run_query, complete_qrels), False
 
@@ -291,11 +277,11 @@ def _file_pieces(qrels, run, order, run_query, complete_qrels):
             lines = _kept_lines(run, rows, first, stop, kept)
             piece_query = run_query[rows]
         else:
-            lines = _take(run, np.arange(first, stop))  # a slice: no copy
+            lines = run.take(np.arange(first, stop))  # a slice: no copy
             piece_query = run_query[first:stop]
-        yield _take(qrels, qrels_rows[piece]), lines, order, piece_query
+        yield qrels.take(qrels_rows[piece]), lines, order, piece_query
     if complete_qrels and qrels_rows[n_pieces].shape[0]:
-        yield (_take(qrels, qrels_rows[n_pieces]), _take(run, np.zeros(0, dtype=np.int64)),
+        yield (qrels.take(qrels_rows[n_pieces]), run.take(np.zeros(0, dtype=np.int64)),
                order, np.zeros(0, dtype=run_query.dtype))
 
 
@@ -306,7 +292,7 @@ def _kept_lines(run, rows, first, stop, mask):
     one array of their own: a ``take`` from the parser's many chunks would
     join them all first, at every take.
     """
-    lines = _take(run, rows)
+    lines = run.take(rows)
     if run.doc_array is None or run.doc_rows is not None:
         return lines
     docs = arrow_call("filter", run.doc_array.slice(first, stop - first), mask_array(mask))
@@ -319,7 +305,7 @@ def _rank_pieces(qrels, run, order, run_query, complete_qrels):
     n_queries = qrels.query_labels.shape[0]
     # run lines per query, in query-rank order (index 0: dropped lines),
     # counted per label of the run (a bincount of its own codes needs no cast)
-    lines = np.bincount(_label_queries(qrels, run) + 1, minlength=n_queries + 1,
+    lines = np.bincount(run.label_queries_in(qrels) + 1, minlength=n_queries + 1,
                         weights=np.bincount(run.query, minlength=run.query_labels.shape[0]))
     lines = lines.astype(np.int64)
     by_rank = np.empty(n_queries, dtype=np.int64)
@@ -348,5 +334,5 @@ def _rank_pieces(qrels, run, order, run_query, complete_qrels):
     for piece in range(n_pieces):
         run_rows = run_order[run_bounds[piece]:run_bounds[piece + 1]]
         if run_rows.shape[0] or complete_qrels:
-            yield (_take(qrels, qrels_rows[piece]), _take(run, run_rows), order,
+            yield (qrels.take(qrels_rows[piece]), run.take(run_rows), order,
                    run_query[run_rows])

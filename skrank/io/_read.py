@@ -1,10 +1,12 @@
 """Readers of TREC qrels and run files, and of the tables users already hold.
 
-Everything becomes a :class:`_Table`: query and document ids as integer codes
-into label arrays, plus one number per line (relevance or score). The fast
-path parses with pyarrow's CSV reader (the ``io`` extra), which dictionary-
-encodes the ids while it reads; pandas' C parser is the second choice and a
-pure-Python reader the fallback, so files load without the extra too.
+Everything becomes a :class:`~skrank.io._tables.TrecTable`: query and
+document ids as integer codes into label arrays, plus one number per line
+(relevance or score). The fast path parses with pyarrow's CSV reader (the
+``io`` extra), which dictionary-encodes the ids while it reads; pandas' C
+parser is the second choice and a pure-Python reader the fallback, so files
+load without the extra too. :func:`as_table` takes what a user passes (a
+path, a DataFrame, a dict of dicts).
 """
 
 import gzip
@@ -12,75 +14,20 @@ import io
 import os
 import re
 import zlib
-from dataclasses import dataclass
 
 import numpy as np
 
 from .._core._factorize import not_utf8
+from ._arrow import arrow_call, numeric
 from ._numbers import parse_number, parse_numbers
 from ._scan import _BOM, _plain_delimiter
+from ._tables import TrecTable
 
 # name, the column holding the number, the number of whitespace-separated fields
 FORMATS = {
     "qrels": ("relevance", 4, ("query_id", "iteration", "doc_id", "relevance")),
     "run": ("score", 6, ("query_id", "q0", "doc_id", "rank", "score", "tag")),
 }
-
-
-@dataclass
-class _Table:
-    """Ids as codes into labels (labels are numpy arrays of str), one value per line."""
-
-    query: np.ndarray  # (n,) int64 codes into query_labels
-    query_labels: np.ndarray
-    doc: np.ndarray  # (n,) int64 codes into doc_labels
-    doc_labels: np.ndarray
-    value: np.ndarray  # (n,) float64
-    source: str = "input"
-    tag: str | None = None  # a run's name (its last column), when known
-    # the document ids as a pyarrow string array (or chunked array, as the
-    # parser left them), one per line; then ``doc`` and ``doc_labels`` are
-    # None: a run's millions of ids are never dictionary-encoded (hashing
-    # them costs more than all the rest). :func:`one_array` joins chunks
-    # where one array is needed.
-    doc_array: object = None
-    # ``doc_labels`` as a pyarrow string array, when the reader had one
-    doc_label_array: object = None
-    # the file it was read from (None for a DataFrame or a dict): error
-    # messages turn a row into the file's line number through it
-    path: str | None = None
-    # for a piece of a table: each line's row in the whole table
-    origin: np.ndarray | None = None
-    # a run's lines: each one's document index in the qrels' documents (-1
-    # if unjudged), when it was looked up once for the whole run
-    qrels_doc: np.ndarray | None = None
-    # for a piece of a run whose lines are scattered through it: each line's
-    # row in ``doc_array``, which is then the whole run's (no string is
-    # copied out for the piece)
-    doc_rows: np.ndarray | None = None
-
-    def __len__(self):
-        return self.query.shape[0]
-
-    def doc_strings(self, rows=None):
-        """The document ids (numpy object array) of ``rows`` (all by default)."""
-        if self.doc_array is not None:
-            if rows is None and self.doc_rows is None:
-                return np.asarray(self.doc_array.to_numpy(zero_copy_only=False), dtype=object)
-            if rows is None:
-                rows = np.arange(len(self))
-            # read with to_pylist: to_numpy would import pandas (0.4 s)
-            out = np.empty(len(rows), dtype=object)
-            out[:] = self.take_docs(rows).to_pylist()
-            return out
-        codes = self.doc if rows is None else self.doc[rows]
-        return self.doc_labels[codes]
-
-    def take_docs(self, rows):
-        """The pyarrow string array of the document ids of ``rows``."""
-        if self.doc_rows is not None:
-            rows = self.doc_rows[rows]
-        return arrow_call("take", self.doc_array, index_array(rows))
 
 
 def grouped_by_query(codes):
@@ -92,54 +39,6 @@ def grouped_by_query(codes):
     measured as a shuffled one, with the same numbers.)
     """
     return bool((codes[1:] >= codes[:-1]).all())
-
-
-def one_array(strings):
-    """A pyarrow array, or a chunked array's chunks joined into one."""
-    return strings.combine_chunks() if hasattr(strings, "chunks") else strings
-
-
-def index_array(rows):
-    """A pyarrow int64 array of ``rows``, built from its buffer (pa.array would import pandas)."""
-    import pyarrow as pa
-
-    rows = np.ascontiguousarray(rows, dtype=np.int64)
-    return pa.Array.from_buffers(pa.int64(), rows.shape[0], [None, pa.py_buffer(rows)])
-
-
-def mask_array(mask):
-    """A pyarrow boolean array of the numpy ``mask``, built from its packed bits."""
-    import pyarrow as pa
-
-    bits = np.packbits(np.asarray(mask, dtype=bool), bitorder="little")
-    return pa.Array.from_buffers(pa.bool_(), mask.shape[0], [None, pa.py_buffer(bits)])
-
-
-def _compute_name(name):
-    """``name`` (``call_function``, an options class) from pyarrow's compute layer.
-
-    Taken from the compiled ``pyarrow._compute``, not ``pyarrow.compute``:
-    that module builds a Python wrapper and a docstring for each of its ~300
-    functions when imported (about 30 ms of the command's start, and array
-    methods such as ``take`` or ``dictionary_encode`` import it). A pyarrow
-    that moved the name gets it from the public module.
-    """
-    from importlib import import_module
-
-    try:
-        return getattr(import_module("pyarrow._compute"), name)
-    except (ImportError, AttributeError):
-        return getattr(import_module("pyarrow.compute"), name)
-
-
-def arrow_call(name, *args, options=None):
-    """pyarrow's compute function ``name`` on ``args`` (see :func:`_compute_name`)."""
-    return _compute_name("call_function")(name, list(args), options)
-
-
-def arrow_options(name, **kwargs):
-    """An options object of pyarrow's compute functions (``"SetLookupOptions"``, ...)."""
-    return _compute_name(name)(**kwargs)
 
 
 def _is_gzip(path):
@@ -319,7 +218,7 @@ def _from_strings(queries, docs, values, *, source, tag=None):
     q, ql = _ids_codes(queries)
     d, dl = _ids_codes(docs)
     value = np.asarray(values, dtype=np.float64)
-    return _Table(q, ql, d, dl, value, source=source, tag=tag)
+    return TrecTable(q, ql, d, dl, value, source=source, tag=tag)
 
 
 def _read_pyarrow(data, path, kind, delimiter=" ", compat=None):
@@ -374,7 +273,7 @@ def _read_pyarrow(data, path, kind, delimiter=" ", compat=None):
         parsed = parse_numbers(tokens, kind, compat)
         value = parsed[codes] if len(tokens) else np.zeros(0)
     else:
-        value = _numeric(table.column(value_name), np.float64)
+        value = numeric(table.column(value_name), np.float64)
         if value is None:
             return None  # a line without its value
         if not np.isfinite(value).all():
@@ -390,39 +289,10 @@ def _read_pyarrow(data, path, kind, delimiter=" ", compat=None):
     if kind == "qrels":  # few lines: codes are cheap and handy
         encoded = arrow_call("dictionary_encode", docs)
         doc, doc_labels = _dictionary_codes(pa.chunked_array([encoded]))
-        return _Table(query, query_labels, doc, doc_labels, value, source=path,
+        return TrecTable(query, query_labels, doc, doc_labels, value, source=path,
                       doc_label_array=encoded.dictionary)
-    return _Table(query, query_labels, None, None, value, source=path, tag=tag,
+    return TrecTable(query, query_labels, None, None, value, source=path, tag=tag,
                   doc_array=docs)
-
-
-def _numeric(column, dtype, fill=None):
-    """A numeric pyarrow column as one numpy array; nulls become ``fill``.
-
-    None if there are nulls and no ``fill``. Read from the value buffers,
-    a chunk with nulls after pyarrow's ``coalesce`` fills them: pyarrow's
-    own ``to_numpy``, ``fill_null`` and ``pa.scalar`` import pandas, which
-    alone costs about 0.4 s of a command's start.
-    """
-    chunks = column.chunks if hasattr(column, "chunks") else [column]
-    if fill is None and any(c.null_count for c in chunks):
-        return None
-    size = np.dtype(dtype).itemsize
-    parts = []
-    for c in chunks:
-        if c.null_count:  # the nulls filled by pyarrow (C++), then read as the others
-            c = arrow_call("coalesce", c, _scalar(fill, dtype, c.type))
-        parts.append(np.frombuffer(c.buffers()[1], dtype=dtype, count=len(c),
-                                   offset=size * c.offset))
-    return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
-
-
-def _scalar(value, dtype, arrow_type):
-    """A pyarrow scalar of ``value`` (``pa.scalar`` would import pandas)."""
-    import pyarrow as pa
-
-    data = pa.py_buffer(np.array([value], dtype=dtype))
-    return pa.Array.from_buffers(arrow_type, 1, [None, data])[0]
 
 
 def _dictionary_codes(column):
@@ -437,7 +307,7 @@ def _dictionary_codes(column):
     codes = np.empty(len(column), dtype=np.int64)
     start = 0
     for chunk in chunks:
-        indices = _numeric(chunk.indices, np.dtype(f"int{chunk.indices.type.bit_width}"))
+        indices = numeric(chunk.indices, np.dtype(f"int{chunk.indices.type.bit_width}"))
         codes[start:start + indices.shape[0]] = indices
         start += indices.shape[0]
     return codes, labels
@@ -473,7 +343,7 @@ def _read_pandas(data, path, kind, compat=None):
     q, ql = pd.factorize(frame["query_id"])
     d, dl = pd.factorize(frame["doc_id"])
     tag = str(frame["tag"].iloc[0]) if kind == "run" and len(frame) else None
-    return _Table(q.astype(np.int64), np.asarray(ql, dtype=object), d.astype(np.int64),
+    return TrecTable(q.astype(np.int64), np.asarray(ql, dtype=object), d.astype(np.int64),
                   np.asarray(dl, dtype=object), value, source=path, tag=tag)
 
 
@@ -492,7 +362,7 @@ def _load_file(path, kind, compat=None):
 
 
 def _load_file_once(path, kind, compat=None):
-    """A TREC file as a :class:`_Table`: the fastest reader that parses every line."""
+    """A TREC file as a :class:`TrecTable`: the fastest reader that parses every line."""
     name = os.fspath(path)
     if not os.path.exists(name):
         raise ValueError(f"{name}: no such file.")
@@ -584,6 +454,96 @@ def _to_frame(table, kind):
         "doc_id": pd.Series(table.doc_strings(), dtype=doc_dtype),
         value_name: table.value,
     })
+
+
+# the column names a DataFrame's ids and numbers may have
+_COLUMNS = {
+    "query_id": ("query_id", "qid", "query", "q_id"),
+    "doc_id": ("doc_id", "docno", "docid", "doc", "doc_no"),
+    "qrels": ("relevance", "rel", "label", "judgment", "grade"),
+    "run": ("score", "sim", "similarity"),
+}
+
+
+def _column(frame, what, argument):
+    for name in _COLUMNS[what]:
+        if name in frame.columns:
+            return frame[name]
+    raise ValueError(
+        f"`{argument}` has no {what.replace('qrels', 'relevance').replace('run', 'score')} "
+        f"column: name one of {', '.join(_COLUMNS[what])} (it has "
+        f"{', '.join(map(str, frame.columns))})."
+    )
+
+
+def _missing_id(values):
+    """Index of the first missing id (None, NaN, pandas NA), -1 if none."""
+    for i, v in enumerate(values):
+        if v is None or (isinstance(v, float) and v != v) or type(v).__name__ in (
+            "NAType", "NaTType"
+        ):
+            return i
+    return -1
+
+
+def _ids_of(frame, what, argument):
+    """A DataFrame's id column as strings; a missing id is an error naming its row."""
+    column = _column(frame, what, argument)
+    values = np.asarray(column, dtype=object)
+    bad = _missing_id(values)
+    if bad >= 0:
+        label = frame.index[bad] if hasattr(frame, "index") else bad
+        raise ValueError(
+            f"`{argument}` has a missing {what} (row {label!r}: {values[bad]!r}); "
+            f"every line needs its {what}: drop or fill those rows first."
+        )
+    return [str(v) for v in values]
+
+
+def as_table(value, kind, argument, compat=None):
+    """A path, a DataFrame or a dict of dicts as a :class:`TrecTable`."""
+    if isinstance(value, TrecTable):
+        return value
+    if isinstance(value, (str, os.PathLike)):
+        return _load_file(value, kind, compat)
+    number_name = FORMATS[kind][0]
+    if isinstance(value, dict):
+        queries, docs, values = [], [], []
+        for qid, docs_of_query in value.items():
+            if not isinstance(docs_of_query, dict):
+                raise ValueError(
+                    f"`{argument}` as a dict must map each query id to a dict "
+                    f"{{doc_id: {number_name}}}; query {qid!r} maps to a "
+                    f"{type(docs_of_query).__name__}."
+                )
+            for doc, number in docs_of_query.items():
+                queries.append(str(qid))
+                docs.append(str(doc))
+                values.append(number)
+        try:
+            numbers = np.asarray(values, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"`{argument}`: every {number_name} must be a number.") from None
+        table = _from_strings(queries, docs, numbers, source=argument)
+    elif hasattr(value, "columns"):
+        queries = _ids_of(value, "query_id", argument)
+        docs = _ids_of(value, "doc_id", argument)
+        column = _column(value, kind, argument)  # names the missing column
+        try:
+            numbers = np.asarray(column, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"`{argument}`: every {number_name} (column {column.name!r}) must be a number."
+            ) from None
+        table = _from_strings(queries, docs, numbers, source=argument)
+    else:
+        raise ValueError(
+            f"`{argument}` must be a path to a TREC {kind} file, a pandas DataFrame "
+            f"or a dict of dicts, got {type(value).__name__}."
+        )
+    if np.isnan(table.value).any() or (kind == "run" and np.isinf(table.value).any()):
+        raise ValueError(f"`{argument}` has a {number_name} that is NaN or infinite.")
+    return table
 
 
 def read_qrels(path):

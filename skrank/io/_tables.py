@@ -1,111 +1,120 @@
-"""Qrels and runs as tables: adapters from paths, DataFrames and dicts, lookups and takes.
+"""The TREC table type and its verbs: lines as id codes beside their labels.
 
-A :class:`~skrank.io._read._Table` is one file's (or one frame's) lines as
-query and document codes beside their labels; these helpers make one from
-what the user passes, find one table's queries among another's, and take
-lines out of a table without copying its labels.
+A :class:`TrecTable` is one file's (or one frame's) lines as query and
+document codes beside their labels, with one number per line. Its methods
+take lines out of it without copying its labels and find its queries among
+another table's; :func:`indexer` looks labels up. The readers
+(:mod:`skrank.io._read`) make tables; the join, the pieces and the
+measures use them.
 """
 
-import os
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from .._core._factorize import not_utf8
-from ._ids import _sorted_label_rank
-from ._read import FORMATS, _from_strings, _load_file, _Table
+from ._arrow import arrow_call, index_array
 
 
-_COLUMNS = {
-    "query_id": ("query_id", "qid", "query", "q_id"),
-    "doc_id": ("doc_id", "docno", "docid", "doc", "doc_no"),
-    "qrels": ("relevance", "rel", "label", "judgment", "grade"),
-    "run": ("score", "sim", "similarity"),
-}
+@dataclass
+class TrecTable:
+    """One file's (or one frame's) lines: ids as codes into labels, one value per line.
 
+    What every reader of skrank.io returns (:mod:`skrank.io._read`) and
+    what the join, the pieces and the measures take. Labels are numpy
+    arrays of str; a run's document ids may stay a pyarrow array.
+    """
 
-def _column(frame, what, argument):
-    for name in _COLUMNS[what]:
-        if name in frame.columns:
-            return frame[name]
-    raise ValueError(
-        f"`{argument}` has no {what.replace('qrels', 'relevance').replace('run', 'score')} "
-        f"column: name one of {', '.join(_COLUMNS[what])} (it has "
-        f"{', '.join(map(str, frame.columns))})."
-    )
+    query: np.ndarray  # (n,) int64 codes into query_labels
+    query_labels: np.ndarray
+    doc: np.ndarray  # (n,) int64 codes into doc_labels
+    doc_labels: np.ndarray
+    value: np.ndarray  # (n,) float64
+    source: str = "input"
+    tag: str | None = None  # a run's name (its last column), when known
+    # the document ids as a pyarrow string array (or chunked array, as the
+    # parser left them), one per line; then ``doc`` and ``doc_labels`` are
+    # None: a run's millions of ids are never dictionary-encoded (hashing
+    # them costs more than all the rest). :func:`~skrank.io._arrow.one_array` joins chunks
+    # where one array is needed.
+    doc_array: object = None
+    # ``doc_labels`` as a pyarrow string array, when the reader had one
+    doc_label_array: object = None
+    # the file it was read from (None for a DataFrame or a dict): error
+    # messages turn a row into the file's line number through it
+    path: str | None = None
+    # for a piece of a table: each line's row in the whole table
+    origin: np.ndarray | None = None
+    # a run's lines: each one's document index in the qrels' documents (-1
+    # if unjudged), when it was looked up once for the whole run
+    qrels_doc: np.ndarray | None = None
+    # for a piece of a run whose lines are scattered through it: each line's
+    # row in ``doc_array``, which is then the whole run's (no string is
+    # copied out for the piece)
+    doc_rows: np.ndarray | None = None
 
+    def __len__(self):
+        return self.query.shape[0]
 
-def _missing_id(values):
-    """Index of the first missing id (None, NaN, pandas NA), -1 if none."""
-    for i, v in enumerate(values):
-        if v is None or (isinstance(v, float) and v != v) or type(v).__name__ in (
-            "NAType", "NaTType"
-        ):
-            return i
-    return -1
+    def doc_strings(self, rows=None):
+        """The document ids (numpy object array) of ``rows`` (all by default)."""
+        if self.doc_array is not None:
+            if rows is None and self.doc_rows is None:
+                return np.asarray(self.doc_array.to_numpy(zero_copy_only=False), dtype=object)
+            if rows is None:
+                rows = np.arange(len(self))
+            # read with to_pylist: to_numpy would import pandas (0.4 s)
+            out = np.empty(len(rows), dtype=object)
+            out[:] = self.take_docs(rows).to_pylist()
+            return out
+        codes = self.doc if rows is None else self.doc[rows]
+        return self.doc_labels[codes]
 
+    def take_docs(self, rows):
+        """The pyarrow string array of the document ids of ``rows``."""
+        if self.doc_rows is not None:
+            rows = self.doc_rows[rows]
+        return arrow_call("take", self.doc_array, index_array(rows))
 
-def _ids_of(frame, what, argument):
-    """A DataFrame's id column as strings; a missing id is an error naming its row."""
-    column = _column(frame, what, argument)
-    values = np.asarray(column, dtype=object)
-    bad = _missing_id(values)
-    if bad >= 0:
-        label = frame.index[bad] if hasattr(frame, "index") else bad
-        raise ValueError(
-            f"`{argument}` has a missing {what} (row {label!r}: {values[bad]!r}); "
-            f"every line needs its {what}: drop or fill those rows first."
+    def queries_in(self, qrels):
+        """Each line's query among the ``qrels``' queries (-1: the qrels lack it).
+
+        A run-length array, so int32 where the number of queries allows it.
+        """
+        return self.label_queries_in(qrels)[self.query]
+
+    def label_queries_in(self, qrels):
+        """Each query label's index among the ``qrels``' queries (-1: absent)."""
+        lookup = indexer(qrels.query_labels, self.query_labels)
+        return lookup.astype(np.int32) if qrels.query_labels.shape[0] < 2**31 else lookup
+
+    def take(self, rows):
+        """The lines ``rows`` (ascending), as a table sharing this one's labels.
+
+        Consecutive lines (a piece of a run grouped by query) are slices: views
+        that copy nothing. Scattered lines keep the whole run's document ids and
+        the row of each line's id in them.
+        """
+        doc_array, doc_rows = self.doc_array, None
+        if rows.shape[0] and int(rows[-1]) - int(rows[0]) + 1 == rows.shape[0]:
+            rows = slice(int(rows[0]), int(rows[-1]) + 1)
+            origin = np.arange(rows.start, rows.stop) if self.origin is None \
+                else self.origin[rows]
+            if doc_array is not None and self.doc_rows is None:
+                doc_array = doc_array.slice(rows.start, rows.stop - rows.start)
+        else:
+            origin = rows if self.origin is None else self.origin[rows]
+        if doc_array is not None and (self.doc_rows is not None or isinstance(rows, np.ndarray)):
+            doc_rows = rows if self.doc_rows is None else self.doc_rows[rows]
+        return replace(
+            self, query=self.query[rows], value=self.value[rows],
+            doc=None if self.doc is None else self.doc[rows], doc_array=doc_array,
+            doc_rows=doc_rows, origin=origin,
+            qrels_doc=None if self.qrels_doc is None else self.qrels_doc[rows],
         )
-    return [str(v) for v in values]
 
 
-def _as_table(value, kind, argument, compat=None):
-    """A path, a DataFrame or a dict of dicts as a :class:`_Table`."""
-    if isinstance(value, _Table):
-        return value
-    if isinstance(value, (str, os.PathLike)):
-        return _load_file(value, kind, compat)
-    number_name = FORMATS[kind][0]
-    if isinstance(value, dict):
-        queries, docs, values = [], [], []
-        for qid, docs_of_query in value.items():
-            if not isinstance(docs_of_query, dict):
-                raise ValueError(
-                    f"`{argument}` as a dict must map each query id to a dict "
-                    f"{{doc_id: {number_name}}}; query {qid!r} maps to a "
-                    f"{type(docs_of_query).__name__}."
-                )
-            for doc, number in docs_of_query.items():
-                queries.append(str(qid))
-                docs.append(str(doc))
-                values.append(number)
-        try:
-            numbers = np.asarray(values, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(f"`{argument}`: every {number_name} must be a number.") from None
-        table = _from_strings(queries, docs, numbers, source=argument)
-    elif hasattr(value, "columns"):
-        queries = _ids_of(value, "query_id", argument)
-        docs = _ids_of(value, "doc_id", argument)
-        column = _column(value, kind, argument)  # names the missing column
-        try:
-            numbers = np.asarray(column, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"`{argument}`: every {number_name} (column {column.name!r}) must be a number."
-            ) from None
-        table = _from_strings(queries, docs, numbers, source=argument)
-    else:
-        raise ValueError(
-            f"`{argument}` must be a path to a TREC {kind} file, a pandas DataFrame "
-            f"or a dict of dicts, got {type(value).__name__}."
-        )
-    if np.isnan(table.value).any() or (kind == "run" and np.isinf(table.value).any()):
-        raise ValueError(f"`{argument}` has a {number_name} that is NaN or infinite.")
-    return table
-
-
-def _indexer(labels, targets):
+def indexer(labels, targets):
     """For each target label, its index in ``labels`` (-1 if absent).
 
     A dict for few labels, and for ids that are not UTF-8, which pandas'
@@ -124,53 +133,8 @@ def _indexer(labels, targets):
     return pd.Index(labels).get_indexer(targets).astype(np.int64)
 
 
-def _run_queries(qrels, run):
-    """Each run line's query among the qrels' queries (-1: the qrels lack it).
-
-    A run-length array, so int32 where the number of queries allows it.
-    """
-    return _label_queries(qrels, run)[run.query]
-
-
-def _label_queries(qrels, run):
-    """Each of the run's query labels' index among the qrels' queries (-1: absent)."""
-    lookup = _indexer(qrels.query_labels, run.query_labels)
-    return lookup.astype(np.int32) if qrels.query_labels.shape[0] < 2**31 else lookup
-
-
-def _take(table, rows):
-    """The lines ``rows`` (ascending) of ``table``, as a table sharing its labels.
-
-    Consecutive lines (a piece of a run grouped by query) are slices: views
-    that copy nothing. Scattered lines keep the whole run's document ids and
-    the row of each line's id in them.
-    """
-    doc_array, doc_rows = table.doc_array, None
-    if rows.shape[0] and int(rows[-1]) - int(rows[0]) + 1 == rows.shape[0]:
-        rows = slice(int(rows[0]), int(rows[-1]) + 1)
-        origin = np.arange(rows.start, rows.stop) if table.origin is None \
-            else table.origin[rows]
-        if doc_array is not None and table.doc_rows is None:
-            doc_array = doc_array.slice(rows.start, rows.stop - rows.start)
-    else:
-        origin = rows if table.origin is None else table.origin[rows]
-    if doc_array is not None and (table.doc_rows is not None or isinstance(rows, np.ndarray)):
-        doc_rows = rows if table.doc_rows is None else table.doc_rows[rows]
-    return replace(
-        table, query=table.query[rows], value=table.value[rows],
-        doc=None if table.doc is None else table.doc[rows], doc_array=doc_array,
-        doc_rows=doc_rows, origin=origin,
-        qrels_doc=None if table.qrels_doc is None else table.qrels_doc[rows],
-    )
-
-
-def _query_order(qrels):
-    """``(rank, labels_sorted)``: each qrels query's rank in strcmp order, and the labels in it."""
-    rank = _sorted_label_rank(qrels.query_labels)
-    return rank, qrels.query_labels[np.argsort(rank)]
-
-
-def _no_shared_query(qrels, run):
+def no_shared_query(qrels, run):
+    """The error for a run and qrels without a query id in common."""
     return ValueError(
         f"{run.source} and {qrels.source} share no query id: the qrels hold "
         f"{qrels.query_labels[0]!r}, ... and the run holds {run.query_labels[0]!r}, ... "

@@ -470,11 +470,13 @@ def _check_position(position, n_rows, library):
             f"{values.dtype}."
         )
     with np.errstate(invalid="ignore"):
-        bad = ~(np.isfinite(values) & (values >= 1) & (values == np.round(values)))
+        bad = ~(np.isfinite(values) & (values >= 1) & (values == np.round(values))
+                & (values <= 2**53))  # checked before the cast: 1e20 would wrap
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         raise ValueError(
-            "`position` must be an integer >= 1 (where the logger showed the row), "
+            "`position` must be an integer >= 1 and at most 2**53 (where the logger "
+            "showed the row), "
             f"got {values[row]!r} at row {row}."
         )
     return values.astype(np.int64)

@@ -258,3 +258,54 @@ def test_not_utf8_finds_surrogate_escapes(strings, expected):
     from skrank._core._factorize import not_utf8
 
     assert not_utf8(strings) is expected
+
+
+# -- the argument's name in every message ---------------------------------------------
+
+@pytest.mark.parametrize("name, what", [
+    ("query_id", "query"), ("list_id", "displayed list"), ("doc_id", "document"),
+    ("slate_id", "slate"),
+])
+@pytest.mark.parametrize("ids", [
+    [1.0, np.nan, 2.0],
+    ["a", None, "b"],
+    pd.Series(["a", None, "b"], dtype="category"),
+    np.array(["2024-01-01", "NaT", "2024-01-02"], dtype="datetime64[D]"),
+])
+def test_missing_ids_name_the_argument(ids, name, what):
+    message = (rf"`{name}` contains missing values \(None, NaN or NaT\), the first "
+               rf"at row 1: every row needs the id of its {what}\.")
+    with pytest.raises(ValueError, match=message):
+        factorize(ids, 3, name=name)
+
+
+@pytest.mark.parametrize("name", ["doc_id", "slate_id"])
+def test_other_errors_name_the_argument(name):
+    with pytest.raises(ValueError, match=rf"`{name}` has 2 entries but there are 3"):
+        factorize([2, 1], 3, name=name)
+    # the LightGBM hint is about query sizes: only for query ids
+    with pytest.raises(ValueError) as error:
+        factorize([2, 1], 3, name=name)
+    assert "LightGBM" not in str(error.value)
+    with pytest.raises(ValueError, match="LightGBM"):
+        factorize([2, 1], 3)
+    with pytest.raises(ValueError, match=rf"`{name}` must be 1-D"):
+        factorize(np.zeros((3, 1)), 3, name=name)
+    import skrank._core._factorize as module
+
+    ids = np.empty(3, dtype=object)
+    ids[:] = [[1], [1], [2]]
+    with pytest.raises(ValueError, match=rf"`{name}` values must be hashable"):
+        factorize(ids, 3, name=name)
+    with pytest.raises(ValueError, match=rf"`{name}` values must be hashable"):
+        module._object_codes_without_pandas(ids, name)
+
+
+def test_rank_queries_names_the_ids_as_its_caller_does():
+    from skrank._core._layout import rank_queries
+
+    with pytest.raises(ValueError, match=r"`list_id` contains missing values .* row 1: "
+                                         r"every row needs the id of its displayed list"):
+        rank_queries([1, 0, 1], [3, 2, 1], query_id=[1, None, 2], id_name="list_id")
+    with pytest.raises(ValueError, match=r"`query_id` contains missing values"):
+        rank_queries([1, 0, 1], [3, 2, 1], query_id=[1, None, 2])

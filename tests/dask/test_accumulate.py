@@ -87,7 +87,7 @@ def test_string_ids_and_no_relevant(monkeypatch):
 def test_the_merged_state_keeps_the_top_rows_only():
     """Many long queries: what reaches the last merge is far fewer rows."""
     from skrank.dask._accumulate import merged_accumulator
-    from skrank.dask._evaluate import _Plan
+    from skrank.metrics._plan import PartitionPlan
 
     rng = np.random.default_rng(0)
     n_rows = 200_000
@@ -96,8 +96,8 @@ def test_the_merged_state_keeps_the_top_rows_only():
         "score": rng.random(n_rows),
     })
     df = dd.from_pandas(rows, npartitions=2, sort=False)
-    plan = _Plan(["precision@5"], "label", "score", "qid", None, "average", "skip",
-                 False, False)
+    plan = PartitionPlan(["precision@5"], "label", "score", "qid", None, "average",
+                         "skip", False, False)
     accumulator = merged_accumulator(df, plan)
     # each partition (100,000 rows) compacts past 65,536 open rows
     assert accumulator._n_open() < n_rows / 2

@@ -106,7 +106,7 @@ def test_evaluate_clicks_per_list_and_on_an_index():
 @pytest.mark.parametrize("change, message", [
     ({"click": (3, 2)}, "`click` must be 0 or 1"),
     ({"position": (5, 0)}, "`position` must be 1 or more"),
-    ({"propensity": (4, 1.5)}, "`propensity` must be in (0, 1]"),
+    ({"propensity": (4, 0.0)}, "`propensity` must be positive and finite"),
 ])
 def test_evaluate_clicks_bad_rows_raise_the_in_memory_errors(change, message):
     rows = click_log(3, n_lists=20)

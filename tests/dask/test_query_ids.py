@@ -70,11 +70,11 @@ def test_mixed_object_ids_group_as_in_memory(npartitions, ties):
 
 
 def test_partition_key_is_shared_by_equal_ids():
-    from skrank.dask._evaluate import _partition_key
+    from skrank.dask._shuffle import partition_key
 
     for a, b in [(3, 3.0), (3, np.int64(3)), (3, Fraction(6, 2)), (1, True),
                  (0.5, np.float32(0.5)), (("a", 1), ("a", 1.0))]:
-        assert a == b and _partition_key(a) == _partition_key(b)
+        assert a == b and partition_key(a) == partition_key(b)
 
 
 @pytest.mark.parametrize("ids, message", [

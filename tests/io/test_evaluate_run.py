@@ -252,7 +252,7 @@ def test_doc_byte_rank_and_words_rank_are_strcmps_order(longest):
     # go through pyarrow's binary sort
     pa = needs("pyarrow")
     from skrank.io._ids import _doc_byte_rank, _id_words, _words_rank
-    from skrank.io._read import _Table
+    from skrank.io._tables import TrecTable
 
     rng = np.random.default_rng(longest)
     alphabet = ["a", "b", "z", "A", "0", "9", "-", "é", "ü", "#", "~"]
@@ -261,7 +261,7 @@ def test_doc_byte_rank_and_words_rank_are_strcmps_order(longest):
         for _ in range(300)]
     ids += [i + "x" for i in ids[:40]] + ["q" * longest]
     docs = pa.array(ids)
-    table = _Table(np.zeros(len(ids), dtype=np.int64), np.array(["q"], dtype=object), None,
+    table = TrecTable(np.zeros(len(ids), dtype=np.int64), np.array(["q"], dtype=object), None,
                    None, np.zeros(len(ids)), doc_array=docs)
     rows = rng.permutation(len(ids))[:250]
     keys = [ids[r].encode() for r in rows]
@@ -310,7 +310,7 @@ def test_run_docs_in_qrels_of_a_piece_of_the_qrels(tmp_path, monkeypatch, lines,
     # their index among all the qrels' documents; a long run is looked up
     # in two halves on two threads (here past 7 ids: halves of 300)
     needs("pyarrow")
-    from skrank.io import _join, _read, _tables
+    from skrank.io import _join, _read
 
     if split:
         monkeypatch.setattr(_join, "SPLIT_LOOKUP", 7)
@@ -323,7 +323,7 @@ def test_run_docs_in_qrels_of_a_piece_of_the_qrels(tmp_path, monkeypatch, lines,
     run = _read._load_file(str(run_path), "run")
     rows = {"all": np.arange(len(qrels)), "few": np.sort(rng.choice(len(qrels), 40, False)),
             "none": np.zeros(0, dtype=np.int64)}[lines]
-    piece = _tables._take(qrels, rows)
+    piece = qrels.take(rows)
     judged = {qrels.doc_labels[c]: c for c in piece.doc.tolist()}
     expected = [judged.get(d, -1) for d in run.doc_strings().tolist()]
     got = _join._run_docs_in_qrels(run, piece)

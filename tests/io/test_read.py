@@ -89,7 +89,7 @@ def test_per_query_frame_keeps_query_ids_that_are_not_utf8(tmp_path):
 
 
 def test_many_ids_that_are_not_utf8_are_looked_up_exactly():
-    from skrank.io._tables import _indexer
+    from skrank.io._tables import indexer
 
     # over 200,000 ids: the lookup a pandas Index would do; these ids made
     # pandas 2.0 match wrong labels and pandas 3 raise
@@ -98,9 +98,9 @@ def test_many_ids_that_are_not_utf8_are_looked_up_exactly():
                          for i in range(2048)], dtype=object)
     targets = labels[::-1].copy()
     expected = np.arange(labels.shape[0])[::-1]
-    np.testing.assert_array_equal(_indexer(labels, targets), expected)
+    np.testing.assert_array_equal(indexer(labels, targets), expected)
     missing = np.array([b"\xff\xfe".decode("utf-8", "surrogateescape")] * 60_000, dtype=object)
-    assert (_indexer(labels, missing) == -1).all()
+    assert (indexer(labels, missing) == -1).all()
 
 
 def test_line_numbers_count_comment_lines(tmp_path):
@@ -150,7 +150,7 @@ def test_arrow_kernels_with_or_without_pyarrows_private_compute_module(
     import types
 
     pa = needs("pyarrow")
-    from skrank.io._read import arrow_call, arrow_options
+    from skrank.io._arrow import arrow_call, arrow_options
 
     if not private_module:
         import pyarrow.compute  # noqa: F401 - loaded before its private part is hidden
@@ -207,7 +207,7 @@ def test_numeric_fills_nulls_in_every_chunk_and_slice(dtype):
     # pyarrow columns (chunks, slices with an offset, nulls) read as one
     # numpy array, each null as `fill`, without importing pandas
     pa = needs("pyarrow")
-    from skrank.io._read import _numeric
+    from skrank.io._arrow import numeric
 
     values = [[3, None, 5, None], [None], [7, 8], [None, 9, None, 10, 11]]
     chunks = [pa.array(v, type=pa.from_numpy_dtype(np.dtype(dtype))) for v in values]
@@ -215,8 +215,8 @@ def test_numeric_fills_nulls_in_every_chunk_and_slice(dtype):
     column = pa.chunked_array(chunks)
     expected = [-1 if v is None else v
                 for v in [3, None, 5, None, None, 7, 8, 9, None, 10]]
-    got = _numeric(column, np.dtype(dtype), fill=-1)
+    got = numeric(column, np.dtype(dtype), fill=-1)
     assert got.dtype == np.dtype(dtype)
     assert got.tolist() == expected
-    assert _numeric(column, np.dtype(dtype)) is None  # nulls and no fill
-    assert _numeric(chunks[2], np.dtype(dtype)).tolist() == [7, 8]
+    assert numeric(column, np.dtype(dtype)) is None  # nulls and no fill
+    assert numeric(chunks[2], np.dtype(dtype)).tolist() == [7, 8]

@@ -15,7 +15,7 @@ import sys
 import numpy as np
 import pytest
 
-from skrank.io import _evaluate, _pieces, _tables
+from skrank.io import _evaluate, _pieces, _read
 
 pytest.importorskip("pyarrow")
 
@@ -111,8 +111,8 @@ def test_a_grouped_run_is_cut_in_file_order_into_ranges(tmp_path, monkeypatch, g
     # queries would gather lines from all over the file
     qrels, run = _files(tmp_path, 5, grouped=grouped)
     monkeypatch.setattr(_pieces, "CHUNK_LINES", 7)
-    qrels_table = _tables._as_table(str(qrels), "qrels", "qrels", None)
-    run_table = _tables._as_table(str(run), "run", "run", None)
+    qrels_table = _read.as_table(str(qrels), "qrels", "qrels", None)
+    run_table = _read.as_table(str(run), "run", "run", None)
     pieces, in_file_order = _pieces._pieces(qrels_table, run_table, complete_qrels=True)
     assert in_file_order == grouped
     pieces = list(pieces)
@@ -156,7 +156,7 @@ def test_a_grouped_run_streamed_in_small_blocks_gives_the_same_numbers(
     whole = _evaluate_run(qrels, run, False, **options)
     monkeypatch.setattr(_pieces, "BLOCK_BYTES", 200)  # a query spans several blocks
     read_whole = []
-    monkeypatch.setattr(_evaluate, "_as_table", _spy(_evaluate._as_table, read_whole))
+    monkeypatch.setattr(_evaluate, "as_table", _spy(_evaluate.as_table, read_whole))
     _same(_evaluate_run(qrels, run, True, **options), whole)
     assert read_whole == ["qrels"]  # the run itself was never read whole
 
