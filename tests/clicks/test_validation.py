@@ -80,7 +80,7 @@ CRASH = """
 import skrank.clicks as sc
 for call in (
     lambda: sc.evaluate([1, 0, 1, 0], [1, .5, 1, .5], position=[1, 2, 1e20, 2],
-                        query_id=[1, 1, 2, 2], propensity=lambda k: 1 / k),
+                        list_id=[1, 1, 2, 2], propensity=lambda k: 1 / k),
     lambda: sc.estimate_position_bias([1, 0, 1, 0], [1, 2, 1e20, 2],
                                       query_id=[1, 1, 2, 2], method="randomized",
                                       n_resamples=0),
@@ -128,7 +128,7 @@ def test_evaluate_with_a_far_position():
     click = [1, 0, 1, 1]
     position = [1, 2, FAR, 2]
     result = skrank.clicks.evaluate(
-        click, [4, 3, 2, 1], position=position, query_id=[0, 0, 0, 1],
+        click, [4, 3, 2, 1], position=position, list_id=[0, 0, 0, 1],
         propensity=lambda k: 1 / np.sqrt(k), metrics=["dcg", "arp"])
     # list 0 ranks its rows 1, 2, 3 (the far click ranked 3rd, weight 2**20);
     # list 1 has one row, its click (weight sqrt(2)) at rank 1
@@ -198,10 +198,10 @@ def test_propensities_above_one_are_taken_in_every_form():
     forms = [PositionBias(ABOVE_ONE), lambda k: ABOVE_ONE[k - 1],
              ABOVE_ONE[np.array(position) - 1]]
     for propensity in forms:
-        got = skrank.clicks.evaluate(click, score, position=position, query_id=query,
+        got = skrank.clicks.evaluate(click, score, position=position, list_id=query,
                                      propensity=propensity, metrics=["dcg@1"])
         assert got["dcg@1"] == pytest.approx(expected, rel=1e-12)
-    got = skrank.clicks.evaluate(click, score, position=position, query_id=query,
+    got = skrank.clicks.evaluate(click, score, position=position, list_id=query,
                                  propensity=2.0, metrics=["dcg@1"])
     assert got["dcg@1"] == pytest.approx(0.5, rel=1e-12)
     # the scorer's one number: the click of the model's first row weighs 1 / 2
@@ -210,7 +210,7 @@ def test_propensities_above_one_are_taken_in_every_form():
     X = np.array([[1.0], [2.0], [3.0]])
     model = LinearRegression().fit(X, [0.0, 1.0, 2.0])  # ranks the third row first
     scorer = skrank.clicks.get_scorer("dcg@1", propensity=2.0)
-    assert scorer(model, X, [0, 0, 1], query_id=[5, 5, 5], position=[1, 2, 3]) == 0.5
+    assert scorer(model, X, [0, 0, 1], list_id=[5, 5, 5], position=[1, 2, 3]) == 0.5
     for bad in (0.0, -1.0, np.inf, np.nan):
         with pytest.raises(ValueError, match=r"`propensity` must be positive and "
                                              r"finite .*, got .*at row 1"):
@@ -243,11 +243,11 @@ def test_dask_names_a_bad_propensity_by_the_frames_index():
     df = dd.from_pandas(rows, npartitions=4, sort=False)
     with dask.config.set(scheduler="sync"):
         with pytest.raises(ValueError, match="must be positive and finite") as error:
-            skrank.dask.evaluate_clicks(df, propensity="propensity")
+            skrank.dask.evaluate_clicks(df, list_id="qid", propensity="propensity")
     assert f"got -0.5 at index {bad_label} of `df`, query 17." in str(error.value)
     with pytest.raises(ValueError, match="must be positive and finite") as error:
         skrank.clicks.evaluate(rows["click"], rows["score"], position=rows["position"],
-                               query_id=rows["qid"], propensity=rows["propensity"])
+                               list_id=rows["qid"], propensity=rows["propensity"])
     position = int(np.flatnonzero(rows.index == bad_label)[0])
     assert f"at row {position}." in str(error.value)
 

@@ -37,7 +37,7 @@ FACES = {
     "evaluate_by": lambda df, **kw: skrank.dask.evaluate_by(
         df, ["mrr"], by="device", n_resamples=10, random_state=0, **kw),
     "evaluate_clicks": lambda df, **kw: skrank.dask.evaluate_clicks(
-        df, ["arp"], propensity=1.0, **kw),
+        df, ["arp"], propensity=1.0, list_id="qid", **kw),
     "estimate_position_bias": lambda df, **kw: skrank.dask.estimate_position_bias(
         df, method="harvest", doc_id="doc", n_resamples=0, **kw),
 }
