@@ -448,10 +448,7 @@ def divide(numerator, denominator):
 
 def _codes(name, values, n_rows):
     """Integer codes 0..n-1 of the ids of ``values`` (any hashable type)."""
-    try:
-        keys, _ = factorize(values, n_rows)
-    except ValueError as exc:  # factorize names `query_id`; say which ids
-        raise ValueError(str(exc).replace("`query_id`", f"`{name}`")) from None
+    keys, _ = factorize(values, n_rows, name=name)
     return np.unique(keys, return_inverse=True)[1].reshape(-1)
 
 
@@ -523,8 +520,9 @@ def _ideal_dcg(ranked, weight, list_id, list_query, doc_id, k):
         return _ideal_dcg_per_query(ranked, k=k, gain="linear")
     keys = _ideal_order_keys(weight, _input_codes(ranked), list_query, doc_id)
     return sum(
-        _dcg_per_query(rank_queries(weight, key, query_id=list_id), k=k,
-                       gain="linear")
+        _dcg_per_query(
+            rank_queries(weight, key, query_id=list_id, id_name="list_id"),
+            k=k, gain="linear")
         for key in keys
     ) / 2
 
@@ -548,7 +546,7 @@ def list_values(parsed, click, y_score, position, list_id, propensity, clip,
         clipped = theta < clip
         theta = np.maximum(theta, clip)
     weight = click / theta
-    ranked = rank_queries(weight, score, query_id=list_id,
+    ranked = rank_queries(weight, score, query_id=list_id, id_name="list_id",
                           sample_weight=sample_weight)
     _check_positions_per_list(ranked, position)
     list_query = _list_query(ranked, query_id)
