@@ -70,13 +70,36 @@ def test_every_preset_metric_is_a_registry_metric():
             assert stem in METRICS and metric.stem == stem
 
 
-def test_each_metric_function_finds_its_stem_in_the_registry():
-    # the preset step reads a function's stem from the registry (one source)
+def test_each_metric_function_declares_its_registry_stem():
+    # the preset step reads the stem off the function itself, not from a
+    # table another module fills on import (issue 44)
     from skrank.metrics._presets_apply import stem_of
 
     for stem, spec in METRICS.items():
-        assert stem_of(spec.func.__name__) == stem
-    assert stem_of("fap_curve") == "fap_curve"  # no registry metric: no peer's
+        assert stem_of(spec.func) == stem
+    assert stem_of(skrank.fap_curve) is None  # a curve: no peer has it
+
+
+def test_a_spec_naming_another_stem_than_its_function_is_refused():
+    from skrank.metrics._registry import MetricSpec
+
+    with pytest.raises(ValueError, match="declares the stem 'ndcg'"):
+        MetricSpec("dcg", skrank.ndcg_score, True, lambda ranked, k: None)
+    MetricSpec("mine", lambda y, s, *, query_id=None: 0.0, False,
+               lambda ranked, k: None)  # a function without a stem: any name
+
+
+def test_the_preset_module_keeps_no_table_that_others_fill():
+    import skrank.metrics._presets_apply as module
+
+    tables = [name for name, value in vars(module).items()
+              if isinstance(value, (dict, list, set)) and not name.startswith("__")]
+    assert tables == []
+
+
+def test_a_function_without_a_stem_refuses_a_preset_saying_so():
+    with pytest.raises(ValueError, match="LightGBM has no metric 'fap_curve'"):
+        skrank.fap_curve([1, 0], [2, 1], compat="lightgbm")
 
 
 @pytest.mark.parametrize("name", sorted(PRESETS))
