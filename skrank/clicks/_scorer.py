@@ -172,16 +172,18 @@ class ClickScorer(QueryScorer):
         y_score = ranking_scores(
             estimator, X, response_method=self.response_method, query_id=query_id
         )
-        scores = self._evaluate_scores(y_true, y_score, query_id, position,
-                                       sample_weight)
+        scores = self.evaluate_scores(y_true, y_score, query_id, position,
+                                      sample_weight)
         return scores[self._names[0]] if self._single else scores
 
-    def _evaluate_scores(self, y_true, y_score, query_id, position,
-                         sample_weight=None):
+    def evaluate_scores(self, y_true, y_score, query_id, position,
+                        sample_weight=None):
         """Name -> IPS estimate of given scores, ``-arp`` for ``"arp"``.
 
-        Also what :class:`skrank.QueryGroupRanker` computes on its held-out
-        lists when this scorer is its ``eval_metric``.
+        The scorer's values without a model (see
+        :meth:`skrank.RankingScorer.evaluate_scores`); also what
+        :class:`skrank.QueryGroupRanker` computes on its held-out lists when
+        this scorer is its ``eval_metric``.
         """
         result = evaluate(
             y_true, y_score, position=np.asarray(position), query_id=query_id,
