@@ -1,4 +1,4 @@
-"""Calls made as the first thing a fresh interpreter does (``tests/test_fresh_process.py``).
+"""Calls made as a fresh interpreter's first (``tests/test_fresh_process.py``).
 
 Run as ``python -c "from tests._fresh_calls import main; main()" CALLS``
 with ``CALLS`` a JSON list of ``[function, kwargs]``; prints a JSON list of
@@ -33,7 +33,8 @@ def outcome(function, kwargs):
     y, s = kwargs.pop("y_true"), kwargs.pop("y_score")
     try:
         if function == "scorer":
-            scorer = skrank.get_scorer(kwargs.pop("metrics"), compat=kwargs.pop("compat"))
+            scorer = skrank.get_scorer(kwargs.pop("metrics"),
+                                       compat=kwargs.pop("compat"))
             value = scorer.evaluate_scores(y, s, kwargs.pop("query_id"))
         else:
             value = getattr(skrank, function)(y, s, **kwargs)

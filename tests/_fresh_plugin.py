@@ -1,4 +1,4 @@
-"""A pytest plugin for ``tests/test_fresh_process.py``: was skrank imported before the tests?
+"""A pytest plugin for ``tests/test_fresh_process.py``: was skrank imported first?
 
 Loaded with ``-p tests._fresh_plugin`` in the pytest subprocess that runs one
 page's doctests; it prints which ``skrank`` modules were already imported
@@ -12,7 +12,7 @@ _LOADED = []
 
 
 def pytest_collection_finish(session):
-    _LOADED[:] = sorted(m for m in sys.modules if m == "skrank" or m.startswith("skrank."))
+    _LOADED[:] = sorted(m for m in sys.modules if m.partition(".")[0] == "skrank")
 
 
 def pytest_terminal_summary(terminalreporter):

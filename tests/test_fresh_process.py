@@ -81,7 +81,7 @@ def _first_calls(calls):
 
 
 def _metric_functions_taking_compat():
-    """The public metric functions ``metric(y_true, y_score or y_pred, ..., compat=)``."""
+    """The public metric functions ``metric(y_true, y_score, ..., compat=)``."""
     found = []
     for name in skrank.metrics.__all__:
         value = getattr(skrank.metrics, name)
@@ -99,7 +99,7 @@ _RUN_BLOCK = """\
 import doctest, sys
 block = sys.stdin.read()
 if ">>>" in block:
-    test = doctest.DocTestParser().get_doctest(block, {}, "README block", "README.md", 0)
+    test = doctest.DocTestParser().get_doctest(block, {}, "README", "README.md", 0)
     runner = doctest.DocTestRunner(
         optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     report = []
@@ -140,7 +140,8 @@ def test_page_doctests_run_in_a_fresh_interpreter(page):
 def test_the_page_check_can_fail(tmp_path):
     # a page whose example is wrong fails in the subprocess, and is reported
     page = tmp_path / "wrong.rst"
-    page.write_text(">>> import skrank\n>>> skrank.precision_at_k_score([1, 0], [2, 1], k=1)\n0.5\n")
+    page.write_text(">>> import skrank\n"
+                    ">>> skrank.precision_at_k_score([1, 0], [2, 1], k=1)\n0.5\n")
     result = _fresh(["-m", "pytest", str(page), "-q", "-p", "no:cacheprovider",
                      "-p", "no:randomly", "-p", "tests._fresh_plugin",
                      "--rootdir", str(ROOT), "-c", str(ROOT / "setup.cfg")])
@@ -166,7 +167,8 @@ def test_each_metric_under_the_preset_is_a_working_first_call(preset):
                                               "metrics": names})])
     (scored,) = _first_calls([("scorer", {**DATA, "compat": preset,
                                          "metrics": names})])
-    assert evaluated == outcome("evaluate", {**DATA, "compat": preset, "metrics": names})
+    assert evaluated == outcome("evaluate",
+                                {**DATA, "compat": preset, "metrics": names})
     for stem, (_, got) in zip(names, zip(calls, fresh)):
         assert evaluated["value"][stem] == got["value"], stem
         sign = 1.0 if METRICS[stem].greater_is_better else -1.0
@@ -230,8 +232,8 @@ def test_every_registry_function_is_a_metric_function_taking_compat():
 def test_a_first_call_check_can_fail():
     # a child that is not fresh says so, and the outcome of a wrong call is
     # an error, not a value
-    result = _fresh(["-c", "import skrank.metrics; from tests._fresh_calls import main; "
-                     "main()", "[]"])
+    result = _fresh(["-c", "import skrank.metrics; "
+                     "from tests._fresh_calls import main; main()", "[]"])
     assert result.returncode != 0 and "not a fresh process" in result.stderr
     (got,) = _first_calls([("ndcg_score", {**DATA, "compat": "no_such_peer"})])
     assert got["error"].startswith("ValueError: `compat` must be")

@@ -17,7 +17,12 @@ import numpy as np
 
 from .._core._validation import check_option, check_positive_int, describe
 from ..metrics._calls import call_metric, dry_run
-from ..metrics._evaluate import MetricRequest, metric_request, score_requests, split_options
+from ..metrics._evaluate import (
+    MetricRequest,
+    metric_request,
+    score_requests,
+    split_options,
+)
 from ..metrics._names import resolve_metric_name
 from ..metrics._registry import METRICS
 from ._query_ids import QueryScorer, check_query_id_column

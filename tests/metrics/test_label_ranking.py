@@ -333,7 +333,8 @@ def test_ranker_eval_metrics_minimise_the_losses():
     assert [name for name, _, _ in got] == names
     assert [higher for _, _, higher in got] == [False, True, False]
     assert got[0][1] == skrank.coverage_error(y, pred, query_id=[0, 0, 1, 1])
-    assert _CatBoostMetric(EvalMetric("label_ranking_loss"), []).is_max_optimal() is False
+    loss = _CatBoostMetric(EvalMetric("label_ranking_loss"), [])
+    assert loss.is_max_optimal() is False
     assert _CatBoostMetric(EvalMetric("ndcg@3"), []).is_max_optimal() is True
 
 
@@ -349,7 +350,8 @@ def test_xgboost_early_stopping_minimises_the_losses():
         def inplace_predict(self, X, iteration_range):
             return good if iteration_range[1] == 1 else bad
 
-    callback = _xgboost_callback([EvalMetric("coverage_error")], None, y, codes, None, 2)
+    callback = _xgboost_callback([EvalMetric("coverage_error")], None, y, codes, None,
+                                 2)
     stops = [callback.after_iteration(Model(), epoch, {}) for epoch in range(3)]
     assert callback.best_iteration == 0 and callback.best_score == 1.0
     assert stops == [False, False, True]
