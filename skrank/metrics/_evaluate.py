@@ -11,8 +11,7 @@ from .._core._params import RANKING_OPTIONS
 from .._core._aggregate import aggregate_queries, check_aggregate_options
 from .._core._layout import rank_queries
 from .._core._presets import convert_scores, preset_request
-from .._core._validation import check_positive_int
-from .._core._validation import LABEL_SCORES_WARNING
+from .._core._validation import LABEL_SCORES_WARNING, check_positive_int
 from ._presets_apply import validate_with_preset_per_metric
 from ._calls import call_metric, dry_run
 from ._names import resolve_metric_name
@@ -76,7 +75,9 @@ def evaluate(
         A peer's conventions: ``"lightgbm"``, ``"xgboost"``, ``"catboost"``,
         ``"sklearn"``, ``"ranx"``, ``"torchmetrics"``, ``"trec_eval"`` or
         ``"spark"`` (see :func:`describe_convention`). Each metric takes the
-        preset's options for it; options given explicitly win. ``metrics``
+        preset's options for it, and a name without a cutoff the peer's
+        (``"precision"`` under XGBoost is its ``"pre"``, ``@32``), as the
+        metric's own function does; options given explicitly win. ``metrics``
         may then also use the peer's own names (``"ndcg@10-"`` for
         XGBoost, ``"NDCG:top=5"`` for CatBoost), and a metric the peer
         lacks is a ``ValueError`` listing what it has. Each metric also
