@@ -9,6 +9,8 @@ registry before. Here every checked thing runs in its own new interpreter:
   page's doctests, the README's included (one ``pytest`` subprocess per page,
   which also reports that no skrank module was imported before the page's
   first example);
+* every module of skrank imported under a watch that reports a module-level
+  dict, list or set changed by another module's import (the bug's shape);
 * every public metric function called with each ``compat=`` preset that has
   its metric, as the very first thing a process does: one process per
   (function, preset) pair. The functions a preset lacks are called in one
@@ -31,6 +33,7 @@ import os
 import re
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -78,6 +81,16 @@ def _first_calls(calls):
                      json.dumps(calls)])
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
+
+
+def _each_first(calls):
+    """The outcome of each call as the first of its own fresh process.
+
+    The processes run a few at a time (they are independent); each makes
+    exactly one call.
+    """
+    with ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1)) as pool:
+        return [outcomes[0] for outcomes in pool.map(lambda c: _first_calls([c]), calls)]
 
 
 def _metric_functions_taking_compat():
@@ -148,6 +161,34 @@ def test_the_page_check_can_fail(tmp_path):
     assert result.returncode == 1 and "1 failed" in result.stdout, result.stdout
 
 
+# -- no module fills another's table when imported ---------------------------------
+
+
+def test_no_module_fills_a_table_of_another_when_imported():
+    # every module of skrank imported with a watch on their module-level
+    # dicts, lists and sets (tests/_import_watch.py); before issue 44 the
+    # registry's import filled the preset step's table of stems
+    result = _fresh(["-m", "tests._import_watch", "skrank"])
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == []
+
+
+def test_the_import_watch_finds_a_table_filled_from_elsewhere(tmp_path):
+    package = tmp_path / "watched_package"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("TABLE = {}\nOWN = []\nOWN.append(1)  # its own\n")
+    (package / "b.py").write_text("from .a import TABLE\nTABLE['x'] = 1\n")
+    env = {**_env(), "PYTHONPATH": os.pathsep.join([str(tmp_path), _env()["PYTHONPATH"]])}
+    result = subprocess.run(
+        [sys.executable, "-m", "tests._import_watch", "watched_package"], cwd=ROOT,
+        env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == [["watched_package.a", "TABLE",
+                                          "watched_package.b"]]
+
+
 # -- every metric function under every preset, as a first call ------------------
 
 
@@ -156,17 +197,15 @@ def test_each_metric_under_the_preset_is_a_working_first_call(preset):
     convention = PRESETS[preset]
     calls = [(METRICS[stem].func.__name__, {**DATA, "compat": preset})
              for stem in convention.metrics]
-    fresh = [_first_calls([call])[0] for call in calls]  # one process each
+    names = list(convention.metrics)
+    # and evaluate and a multi-metric scorer with the same metrics
+    many = [("evaluate", {**DATA, "compat": preset, "metrics": names}),
+            ("scorer", {**DATA, "compat": preset, "metrics": names})]
+    *fresh, evaluated, scored = _each_first(calls + many)  # one process each
     for (function, kwargs), got in zip(calls, fresh):
         assert "error" not in got, (function, got)
         assert got == outcome(function, kwargs), function  # the registry imported
-    # evaluate and a multi-metric scorer with the same metrics, each a first
-    # call: every value equals the metric's own function's
-    names = list(convention.metrics)
-    (evaluated,) = _first_calls([("evaluate", {**DATA, "compat": preset,
-                                              "metrics": names})])
-    (scored,) = _first_calls([("scorer", {**DATA, "compat": preset,
-                                         "metrics": names})])
+    # every value of evaluate and of the scorer equals the metric's function's
     assert evaluated == outcome("evaluate",
                                 {**DATA, "compat": preset, "metrics": names})
     for stem, (_, got) in zip(names, zip(calls, fresh)):
@@ -195,8 +234,9 @@ def test_the_issue_one_liner_gives_the_hand_worked_value_under_every_preset():
     expected = (ndcg_1 + ndcg_2) / 2
     data = {"y_true": [1, 0, 1, 0, 1], "y_score": [0.9, 0.8, 0.7, 0.6, 0.5],
             "query_id": [1, 1, 1, 2, 2], "k": 3}
-    for preset in sorted(PRESETS):
-        (got,) = _first_calls([("ndcg_score", {**data, "compat": preset})])
+    presets = sorted(PRESETS)
+    fresh = _each_first([("ndcg_score", {**data, "compat": p}) for p in presets])
+    for preset, got in zip(presets, fresh):
         assert float(got["value"]) == pytest.approx(expected, rel=1e-12), preset
 
 
@@ -217,8 +257,9 @@ def test_sklearn_preset_first_calls_equal_scikit_learn():
         "label_ranking_average_precision_score":
             metrics.label_ranking_average_precision_score(y, s),
     }
-    for function, value in expected.items():
-        (got,) = _first_calls([(function, {**DATA, "compat": "sklearn"})])
+    fresh = _each_first([(function, {**DATA, "compat": "sklearn"})
+                         for function in expected])
+    for (function, value), got in zip(expected.items(), fresh):
         assert float(got["value"]) == pytest.approx(value, rel=1e-12), function
 
 
