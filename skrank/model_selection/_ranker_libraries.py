@@ -10,9 +10,8 @@ training callback, a CatBoost user-defined metric), all computed with
 itself is in ``_query_group``.
 """
 
-import dataclasses
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from numbers import Integral
 
 import numpy as np
@@ -104,7 +103,7 @@ def _bind_positions(names, position):
             "the logger showed each row: pass `position` to fit (with metadata "
             "routing on, the ranker requests it by default)."
         )
-    return [name if name.click is None else dataclasses.replace(name, position=position)
+    return [name if name.click is None else replace(name, position=position)
             for name in names]
 
 
