@@ -9,7 +9,8 @@ doctest's own ``SKIP`` option, and the others still run:
   between them (one literal block of a page, or one run of examples between
   two paragraphs of prose);
 * every example of a block that imports a missing module
-  (``import dask.dataframe``, ``from lightgbm import ...``) is skipped;
+  (``import dask.dataframe``, ``from lightgbm import ...``,
+  ``pytest.importorskip("lightgbm")``) is skipped;
 * so is every later example that uses a name a skipped example binds
   (``ddf`` made in a Dask block and used further down), and what it binds
   is then missing too (``import skrank.dask`` does not take ``skrank``
@@ -25,6 +26,13 @@ import doctest
 import re
 
 _IMPORT = re.compile(r"^\s*(?:from|import)\s+([A-Za-z_][\w.]*)", flags=re.M)
+# pytest.importorskip("lightgbm") in a page: an import of that package too
+_IMPORT_OR_SKIP = re.compile(r"importorskip\(\s*[\"']([A-Za-z_][\w.]*)[\"']")
+
+
+def imported_modules(source):
+    """The modules a piece of example source imports (``importorskip`` included)."""
+    return _IMPORT.findall(source) + _IMPORT_OR_SKIP.findall(source)
 
 
 def _end_line(example):
@@ -85,7 +93,7 @@ def skip_blocks_needing(test, first_missing):
     unbound = set()  # names a skipped example would have bound
     ran = set()  # packages an example that runs has imported
     for block in blocks(test):
-        missing = first_missing(_IMPORT.findall("\n".join(e.source for e in block)))
+        missing = first_missing(imported_modules("\n".join(e.source for e in block)))
         if missing is not None:
             found = found or missing
         for example in block:

@@ -73,6 +73,13 @@ def test_the_examples_of_a_block_with_a_missing_import_and_its_users_skip():
     assert not all_skipped(test)
 
 
+def test_importorskip_of_a_missing_package_skips_its_block_and_users():
+    test = _doctest(f">>> import pytest\n>>> gone = pytest.importorskip('{GONE}')\n\n"
+                    "Prose.\n\n>>> 2 * 2\n4\n\nMore prose.\n\n>>> gone.x\n1\n")
+    assert skip_blocks_needing(test, first_missing) == GONE
+    assert [doctest.SKIP in e.options for e in test.examples] == [True, True, False, True]
+
+
 def test_a_page_without_a_missing_package_is_left_alone():
     test = _doctest(">>> import numpy\n>>> 1\n1\n")
     assert skip_blocks_needing(test, first_missing) is None
@@ -116,3 +123,30 @@ def test_a_page_whose_every_block_is_skipped_says_which_package(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     assert "1 skipped" in result.stdout
     assert f"{GONE} is not installed" in result.stdout
+
+
+def test_the_clicks_page_runs_without_dask_but_its_dask_block():
+    # the README's ".[test]" has no Dask: the clicks page still runs, all but
+    # its Dask block (every example of the page was skipped before issue 44)
+    env = {**os.environ, "SKRANK_TEST_HIDE": "dask,distributed",
+           "PYTHONPATH": os.pathsep.join(
+               filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "docs/user_guide/clicks.rst", "-q", "-rs",
+         "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "tests._hide_packages"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "1 passed" in result.stdout  # page-level skipping said "1 skipped"
+
+
+def test_hidden_packages_look_missing():
+    env = {**os.environ, "SKRANK_TEST_HIDE": "numpy",
+           "PYTHONPATH": os.pathsep.join(
+               filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    code = ("import tests._hide_packages, importlib.util\n"
+            "assert importlib.util.find_spec('numpy') is None\n"
+            "try:\n    import numpy\nexcept ModuleNotFoundError:\n    print('hidden')\n")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert result.stdout.strip() == "hidden", result.stderr
