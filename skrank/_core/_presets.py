@@ -8,7 +8,10 @@ the scorers, the command line, :func:`describe_convention` and the docs'
 compatibility page (``docs/_ext/presets_page.py``) all read this table; a
 peer is added here and nowhere else.
 
-Options given explicitly always win over the preset's.
+What a preset does to ONE metric call is :func:`preset_request`: the
+metric functions' preset step, the resolution of a name under a preset,
+:func:`evaluate` and the scorers all call it, and none merges a preset's
+options itself. Options given explicitly always win over the preset's.
 """
 
 import re
@@ -16,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._peer_rules import RULE_TEXT
+from ._peer_rules import RULE_TEXT, PeerRules, peer_rules
 
 
 @dataclass(frozen=True)
@@ -356,6 +359,84 @@ def get_convention(compat):
             f"got {compat!r}."
         )
     return PRESETS[compat]
+
+
+@dataclass(frozen=True)
+class PresetRequest:
+    """One metric call under a preset, ready to compute (see :func:`preset_request`).
+
+    Attributes
+    ----------
+    convention : Convention
+        The preset.
+    stem : str
+        The metric (a registry stem).
+    k : int or None
+        The cutoff: the caller's, else the one the peer gives the metric's
+        bare name (XGBoost's ``ndcg`` is ``ndcg@32``), else None.
+    options : dict
+        The metric's options under the preset: the preset's, the metric's
+        own there, those the peer's name fixes (``"ndcg@10-"``), then the
+        caller's, which win. ``k`` is not among them.
+    peer : PeerRules or None
+        How the peer reads ``y_true`` and ``sample_weight`` for this metric
+        (None: as skrank does).
+    peer_name : str or None
+        The peer's own name of the metric at cutoff ``k``, or None.
+    """
+
+    convention: Convention
+    stem: str
+    k: object
+    options: dict
+    peer: PeerRules | None
+    peer_name: str | None
+
+
+def preset_request(compat, stem, given=None, *, extra=None, takes=None):
+    """The :class:`PresetRequest` of metric ``stem`` called under ``compat``.
+
+    ``given`` holds what the caller gave explicitly (options, and ``k`` if
+    given, None included); they win over the preset's. ``extra`` are options
+    the peer's own name of the metric fixes. ``takes``: the options the
+    metric accepts (None: all); the preset's others are left out, the
+    caller's are kept (the metric's own checks judge them). A metric the
+    peer lacks is a ValueError naming what it has.
+
+    Examples
+    --------
+    >>> request = preset_request("xgboost", "precision", {"no_relevant": "skip"})
+    >>> request.k, request.options["normalize"], request.options["no_relevant"]
+    (32, 'min', 'skip')
+    """
+    convention = get_convention(compat)
+    preset = convention.options_for(stem)  # raises for a metric the peer lacks
+    given = dict(given or {})
+    k = given.pop("k") if "k" in given else convention.metrics[stem].k
+    options = {
+        name: value for name, value in {**preset, **(extra or {})}.items()
+        if takes is None or name in takes
+    }
+    options.update(given)
+    return PresetRequest(convention, stem, k, options, peer_rules(convention, stem),
+                         peer_name_for(convention, stem, k))
+
+
+def peer_name_for(convention, stem, k):
+    """The peer's own name for ``stem`` at cutoff ``k``, or None if it has none.
+
+    A name with ``{k}`` serves a cutoff, a name without one the whole list
+    (or the peer's own default cutoff, which must then equal ``k``).
+    """
+    metric = convention.metrics.get(stem)
+    if metric is None:
+        return None
+    for template in metric.names:
+        if "{k}" in template and k is not None:
+            return template.replace("{k}", str(k))
+        if "{k}" not in template and k == metric.k:
+            return template
+    return None
 
 
 def check_compat(name, value):

@@ -194,21 +194,35 @@ class ClickScorer(QueryScorer):
             estimator, X, response_method=self.response_method,
             query_id=given["list_id"],
         )
-        scores = self._evaluate_scores(y_true, y_score, given["list_id"],
-                                       given["position"], sample_weight,
-                                       query_id=given["query_id"])
+        scores = self.evaluate_scores(y_true, y_score, given["query_id"], sample_weight,
+                                      position=given["position"],
+                                      list_id=given["list_id"])
         return scores[self._names[0]] if self._single else scores
 
-    def _evaluate_scores(self, y_true, y_score, list_id, position,
-                         sample_weight=None, query_id=None):
+    def evaluate_scores(self, y_true, y_score, query_id, sample_weight=None, *,
+                        position, list_id=None):
         """Name -> IPS estimate of given scores, ``-arp`` for ``"arp"``.
 
-        Also what :class:`skrank.QueryGroupRanker` computes on its held-out
-        lists (its query ids) when this scorer is its ``eval_metric``.
+        The scorer's values without a model (see
+        :meth:`skrank.RankingScorer.evaluate_scores`); also what
+        :class:`skrank.QueryGroupRanker` computes on its held-out lists when
+        this scorer is its ``eval_metric``. ``query_id`` is the query of each
+        row (it may be None when ``list_id`` is given), ``list_id`` the
+        displayed list (None: each query is one list), ``position`` the
+        logged 1-based position.
+
+        Examples
+        --------
+        >>> from skrank.clicks import get_scorer
+        >>> scorer = get_scorer("dcg@2", propensity=lambda k: 1 / k)
+        >>> scorer.evaluate_scores([0, 1, 0], [3.0, 2.0, 1.0], [7, 7, 7],
+        ...                        position=[1, 2, 3])
+        {'dcg@2': 1.26...}
         """
         result = evaluate(
-            y_true, y_score, position=np.asarray(position), list_id=list_id,
-            query_id=query_id,
+            y_true, y_score, position=np.asarray(position),
+            list_id=query_id if list_id is None else list_id,
+            query_id=None if list_id is None else query_id,
             propensity=self.propensity, metrics=self._names, clip=self.clip,
             sample_weight=sample_weight,
         )

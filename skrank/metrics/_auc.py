@@ -79,7 +79,7 @@ def _gauc_weights(ranked, weighting="samples"):
     "ties": choice(*TIES), "weighting": choice(*WEIGHTING),
     "one_class": choice(*ONE_CLASS), "aggregate": choice(*AGGREGATE),
     **CONVENTION_OPTIONS,
-})
+}, stem="gauc")
 def gauc_score(
     y_true,
     y_score,

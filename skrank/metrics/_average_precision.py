@@ -170,7 +170,7 @@ def _retrieved_average_precision(ranked, k, terms, total):
 @validate_with_preset({
     "normalize": choice(*NORMALIZE), "tie_blocks": choice(*TIE_BLOCKS),
     **CUTOFF_OPTIONS,
-})
+}, stem="map")
 def average_precision_score(
     y_true,
     y_score,

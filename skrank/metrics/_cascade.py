@@ -100,7 +100,7 @@ def _pfound_per_query(ranked, *, k, max_grade=None, decay=0.85):
     return _cascade_per_query(ranked, k, weight, stop)
 
 
-@validate_with_preset({"max_grade": MAX_GRADE, **CUTOFF_OPTIONS})
+@validate_with_preset({"max_grade": MAX_GRADE, **CUTOFF_OPTIONS}, stem="err")
 def err_score(
     y_true,
     y_score,
@@ -178,7 +178,7 @@ def err_score(
 
 @validate_with_preset({
     "max_grade": MAX_GRADE, "decay": FRACTION_TO_ONE, **CUTOFF_OPTIONS,
-})
+}, stem="pfound")
 def pfound_score(
     y_true,
     y_score,

@@ -79,7 +79,8 @@ def _side(metric, side, what, other):
         return resolved.spec, "options", {"k": resolved.k, **side}
     if isinstance(side, str) and side in PRESETS:
         resolved = resolve_metric_name(metric, side, foreign=True, elsewhere=elsewhere)
-        return resolved.spec, side, {"k": resolved.k, **resolved.options}
+        # the cutoff the preset's call takes (the peer's for a bare name)
+        return resolved.spec, side, {"k": resolved.preset.k, **resolved.options}
     raise ValueError(
         f"`{what}` must be a preset name ({', '.join(map(repr, PRESETS))}) or a "
         f"dict of options, got {side!r}."

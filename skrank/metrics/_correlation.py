@@ -192,7 +192,7 @@ def _rank_correlation_per_query(ranked, *, method, y_score=None):
 @validate_with_preset({
     "method": choice(*CORRELATION_METHODS), "aggregate": choice(*AGGREGATE),
     **CONVENTION_OPTIONS,
-})
+}, stem=None)
 def rank_correlation_score(
     y_true,
     y_score,

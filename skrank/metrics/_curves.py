@@ -184,7 +184,7 @@ def _check_recall_levels(recall_levels):
     return levels
 
 
-@validate_with_preset({"max_k": CUTOFF, **RANKING_OPTIONS})
+@validate_with_preset({"max_k": CUTOFF, **RANKING_OPTIONS}, stem=None)
 def precision_recall_at_k_curve(
     y_true,
     y_score,
@@ -266,7 +266,7 @@ def precision_recall_at_k_curve(
     return k, precision, recall
 
 
-@validate_with_preset(RANKING_OPTIONS)
+@validate_with_preset(RANKING_OPTIONS, stem=None)
 def interpolated_precision_recall_curve(
     y_true,
     y_score,
@@ -343,7 +343,7 @@ def interpolated_precision_recall_curve(
     return levels, _curve_output(values, ranked, no_relevant, aggregate)
 
 
-@validate_with_preset(RANKING_OPTIONS)
+@validate_with_preset(RANKING_OPTIONS, stem="pr_auc")
 def pr_auc_score(
     y_true,
     y_score,

@@ -75,7 +75,7 @@ def _r_precision_per_query(ranked):
         return hits / ranked.n_relevant
 
 
-@validate_with_preset(CUTOFF_OPTIONS)
+@validate_with_preset(CUTOFF_OPTIONS, stem="hits")
 def hits_score(
     y_true,
     y_score,
@@ -136,7 +136,8 @@ def hits_score(
     )
 
 
-@validate_with_preset({"normalize": choice(*PRECISION_NORMALIZE), **CUTOFF_OPTIONS})
+@validate_with_preset({"normalize": choice(*PRECISION_NORMALIZE), **CUTOFF_OPTIONS},
+                      stem="precision")
 def precision_at_k_score(
     y_true,
     y_score,
@@ -200,7 +201,7 @@ def precision_at_k_score(
     )
 
 
-@validate_with_preset(CUTOFF_OPTIONS)
+@validate_with_preset(CUTOFF_OPTIONS, stem="recall")
 def recall_at_k_score(
     y_true,
     y_score,
@@ -253,7 +254,7 @@ def recall_at_k_score(
     )
 
 
-@validate_with_preset({"beta": POSITIVE, **CUTOFF_OPTIONS})
+@validate_with_preset({"beta": POSITIVE, **CUTOFF_OPTIONS}, stem="f1")
 def fbeta_at_k_score(
     y_true,
     y_score,
@@ -316,7 +317,7 @@ def fbeta_at_k_score(
     )
 
 
-@validate_with_preset(RANKING_OPTIONS)
+@validate_with_preset(RANKING_OPTIONS, stem="r_precision")
 def r_precision_score(
     y_true,
     y_score,

@@ -10,9 +10,8 @@ import numpy as np
 from .._core._params import RANKING_OPTIONS
 from .._core._aggregate import aggregate_queries, check_aggregate_options
 from .._core._layout import rank_queries
-from .._core._peer_rules import peer_rules
-from .._core._presets import convert_scores
-from .._core._validation import LABEL_SCORES_WARNING
+from .._core._presets import convert_scores, preset_request
+from .._core._validation import LABEL_SCORES_WARNING, check_positive_int
 from ._presets_apply import validate_with_preset_per_metric
 from ._calls import call_metric, dry_run
 from ._names import resolve_metric_name
@@ -76,7 +75,9 @@ def evaluate(
         A peer's conventions: ``"lightgbm"``, ``"xgboost"``, ``"catboost"``,
         ``"sklearn"``, ``"ranx"``, ``"torchmetrics"``, ``"trec_eval"`` or
         ``"spark"`` (see :func:`describe_convention`). Each metric takes the
-        preset's options for it; options given explicitly win. ``metrics``
+        preset's options for it, and a name without a cutoff the peer's
+        (``"precision"`` under XGBoost is its ``"pre"``, ``@32``), as the
+        metric's own function does; options given explicitly win. ``metrics``
         may then also use the peer's own names (``"ndcg@10-"`` for
         XGBoost, ``"NDCG:top=5"`` for CatBoost), and a metric the peer
         lacks is a ``ValueError`` listing what it has. Each metric also
@@ -131,7 +132,8 @@ def evaluate(
     metrics = list(metrics)
     if not metrics:
         raise ValueError("`metrics` is empty: name at least one metric.")
-    parsed, presets = parse_names(metrics, compat)
+    resolved = [resolve_metric_name(name, compat) for name in metrics]
+    parsed = [(r.spec, r.k) for r in resolved]
     check_aggregate_options(no_relevant, aggregate)
     taken = _options_by_metric(metrics, parsed, options)
     if query_id is None and np.ndim(y_true) == 1:
@@ -142,18 +144,17 @@ def evaluate(
                 "without it all rows form ONE ranked list, and a group metric "
                 "needs the queries. Pass query_id=... (one id per row)."
             )
-    requests = []
     shared = {"ties": ties, "no_relevant": no_relevant, "score_dtype": score_dtype,
               "retrieved": retrieved}
-    explicit = set(options) | (
-        set(shared) if compat is None else set(compat.explicit) & set(shared)
-    )
+    if compat is not None:  # under a preset, the shared options given explicitly
+        shared = {name: value for name, value in shared.items()
+                  if name in compat.explicit}
     convention = None if compat is None else compat.convention
-    for name, (spec, k), preset in zip(metrics, parsed, presets):
-        requests.append(make_request(
-            name, spec, k, {**shared, **taken[name]}, preset, explicit,
-            peer_rules(convention, spec.stem),
-        ))
+    requests = [
+        metric_request(name, r.spec, {**({} if r.k is None else {"k": r.k}), **shared,
+                                      **taken[name]}, convention, extra=r.extra)
+        for name, r in zip(metrics, resolved)
+    ]
     return score_requests(
         y_true, y_score, requests, query_id=query_id, sample_weight=sample_weight,
         aggregate=aggregate,
@@ -180,39 +181,41 @@ class MetricRequest(NamedTuple):
     peer: object = None  # a preset's PeerRules: the labels and weights it reads
 
 
-def parse_names(metrics, compat=None):
-    """``([(spec, k)], [preset options])`` of metric names, under a preset or none.
-
-    With a preset (a checked ``compat``: ``.convention``) each name may be
-    the peer's own (``"ndcg@10-"``, ``"NDCG:top=5"``) or skrank's; the
-    preset's options for each metric come back (empty without a preset),
-    and a metric the peer lacks is a ValueError naming what it has.
-    """
-    parsed, presets = [], []
-    for name in metrics:
-        resolved = resolve_metric_name(name, compat)
-        parsed.append((resolved.spec, resolved.k))
-        presets.append(resolved.options)
-    return parsed, presets
-
-
 # the options every request carries itself (the layout's, and the policy)
 _REQUEST_OPTIONS = ("ties", "no_relevant", "score_dtype", "retrieved")
 
 
-def make_request(key, spec, k, given, preset=None, explicit=(), peer=None):
-    """One :class:`MetricRequest` from the options given and a preset's.
+def metric_request(key, spec, given, compat=None, *, extra=None):
+    """The :class:`MetricRequest` of one metric call, a preset applied.
 
-    ``given`` holds the caller's values of the shared options and the
-    metric's own; those in ``explicit`` (and every metric option) win over
-    the ``preset``'s; the preset's options the metric does not take are
-    left out. ``peer``: the preset's :class:`PeerRules` of this metric, or None.
+    ``given``: what the caller gave explicitly, the cutoff ``k`` included
+    when given (None too); the shared options (``ties``, ``no_relevant``,
+    ...) and the metric's own. Under ``compat`` (a preset name or
+    Convention), :func:`~skrank._core._presets.preset_request` fills the
+    options not given, the peer's cutoff of a bare name and the peer's
+    rules; ``extra`` are options the peer's name of the metric fixes.
+    :func:`evaluate` and the multi-metric scorer build their requests here.
     """
-    accepted = _metric_options(spec) | set(_REQUEST_OPTIONS)
-    merged = dict(given)
-    for key_, value in (preset or {}).items():
-        if key_ in accepted and key_ not in explicit:
-            merged[key_] = value
+    given = dict(given)
+    peer = None
+    if compat is not None:
+        accepted = _metric_options(spec) | set(_REQUEST_OPTIONS)
+        preset = preset_request(compat, spec.stem, given, extra=extra, takes=accepted)
+        given, peer = {"k": preset.k, **preset.options}, preset.peer
+    k = given.pop("k", None)
+    return make_request(key, spec, None if k is None else check_positive_int("k", k),
+                        given, peer)
+
+
+def make_request(key, spec, k, options, peer=None):
+    """One :class:`MetricRequest` from a call's options (a preset already applied).
+
+    ``options`` hold the shared options (``ties``, ``no_relevant``,
+    ``score_dtype``, ``retrieved``; skrank's defaults where absent) and the
+    metric's own, validated here. ``peer``: the preset's :class:`PeerRules`
+    of this metric, or None.
+    """
+    merged = dict(options)
     follows = _follows_ties(spec)
     shared = {name: merged.pop(name) for name in _REQUEST_OPTIONS if name in merged}
     kernel_options, function_options = split_options(spec, merged)

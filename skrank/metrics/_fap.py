@@ -224,7 +224,7 @@ def _fap_curve_parts(ranked, *, max_k, beta, no_relevant):
     return f, ap, fap
 
 
-@validate_with_preset({"beta": POSITIVE, **CUTOFF_OPTIONS})
+@validate_with_preset({"beta": POSITIVE, **CUTOFF_OPTIONS}, stem="fap")
 def fap_score(
     y_true,
     y_score,
@@ -296,7 +296,7 @@ def fap_score(
 @validate_with_preset({
     "max_k": CUTOFF, "beta": POSITIVE, "ties": choice(*TIES),
     "no_relevant": choice(*NO_RELEVANT), "return_parts": FLAG, **CONVENTION_OPTIONS,
-})
+}, stem=None)
 def fap_curve(
     y_true,
     y_score,

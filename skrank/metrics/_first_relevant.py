@@ -61,7 +61,7 @@ def _reciprocal_rank_per_query(ranked, *, k):
     return values
 
 
-@validate_with_preset(CUTOFF_OPTIONS)
+@validate_with_preset(CUTOFF_OPTIONS, stem="mrr")
 def reciprocal_rank_score(
     y_true,
     y_score,
@@ -131,7 +131,7 @@ def _hit_rate_per_query(ranked, *, k):
     return values
 
 
-@validate_with_preset(CUTOFF_OPTIONS)
+@validate_with_preset(CUTOFF_OPTIONS, stem="hit_rate")
 def hit_rate_score(
     y_true,
     y_score,

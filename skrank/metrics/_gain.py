@@ -129,7 +129,7 @@ def _ndcg_per_query(ranked, *, k, gain, discount="log2"):
 
 @validate_with_preset({
     "gain": choice(*GAINS), "discount": choice(*DISCOUNTS), **CUTOFF_OPTIONS,
-})
+}, stem="dcg")
 def dcg_score(
     y_true,
     y_score,
@@ -214,7 +214,7 @@ def dcg_score(
 
 @validate_with_preset({
     "gain": choice(*GAINS), "discount": choice(*DISCOUNTS), **CUTOFF_OPTIONS,
-})
+}, stem="ndcg")
 def ndcg_score(
     y_true,
     y_score,

@@ -91,7 +91,7 @@ def _graded_average_precision_per_query(ranked, *, k, grade_probabilities=None):
         return numerator / denominator
 
 
-@validate_with_preset(CUTOFF_OPTIONS)
+@validate_with_preset(CUTOFF_OPTIONS, stem="gap")
 def graded_average_precision_score(
     y_true,
     y_score,

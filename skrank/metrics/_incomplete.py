@@ -169,7 +169,7 @@ def _rbp_residual_per_query(ranked, *, k, p, judged=None):
     return residual
 
 
-@validate_with_preset(RANKING_OPTIONS)
+@validate_with_preset(RANKING_OPTIONS, stem="bpref")
 def bpref_score(
     y_true,
     y_score,
@@ -265,7 +265,7 @@ def bpref_score(
 @validate_with_preset({
     "p": FRACTION, "gain": choice(*RBP_GAINS), "return_residual": FLAG,
     **CUTOFF_OPTIONS,
-})
+}, stem="rbp")
 def rbp_score(
     y_true,
     y_score,

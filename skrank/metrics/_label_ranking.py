@@ -143,7 +143,8 @@ def _score_label_ranking(kernel, y_true, y_score, *, query_id, sample_weight, ag
     )
 
 
-@validate_with_preset({"aggregate": choice(*AGGREGATE), **CONVENTION_OPTIONS})
+@validate_with_preset({"aggregate": choice(*AGGREGATE), **CONVENTION_OPTIONS},
+                      stem="coverage_error")
 def coverage_error(y_true, y_score, *, query_id=None, sample_weight=None,
                    aggregate="mean",
     compat=None,
@@ -206,7 +207,8 @@ def coverage_error(y_true, y_score, *, query_id=None, sample_weight=None,
     )
 
 
-@validate_with_preset({"aggregate": choice(*AGGREGATE), **CONVENTION_OPTIONS})
+@validate_with_preset({"aggregate": choice(*AGGREGATE), **CONVENTION_OPTIONS},
+                      stem="label_ranking_loss")
 def label_ranking_loss(y_true, y_score, *, query_id=None, sample_weight=None,
                        aggregate="mean",
     compat=None,
@@ -270,7 +272,8 @@ def label_ranking_loss(y_true, y_score, *, query_id=None, sample_weight=None,
     )
 
 
-@validate_with_preset({"aggregate": choice(*AGGREGATE), **CONVENTION_OPTIONS})
+@validate_with_preset({"aggregate": choice(*AGGREGATE), **CONVENTION_OPTIONS},
+                      stem="label_ranking_average_precision")
 def label_ranking_average_precision_score(y_true, y_score, *, query_id=None,
                                           sample_weight=None, aggregate="mean",
     compat=None,

@@ -17,7 +17,12 @@ import difflib
 import re
 from typing import NamedTuple
 
-from .._core._presets import PRESETS, get_convention, parse_peer_name
+from .._core._presets import (
+    PRESETS,
+    get_convention,
+    parse_peer_name,
+    preset_request,
+)
 from ._registry import METRICS, _suggestions, match_metric_name, metric_names
 
 
@@ -26,15 +31,24 @@ class ResolvedName(NamedTuple):
 
     ``options`` are the preset's options for the metric and those the name
     itself fixes (XGBoost's ``"-"`` suffix: ``no_relevant="zero"``); empty
-    without a preset. ``peer_name`` is the peer's own name for the same
-    stem and cutoff (``"ndcg_cut_10"`` for ``"ndcg@10"`` under trec_eval),
-    or None when the peer has no name for it.
+    without a preset. ``k`` is the cutoff the name gives (the peer's own
+    bare names give the peer's: XGBoost's ``"ndcg"`` is ``@32``).
+    ``peer_name`` is the peer's own name for the same stem and cutoff
+    (``"ndcg_cut_10"`` for ``"ndcg@10"`` under trec_eval), or None when the
+    peer has no name for it. ``extra``: the options the name alone fixes (a
+    part of ``options``). ``preset``: the
+    :class:`~skrank._core._presets.PresetRequest` of the metric called by
+    this name without other options (its ``k`` is the cutoff a call takes:
+    the name's, else the peer's, as skrank's ``"precision"`` under XGBoost
+    is ``pre@32``); None without a preset.
     """
 
     spec: object
     k: object
     options: dict
     peer_name: object
+    extra: dict = {}
+    preset: object = None
 
 
 def _convention(compat):
@@ -87,30 +101,15 @@ def resolve_metric_name(name, compat=None, *, foreign=False, elsewhere=(), famil
 
 def _resolved(spec, k, convention, extra):
     if convention is None:
-        return ResolvedName(spec, k, dict(extra), None)
-    options = {**convention.options_for(spec.stem), **extra}
-    return ResolvedName(spec, k, options, peer_name_for(convention, spec.stem, k))
+        return ResolvedName(spec, k, dict(extra), None, dict(extra))
+    request = preset_request(convention, spec.stem, {} if k is None else {"k": k},
+                             extra=extra)
+    return ResolvedName(spec, k, request.options, request.peer_name, dict(extra),
+                        request)
 
 
 def _skrank_name(spec, k):
     return f"{spec.stem}@{k}" if k is not None and spec.takes_k else spec.stem
-
-
-def peer_name_for(convention, stem, k):
-    """The peer's own name for ``stem`` at cutoff ``k``, or None if it has none.
-
-    A name with ``{k}`` serves a cutoff, a name without one the whole list
-    (or the peer's own default cutoff, which must then equal ``k``).
-    """
-    metric = convention.metrics.get(stem)
-    if metric is None:
-        return None
-    for template in metric.names:
-        if "{k}" in template and k is not None:
-            return template.replace("{k}", str(k))
-        if "{k}" not in template and k == metric.k:
-            return template
-    return None
 
 
 def preset_names(convention):

@@ -2,47 +2,43 @@
 
 Checking options is ``_core``'s (:func:`~skrank._core._params.validate_params`);
 what a preset does to a call is the metrics' policy, and lives here. A
-metric function declares both at once, beside its definition::
+metric function declares both at once, beside its definition, with its
+registry stem (the key of the preset table)::
 
-    @validate_with_preset({"gain": choice(*GAINS), **CUTOFF_OPTIONS})
+    @validate_with_preset({"gain": choice(*GAINS), **CUTOFF_OPTIONS}, stem="ndcg")
     def ndcg_score(y_true, y_score, *, k=None, ..., compat=None): ...
 
-Under ``compat=``, :func:`validate_with_preset` fills the options the caller
-did not give from the preset table (``_core/_presets.py``), reads ``y_true``
-and ``sample_weight`` as the peer does (``_core/_peer_rules.py``), and turns
-``score_dtype`` and ``retrieved`` into converted scores; the body sees
-neither ``compat`` nor the score options. :func:`evaluate` takes many
+Under ``compat=``, :func:`validate_with_preset` asks
+:func:`~skrank._core._presets.preset_request` (the one rule of a preset
+applied to one metric call, which :func:`evaluate` and the scorers use too)
+for the call's options, fills those the caller did not give, reads
+``y_true`` and ``sample_weight`` as the peer does (``_core/_peer_rules.py``),
+and turns ``score_dtype`` and ``retrieved`` into converted scores; the body
+sees neither ``compat`` nor the score options. :func:`evaluate` takes many
 metrics, so :func:`validate_with_preset_per_metric` only records which
 options the caller gave (a :class:`Preset`); ``evaluate`` applies the preset
 to each metric itself.
+
+The stem is the function's own (``metric_stem``), never looked up in a
+table that another module fills: a call gives the same result whatever was
+imported before it.
 """
 
 import functools
 from typing import NamedTuple
 
 from .._core._params import validate_params, write_shared_docs
-from .._core._peer_rules import peer_rules
 from .._core._presets import (
     SCORE_OPTIONS,
     convert_scores,
     get_convention,
+    preset_request,
 )
 
 
-#: public metric function name -> its registry stem, which the preset table
-#: is keyed by. The registry fills it (:func:`register_stems`) when it is
-#: built: ``_registry.py`` imports the metric modules, so they cannot import it.
-_STEMS = {}
-
-
-def register_stems(metrics):
-    """Record the stem of each registry spec's function (the registry calls it)."""
-    _STEMS.update((spec.func.__name__, spec.stem) for spec in metrics.values())
-
-
-def stem_of(function_name):
-    """The registry stem of a public metric function; its own name without one."""
-    return _STEMS.get(function_name, function_name)
+def stem_of(func):
+    """The registry stem a metric function declares (``metric_stem``), or None."""
+    return getattr(func, "metric_stem", None)
 
 
 class Preset(NamedTuple):
@@ -53,40 +49,44 @@ class Preset(NamedTuple):
     explicit: frozenset
 
 
-def validate_with_preset(rules):
-    """Declare a metric function's options: check them, then apply the preset.
+def validate_with_preset(rules, *, stem):
+    """Declare a metric function's options and stem: check them, then apply the preset.
 
     ``validate_params(rules)`` checks the options given; then, under
-    ``compat=``, the preset's options fill those not given (checked by the
-    same rules), the peer's rules turn ``y_true`` and ``sample_weight`` into
-    what the peer reads, and the score options (``score_dtype``,
-    ``retrieved``) become converted scores. The metric is the registry stem
-    of the function (:func:`stem_of`); a function without one (a curve) is
-    a metric no peer has, which the preset's error says.
+    ``compat=``, the preset's options for the metric ``stem`` fill those not
+    given (checked by the same rules), the peer's rules turn ``y_true`` and
+    ``sample_weight`` into what the peer reads, and the score options
+    (``score_dtype``, ``retrieved``) become converted scores. ``stem`` is
+    the metric's registry stem, kept on the function as ``metric_stem``
+    (the registry checks that its spec says the same); None for a function
+    no peer has (a curve), which ``compat=`` then refuses, saying so.
     """
     def decorate(func):
         write_shared_docs(func)
-        return validate_params(rules)(_applying_preset(func, rules))
+        decorated = validate_params(rules)(_applying_preset(func, rules, stem))
+        decorated.metric_stem = stem
+        return decorated
 
     return decorate
 
 
-def _applying_preset(func, rules):
+def _applying_preset(func, rules, stem):
     takes_scores = "score_dtype" in rules
+    # a function without a stem is a metric no peer has: the preset's error names it
+    metric = func.__name__ if stem is None else stem
 
     @functools.wraps(func)
     def with_preset(*args, **kwargs):
         if kwargs.get("compat") is not None:
+            compat = kwargs.pop("compat")
+            request = preset_request(compat, metric, kwargs, takes=rules)
             # the preset's options fill those not given
-            convention = get_convention(kwargs.pop("compat"))
-            stem = stem_of(func.__name__)
-            defaults = convention.options_for(stem)
-            if convention.metrics[stem].k is not None:
-                defaults["k"] = convention.metrics[stem].k  # the bare name's
-            for name, value in defaults.items():
-                if name in rules and name not in kwargs:
+            for name, value in request.options.items():
+                if name not in kwargs:
                     kwargs[name] = rules[name].check(name, value)
-            args = _as_the_peer_reads(peer_rules(convention, stem), args, kwargs)
+            if "k" in rules and "k" not in kwargs and request.k is not None:
+                kwargs["k"] = rules["k"].check("k", request.k)
+            args = _as_the_peer_reads(request.peer, args, kwargs)
         if takes_scores and kwargs.keys() & set(SCORE_OPTIONS):
             dtype = kwargs.pop("score_dtype", None)
             retrieved = kwargs.pop("retrieved", "all")

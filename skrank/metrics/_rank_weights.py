@@ -117,7 +117,7 @@ def _weighted_average_precision_per_query(ranked, *, k, weights):
         return numerator / denominator, denominator
 
 
-@validate_with_preset(CUTOFF_OPTIONS)
+@validate_with_preset(CUTOFF_OPTIONS, stem=None)
 def weighted_average_precision_score(
     y_true,
     y_score,

@@ -27,7 +27,7 @@ from ._cutoff import (
     recall_at_k_score,
 )
 from ._fap import _fap_per_query, fap_score
-from ._presets_apply import register_stems
+from ._presets_apply import stem_of
 from ._first_relevant import (
     _hit_rate_per_query,
     hit_rate_score,
@@ -105,6 +105,16 @@ class MetricSpec:
     response_method: str = "auto"
     greater_is_better: bool = True
     top_k_only: bool = False
+
+    def __post_init__(self):
+        # the stem is the function's own (its preset step reads it there):
+        # a spec that names another is a mistake, caught at import
+        declared = stem_of(self.func)
+        if declared is not None and declared != self.stem:
+            raise ValueError(
+                f"MetricSpec {self.stem!r}: {self.func.__name__} declares the stem "
+                f"{declared!r} (@validate_with_preset(..., stem=...))."
+            )
 
     @property
     def defaults(self):
@@ -203,9 +213,6 @@ METRICS = {
                    query_weights=_label_ranking_weights),
     )
 }
-# the preset step finds a metric function's stem here: one source
-register_stems(METRICS)
-
 _NAME = re.compile(r"^(?P<stem>[a-z_0-9]+?)(?:@(?P<k>[0-9]+))?$")
 
 

@@ -34,7 +34,7 @@ def _set_fbeta_per_query(ranked, *, beta):
 @validate_with_preset({
     "beta": POSITIVE, "no_relevant": choice(*NO_RELEVANT),
     "aggregate": choice(*AGGREGATE), "compat": COMPAT,
-})
+}, stem="set_f1")
 def set_fbeta_score(
     y_true,
     y_pred,

@@ -152,6 +152,48 @@ class QueryScorer:
         self._score_request = {name: True for name in self._metadata}
         self._score_request["sample_weight"] = None
 
+    @property
+    def metadata(self):
+        """The metadata the scorer reads from each test fold (``sample_weight`` aside).
+
+        ``("query_id",)``; a click scorer's adds ``"position"``.
+        """
+        return tuple(self._metadata)
+
+    def evaluate_scores(self, y_true, y_score, query_id, sample_weight=None,
+                        **metadata):
+        """The scorer's values of given scores, without a model: ``{name: value}``.
+
+        What the scorer returns for a model whose scores on the rows are
+        ``y_score``, as a dict keyed by metric name, each value signed as
+        the scorer returns it (greater is better: a loss is negated).
+        :class:`skrank.QueryGroupRanker` calls it on its held-out rows for
+        a scorer given as ``eval_metric``.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_rows,)
+            Relevance (or clicks) of each row.
+        y_score : array-like of shape (n_rows,)
+            The scores to evaluate; higher ranks first.
+        query_id : array-like of shape (n_rows,)
+            The ids the scorer groups rows by (pass them positionally: a
+            click scorer's are the displayed lists).
+        sample_weight : array-like of shape (n_rows,), default=None
+            Row weights.
+        **metadata : dict
+            The other metadata the scorer reads (:attr:`metadata`: the
+            click scorer's ``position``).
+
+        Returns
+        -------
+        values : dict
+            Metric name -> value.
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} does not define evaluate_scores."
+        )
+
     def _fold_query_id(self, X, query_id, metadata):
         """The test fold's query ids (routed or from the column); refuse other metadata."""
         if metadata:

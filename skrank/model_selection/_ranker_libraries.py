@@ -11,14 +11,15 @@ itself is in ``_query_group``.
 """
 
 import warnings
+from dataclasses import dataclass, field, replace
 from numbers import Integral
 
 import numpy as np
 
-from .._core._presets import get_convention
 from .._core._validation import describe
 from .._core._warnings import warn
 from ..metrics._evaluate import evaluate
+from ._query_ids import QueryScorer
 from ._scorer import parse_name
 
 LIBRARIES = ("auto", "lightgbm", "xgboost", "catboost")
@@ -27,41 +28,37 @@ _GROUP_ARGUMENT = {"lightgbm": "group", "xgboost": "qid", "catboost": "group_id"
 
 
 # -- skrank metrics in the libraries' formats -----------------------------------
-class _Name(str):
-    """A metric name bound to a ``compat`` preset (None: skrank's conventions).
+@dataclass(frozen=True)
+class EvalMetric:
+    """One metric of ``eval_metric``, as the libraries log and compute it.
 
-    A click metric (from a scorer of :func:`skrank.clicks.get_scorer`) is
-    named ``"clicks:<metric>"``, with ``click`` the scorer, ``metric`` its
-    name there and ``position`` the logged positions of the held-out rows
-    (bound by ``QueryGroupRanker.fit``).
+    ``name`` is what the library logs: a skrank metric name (``"ndcg@10"``,
+    read under the preset ``compat``; None: skrank's conventions), or
+    ``"clicks:<metric>"`` for a click metric, with ``click`` its scorer,
+    ``metric`` its name there and ``position`` the logged positions of the
+    held-out rows (bound by ``QueryGroupRanker.fit``).
     """
 
-    compat = None
-    click = None
-    metric = None
-    position = None
+    name: str
+    compat: object = None
+    click: object = field(default=None, compare=False)
+    metric: object = None
+    position: object = field(default=None, compare=False, repr=False)
 
-
-def _bind(name, compat):
-    bound = _Name(name)
-    bound.compat = compat
-    return bound
-
-
-def _bind_click(scorer, metric):
-    bound = _Name(f"clicks:{metric}")
-    bound.click, bound.metric = scorer, metric
-    return bound
+    def __str__(self):
+        return self.name
 
 
 def _is_click_scorer(value):
-    # skrank.clicks.ClickScorer (clicks imports model_selection, not the reverse)
-    return callable(getattr(value, "_evaluate_scores", None))
+    # a skrank scorer that reads the logged positions: skrank.clicks.ClickScorer
+    # (clicks imports model_selection, not the reverse); it computes its values
+    # of given scores with QueryScorer.evaluate_scores
+    return isinstance(value, QueryScorer) and "position" in value.metadata
 
 
 def _parse(name):
     """(spec, k, options) of a name, the peer's own under its preset."""
-    return parse_name(name, getattr(name, "compat", None))
+    return parse_name(name.name, name.compat)
 
 
 def _check_eval_metric(eval_metric, compat=None):
@@ -80,23 +77,25 @@ def _check_eval_metric(eval_metric, compat=None):
     names = []
     for entry in entries:
         if isinstance(entry, str):
-            name = _bind(entry, compat)
-            spec = _parse(name)[0]  # raises for an unknown name, with close matches
-            if compat is not None:  # and for a metric the peer does not have
-                get_convention(compat).options_for(spec.stem)
+            name = EvalMetric(entry, compat)
+            # raises for an unknown name, with close matches, and for a
+            # metric the preset's peer does not have
+            _parse(name)
             names.append(name)
         else:
             metrics = entry.metrics
             for metric in [metrics] if isinstance(metrics, str) else metrics:
-                names.append(_bind_click(entry, metric))
+                names.append(EvalMetric(f"clicks:{metric}", click=entry, metric=metric))
     if len(set(names)) != len(names):
-        raise ValueError(f"`eval_metric` names a metric twice: {list(names)}.")
+        raise ValueError(
+            f"`eval_metric` names a metric twice: {[name.name for name in names]}."
+        )
     return names
 
 
 def _bind_positions(names, position):
     """The names, click metrics bound to the held-out rows' positions."""
-    if not any(getattr(name, "click", None) is not None for name in names):
+    if not any(name.click is not None for name in names):
         return names
     if position is None:
         raise ValueError(
@@ -104,13 +103,8 @@ def _bind_positions(names, position):
             "the logger showed each row: pass `position` to fit (with metadata "
             "routing on, the ranker requests it by default)."
         )
-    bound = []
-    for name in names:
-        if name.click is not None:
-            name = _bind_click(name.click, name.metric)
-            name.position = position
-        bound.append(name)
-    return bound
+    return [name if name.click is None else replace(name, position=position)
+            for name in names]
 
 
 def _skrank_values(names, y_true, y_score, query_id, weight=None):
@@ -119,31 +113,32 @@ def _skrank_values(names, y_true, y_score, query_id, weight=None):
     Click metrics are their scorer's IPS estimates (``-arp`` for ``"arp"``):
     higher is better.
     """
-    labels = [name for name in names if getattr(name, "click", None) is None]
+    labels = [name for name in names if name.click is None]
     values = {}
     with warnings.catch_warnings():
         # an evaluation set without a relevant row in some query is normal
         warnings.simplefilter("ignore")
         if labels:
-            compat = getattr(labels[0], "compat", None)
+            compat = labels[0].compat
             results = evaluate(
-                y_true, y_score, query_id=query_id, metrics=[str(n) for n in labels],
+                y_true, y_score, query_id=query_id, metrics=[n.name for n in labels],
                 sample_weight=weight, **({} if compat is None else {"compat": compat}),
             )
-            values.update({name: float(results[name]) for name in labels})
+            values.update({name: float(results[name.name]) for name in labels})
         clicks = {}
         for name in names:
-            if getattr(name, "click", None) is not None:
+            if name.click is not None:
                 if id(name.click) not in clicks:
-                    clicks[id(name.click)] = name.click._evaluate_scores(
-                        y_true, y_score, query_id, name.position, weight)
+                    clicks[id(name.click)] = name.click.evaluate_scores(
+                        y_true, y_score, query_id, sample_weight=weight,
+                        position=name.position)
                 values[name] = float(clicks[id(name.click)][name.metric])
     return {name: values[name] for name in names}
 
 
 def _higher_is_better(name):
     """False for a loss (``"coverage_error"``, ``"label_ranking_loss"``)."""
-    if getattr(name, "click", None) is not None:
+    if name.click is not None:
         return True  # the click scorer negates arp
     return _parse(name)[0].greater_is_better
 
@@ -161,7 +156,8 @@ class _LightGBMMetric:
     def __call__(self, y_true, y_pred, weight, group):
         query_id = np.repeat(np.arange(len(group)), np.asarray(group, dtype=np.int64))
         values = _skrank_values(self.names, y_true, y_pred, query_id, weight)
-        return [(name, values[name], _higher_is_better(name)) for name in self.names]
+        return [(name.name, values[name], _higher_is_better(name))
+                for name in self.names]
 
 
 class _WatchFirst:
@@ -228,19 +224,20 @@ def _check_held_out(names, eval_set, rounds):
                             eval_set["row_weight"])
     no_click = not (y_held > 0).any()  # a click metric is then 0 every round
     undefined = [name for name in names if np.isnan(values[name]) or (
-        no_click and getattr(name, "click", None) is not None)]
+        no_click and name.click is not None)]
     if not undefined:
         return
     what = (
         f"The skrank eval metric{'s' if len(undefined) > 1 else ''} "
-        f"{', '.join(map(repr, undefined))} cannot score any of {where}: none has "
+        f"{', '.join(repr(name.name) for name in undefined)} cannot score any of "
+        f"{where}: none has "
         "a relevant row (GAUC: both a relevant and an irrelevant row), and a "
         "query that cannot be scored is left out, so the value is nan every round "
         "(a click metric without a held-out click: 0 every round)"
     )
     if rounds is not None and undefined[0] == names[0]:
         raise ValueError(
-            f"{what}; early stopping on {names[0]!r} would stop training at once. "
+            f"{what}; early stopping on {names[0].name!r} would stop training at once. "
             f"{fix}"
         )
     warn(f"{what}. {fix}", UndefinedMetricWarning)
@@ -309,7 +306,7 @@ def _xgboost_callback(names, X_eval, y_eval, codes, weight, early_stopping_round
             values = _skrank_values(names, y_eval, scores, codes, weight)
             log = evals_log.setdefault("skrank", {})
             for name in names:
-                log.setdefault(name, []).append(values[name])
+                log.setdefault(name.name, []).append(values[name])
             first = values[names[0]]
             if sign * first > sign * self.best_score:
                 self.best_score, self.best_iteration = first, epoch
@@ -377,7 +374,7 @@ def _add_evaluation(estimator, library, fit_args, fit_set, eval_set, rounds, nam
             stopping = lightgbm.early_stopping(rounds, first_metric_only=True,
                                                verbose=False)
             if names:  # LightGBM lists its built-in metrics before callables
-                stopping = _WatchFirst(stopping, names[0])
+                stopping = _WatchFirst(stopping, names[0].name)
             fit_args["callbacks"] = list(fit_args.get("callbacks") or []) + [stopping]
     elif library == "xgboost":
         fit_args["eval_set"] = [(eval_set["X"], eval_set["y"])]

@@ -16,10 +16,13 @@ import inspect
 import numpy as np
 
 from .._core._validation import check_option, check_positive_int, describe
-from .._core._presets import get_convention, parse_peer_name
-from .._core._peer_rules import peer_rules
 from ..metrics._calls import call_metric, dry_run
-from ..metrics._evaluate import MetricRequest, make_request, score_requests, split_options
+from ..metrics._evaluate import (
+    MetricRequest,
+    metric_request,
+    score_requests,
+    split_options,
+)
 from ..metrics._names import resolve_metric_name
 from ..metrics._registry import METRICS
 from ._query_ids import QueryScorer, check_query_id_column
@@ -137,6 +140,42 @@ class RankingScorer(QueryScorer):
                 "scorer needs one number: use a metric returning a float."
             )
         return self._sign * float(value)
+
+    def evaluate_scores(self, y_true, y_score, query_id, sample_weight=None,
+                        **metadata):
+        """The scorer's value of given scores, without a model: ``{name: value}``.
+
+        What calling the scorer on a model whose scores are ``y_score``
+        returns, keyed by the metric's name (``"ndcg@10"``).
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_rows,)
+            Relevance of each row.
+        y_score : array-like of shape (n_rows,)
+            The scores to evaluate; higher ranks first.
+        query_id : array-like of shape (n_rows,)
+            Query of each row.
+        sample_weight : array-like of shape (n_rows,), default=None
+            One weight per row, passed to the metric.
+        **metadata : dict
+            Not accepted: any other metadata raises a ``TypeError``.
+
+        Returns
+        -------
+        values : dict
+            ``{name: value}``, the value negated for a loss (see
+            :attr:`greater_is_better`).
+
+        Examples
+        --------
+        >>> from skrank import get_scorer
+        >>> get_scorer("precision@2").evaluate_scores([1, 0, 1], [3, 2, 1], [7, 7, 7])
+        {'precision@2': 0.5}
+        """
+        query_id = self._fold_query_id(None, query_id, metadata)
+        value = self._call_metric(y_true, y_score, query_id, sample_weight)
+        return {_metric_key(self): self._sign * float(value)}
 
     def _call_metric(self, y_true, y_score, query_id, sample_weight):
         """The metric on one fold's scores (weights passed only if given)."""
@@ -310,6 +349,27 @@ class MultiMetricScorer(QueryScorer):
             for key, scorer in self._scorers.items()
         }
 
+    def evaluate_scores(self, y_true, y_score, query_id, sample_weight=None,
+                        **metadata):
+        """Every metric's value of given scores, without a model: ``{key: value}``.
+
+        What calling the scorer on a model whose scores (of every response
+        method) are ``y_score`` returns; the parameters are those of
+        :meth:`RankingScorer.evaluate_scores`.
+
+        Examples
+        --------
+        >>> from skrank import get_scorer
+        >>> get_scorer(["precision@2", "mrr"]).evaluate_scores(
+        ...     [0, 1, 1], [3, 2, 1], [7, 7, 7])
+        {'precision@2': 0.5, 'mrr': 0.5}
+        """
+        query_id = self._fold_query_id(None, query_id, metadata)
+        results = _score_many(self._scorers, y_true, y_score, query_id=query_id,
+                              sample_weight=sample_weight)
+        return {key: scorer._sign * float(results[key])
+                for key, scorer in self._scorers.items()}
+
     def _accept_sample_weight(self):
         return all(s._accept_sample_weight() for s in self._scorers.values())
 
@@ -446,18 +506,13 @@ def _score_many(scorers, y_true, y_score, *, query_id, sample_weight):
             custom[key] = scorer
             continue
         kwargs = dict(scorer._kwargs)
+        compat = kwargs.pop("compat", None)
+        if compat is not None:  # the preset's options; the scorer's own win
+            requests.append(metric_request(key, spec, kwargs, compat))
+            continue
         k = kwargs.pop("k", None)
         if k is not None:
             k = check_positive_int("k", k)
-        compat = kwargs.pop("compat", None)
-        if compat is not None:  # the preset's options; the scorer's own win
-            convention = get_convention(compat)
-            preset = convention.options_for(spec.stem)
-            if k is None:
-                k = convention.metrics[spec.stem].k
-            requests.append(make_request(key, spec, k, kwargs, preset, set(kwargs),
-                                         peer_rules(convention, spec.stem)))
-            continue
         # set metrics score 0/1 decisions: the function keeps the input order
         ties = kwargs.pop("ties", "input" if spec.response_method == "predict" else "average")
         no_relevant = kwargs.pop("no_relevant", "skip")
@@ -483,10 +538,7 @@ def parse_name(name, compat=None):
     the preset's own options are applied by the caller.
     """
     resolved = resolve_metric_name(name, compat)
-    if compat is None:
-        return resolved.spec, resolved.k, {}
-    own = parse_peer_name(get_convention(compat), name)
-    return resolved.spec, resolved.k, {} if own is None else own[2]
+    return resolved.spec, resolved.k, resolved.extra
 
 
 def _check_metric_and_kwargs(metric, kwargs):

@@ -320,21 +320,27 @@ def test_names_are_registered_and_suggested():
 
 def test_ranker_eval_metrics_minimise_the_losses():
     # LightGBM and CatBoost are told the direction of each skrank eval metric
-    from skrank.model_selection._ranker_libraries import _CatBoostMetric, _LightGBMMetric
+    from skrank.model_selection._ranker_libraries import (
+        EvalMetric,
+        _CatBoostMetric,
+        _LightGBMMetric,
+    )
 
     y = np.array([1, 0, 0, 1])
     pred = np.array([0.1, 0.9, 0.5, 0.2])
-    got = _LightGBMMetric(["coverage_error", "map", "label_ranking_loss"])(
-        y, pred, None, [2, 2])
+    names = ["coverage_error", "map", "label_ranking_loss"]
+    got = _LightGBMMetric([EvalMetric(name) for name in names])(y, pred, None, [2, 2])
+    assert [name for name, _, _ in got] == names
     assert [higher for _, _, higher in got] == [False, True, False]
     assert got[0][1] == skrank.coverage_error(y, pred, query_id=[0, 0, 1, 1])
-    assert _CatBoostMetric("label_ranking_loss", []).is_max_optimal() is False
-    assert _CatBoostMetric("ndcg@3", []).is_max_optimal() is True
+    loss = _CatBoostMetric(EvalMetric("label_ranking_loss"), [])
+    assert loss.is_max_optimal() is False
+    assert _CatBoostMetric(EvalMetric("ndcg@3"), []).is_max_optimal() is True
 
 
 def test_xgboost_early_stopping_minimises_the_losses():
     needs("xgboost")
-    from skrank.model_selection._ranker_libraries import _xgboost_callback
+    from skrank.model_selection._ranker_libraries import EvalMetric, _xgboost_callback
 
     y = np.array([1, 0, 0, 1])
     codes = np.array([0, 0, 1, 1])
@@ -344,7 +350,8 @@ def test_xgboost_early_stopping_minimises_the_losses():
         def inplace_predict(self, X, iteration_range):
             return good if iteration_range[1] == 1 else bad
 
-    callback = _xgboost_callback(["coverage_error"], None, y, codes, None, 2)
+    callback = _xgboost_callback([EvalMetric("coverage_error")], None, y, codes, None,
+                                 2)
     stops = [callback.after_iteration(Model(), epoch, {}) for epoch in range(3)]
     assert callback.best_iteration == 0 and callback.best_score == 1.0
     assert stops == [False, False, True]

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from skrank import evaluate, evaluate_run, explain_difference, get_scorer
-from skrank._core._presets import PRESETS
-from skrank.metrics._names import peer_name_for, resolve_metric_name
+from skrank._core._presets import PRESETS, peer_name_for
+from skrank.metrics._names import resolve_metric_name
 
 
 def _data(seed=0, n_queries=12):

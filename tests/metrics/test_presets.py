@@ -70,13 +70,36 @@ def test_every_preset_metric_is_a_registry_metric():
             assert stem in METRICS and metric.stem == stem
 
 
-def test_each_metric_function_finds_its_stem_in_the_registry():
-    # the preset step reads a function's stem from the registry (one source)
+def test_each_metric_function_declares_its_registry_stem():
+    # the preset step reads the stem off the function itself, not from a
+    # table another module fills on import (issue 44)
     from skrank.metrics._presets_apply import stem_of
 
     for stem, spec in METRICS.items():
-        assert stem_of(spec.func.__name__) == stem
-    assert stem_of("fap_curve") == "fap_curve"  # no registry metric: no peer's
+        assert stem_of(spec.func) == stem
+    assert stem_of(skrank.fap_curve) is None  # a curve: no peer has it
+
+
+def test_a_spec_naming_another_stem_than_its_function_is_refused():
+    from skrank.metrics._registry import MetricSpec
+
+    with pytest.raises(ValueError, match="declares the stem 'ndcg'"):
+        MetricSpec("dcg", skrank.ndcg_score, True, lambda ranked, k: None)
+    MetricSpec("mine", lambda y, s, *, query_id=None: 0.0, False,
+               lambda ranked, k: None)  # a function without a stem: any name
+
+
+def test_the_preset_module_keeps_no_table_that_others_fill():
+    import skrank.metrics._presets_apply as module
+
+    tables = [name for name, value in vars(module).items()
+              if isinstance(value, (dict, list, set)) and not name.startswith("__")]
+    assert tables == []
+
+
+def test_a_function_without_a_stem_refuses_a_preset_saying_so():
+    with pytest.raises(ValueError, match="LightGBM has no metric 'fap_curve'"):
+        skrank.fap_curve([1, 0], [2, 1], compat="lightgbm")
 
 
 @pytest.mark.parametrize("name", sorted(PRESETS))
@@ -606,3 +629,78 @@ def test_query_group_ranker_logs_lightgbms_own_number():
     with pytest.raises(ValueError, match="LightGBM has no metric 'mrr'"):
         skrank.QueryGroupRanker(lgb.LGBMRanker(), validation_fraction=0.3,
                                 eval_metric=["mrr"], compat="lightgbm").fit(X, y, query_id=q)
+
+
+# -- one preset applied to one call: preset_request ------------------------------
+
+
+def test_preset_request_fills_what_the_caller_did_not_give():
+    from skrank._core._presets import preset_request
+
+    request = preset_request("xgboost", "precision")
+    assert request.k == 32  # XGBoost's "pre" is pre@32
+    assert request.options == {"ties": "input", "score_dtype": "float32",
+                               "gain": "exponential", "no_relevant": "zero",
+                               "normalize": "min"}
+    assert request.peer_name == "pre"
+    assert request.peer is not None and request.peer.rules == ("binary",)
+
+
+def test_preset_request_keeps_what_the_caller_gave_none_included():
+    from skrank._core._presets import preset_request
+
+    request = preset_request("xgboost", "precision",
+                             {"k": None, "ties": "average", "normalize": "k"},
+                             takes={"ties", "normalize", "no_relevant"})
+    assert request.k is None  # an explicit k=None is the whole list
+    # the caller's win; the preset's options the metric does not take go
+    assert request.options == {"ties": "average", "normalize": "k",
+                               "no_relevant": "zero"}
+
+
+def test_preset_request_adds_the_options_of_the_peers_name():
+    from skrank._core._presets import preset_request
+
+    request = preset_request("xgboost", "ndcg", {"k": 5}, extra={"no_relevant": "zero"})
+    assert (request.k, request.options["no_relevant"]) == (5, "zero")
+    assert preset_request("xgboost", "ndcg", {"k": 5}).options["no_relevant"] == "one"
+
+
+def test_preset_request_refuses_a_metric_the_peer_lacks():
+    from skrank._core._presets import preset_request
+
+    with pytest.raises(ValueError, match="LightGBM has no metric 'mrr'"):
+        preset_request("lightgbm", "mrr")
+
+
+def _beyond_xgboosts_cutoff():
+    # one query of 40 rows in score order: relevant are the first 4 and the last 4
+    y = [1] * 4 + [0] * 32 + [1] * 4
+    return y, list(range(40, 0, -1))
+
+
+def test_skranks_bare_name_and_the_peers_give_one_number_everywhere():
+    # under XGBoost, "precision" is "pre" (pre@32): 4 hits in the top 32,
+    # divided by min(32, 40); the whole list would give 8 / 40
+    y, s = _beyond_xgboosts_cutoff()
+    expected = 4 / 32
+    assert skrank.precision_at_k_score(y, s, compat="xgboost") == expected
+    assert evaluate(y, s, metrics=["precision", "pre", "pre@32"], compat="xgboost") == {
+        "precision": expected, "pre": expected, "pre@32": expected}
+    scorer = skrank.get_scorer(["precision", "pre"], compat="xgboost")
+    assert scorer.evaluate_scores(y, s, [0] * 40) == {"precision": expected,
+                                                      "pre": expected}
+    explained = skrank.explain_difference(y, s, metric="precision", a="xgboost",
+                                          b="trec_eval")
+    assert explained.value_a == expected
+    assert explained.value_b == 8 / 40  # trec_eval's P without a cutoff: the list
+
+
+def test_an_explicit_cutoff_of_none_wins_over_the_peers_in_every_scorer():
+    # k=None given on purpose is the whole list, in one scorer or many: 8 / 40
+    y, s = _beyond_xgboosts_cutoff()
+    single = skrank.make_ranking_scorer(skrank.precision_at_k_score, k=None,
+                                        compat="xgboost")
+    many = skrank.make_ranking_scorer({"p": single, "n": "ndcg"})
+    assert single.evaluate_scores(y, s, [0] * 40) == {repr(single): 8 / 40}
+    assert many.evaluate_scores(y, s, [0] * 40)["p"] == 8 / 40

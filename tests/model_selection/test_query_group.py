@@ -686,3 +686,33 @@ def test_skrank_metric_on_unscorable_held_out_queries_warns(shuffled, library):
     with pytest.warns(UndefinedMetricWarning, match="'gauc' cannot score any"):
         ranker.fit(X, y, query_id=qid)
     assert ranker.best_iteration_ is not None
+
+
+# -- eval_metric entries: a frozen EvalMetric each ---------------------------------
+
+
+def test_eval_metric_entries_are_frozen_records_with_the_logged_name():
+    import dataclasses
+
+    from skrank.clicks import get_scorer as get_click_scorer
+    from skrank.model_selection._ranker_libraries import EvalMetric, _check_eval_metric
+
+    click = get_click_scorer(["dcg@5", "arp"], propensity=0.5)
+    names = _check_eval_metric(["ndcg@10", click], compat="lightgbm")
+    assert [str(name) for name in names] == ["ndcg@10", "clicks:dcg@5", "clicks:arp"]
+    assert names[0] == EvalMetric("ndcg@10", "lightgbm")
+    assert names[1].click is click and names[1].metric == "dcg@5"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        names[0].compat = None
+
+
+def test_eval_metric_refuses_a_name_twice_and_a_label_scorer():
+    from skrank.model_selection._ranker_libraries import _check_eval_metric
+
+    with pytest.raises(ValueError, match=r"names a metric twice: \['map', 'map'\]"):
+        _check_eval_metric(["map", "map"])
+    # a label scorer reads no positions: give its metric by name
+    with pytest.raises(ValueError, match="must be a skrank metric name"):
+        _check_eval_metric(get_scorer("map"))
+    with pytest.raises(ValueError, match="LightGBM has no metric 'mrr'"):
+        _check_eval_metric("mrr", compat="lightgbm")

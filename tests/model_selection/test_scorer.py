@@ -598,3 +598,86 @@ def test_custom_metric_function(data):
         warnings.simplefilter("error")
         with pytest.raises(ValueError, match="a scorer needs one number"):
             make_ranking_scorer(skrank.fap_curve)(model, X, y, query_id=qid)
+
+
+# -- evaluate_scores: the scorer's values of given scores (QueryScorer's protocol) --
+
+
+class _GivenScores(BaseEstimator):
+    """A fitted "model" whose score of a row is its first feature."""
+
+    def fit(self, X, y=None):
+        return self
+
+    def predict(self, X):
+        return np.asarray(X, dtype=np.float64)[:, 0]
+
+
+def _given_scores_data():
+    y = np.array([1, 0, 1, 0, 0, 1, 2, 0])
+    scores = np.array([0.9, 0.8, 0.7, 0.1, 0.3, 0.2, 0.6, 0.5])
+    qid = np.array([1, 1, 1, 1, 2, 2, 2, 2])
+    return y, scores, qid
+
+
+@pytest.mark.parametrize("metrics", ["ndcg@3", "coverage_error",
+                                     ["map", "precision@2", "label_ranking_loss"]])
+def test_evaluate_scores_is_what_the_scorer_gives_a_model_with_those_scores(metrics):
+    y, scores, qid = _given_scores_data()
+    scorer = skrank.get_scorer(metrics)
+    model = _GivenScores().fit(scores[:, None])
+    called = scorer(model, scores[:, None], y, query_id=qid)
+    values = scorer.evaluate_scores(y, scores, qid)
+    assert values == (called if isinstance(metrics, list) else {metrics: called})
+
+
+def test_evaluate_scores_by_hand():
+    # query 1 in score order: 1, 0, 1, 0 -> AP (1 + 2/3) / 2; query 2: 2, 0, 1, 0
+    # after sorting (0.6 > 0.5 > 0.3 > 0.2 is rows 2, 0, 0, 1) -> AP (1 + 2/4) / 2
+    y, scores, qid = _given_scores_data()
+    values = skrank.get_scorer(["map", "mrr"]).evaluate_scores(y, scores, qid)
+    assert values["map"] == pytest.approx(((1 + 2 / 3) / 2 + (1 + 2 / 4) / 2) / 2)
+    assert values["mrr"] == 1.0
+
+
+def test_evaluate_scores_refuses_other_metadata_and_needs_the_ids():
+    y, scores, qid = _given_scores_data()
+    scorer = skrank.get_scorer("map")
+    with pytest.raises(TypeError, match="unexpected metadata"):
+        scorer.evaluate_scores(y, scores, qid, position=[1] * 8)
+    with pytest.raises(ValueError, match="needs the query id of every row"):
+        scorer.evaluate_scores(y, scores, None)
+
+
+def test_a_scorer_says_which_metadata_it_reads():
+    from skrank.clicks import get_scorer as get_click_scorer
+
+    assert skrank.get_scorer("map").metadata == ("query_id",)
+    assert skrank.get_scorer(["map", "mrr"]).metadata == ("query_id",)
+    assert "position" in get_click_scorer("dcg@3", propensity=0.5).metadata
+
+
+def test_a_query_scorer_without_evaluate_scores_says_so():
+    from skrank.model_selection._query_ids import QueryScorer
+
+    class Bare(QueryScorer):
+        pass
+
+    with pytest.raises(NotImplementedError, match="Bare does not define"):
+        Bare().evaluate_scores([1], [1.0], [0])
+
+
+def test_the_click_scorer_evaluates_given_scores():
+    from skrank.clicks import get_scorer as get_click_scorer
+
+    clicks = [0, 1, 0, 1, 0, 0]
+    position = [1, 2, 3, 1, 2, 3]
+    lists = [1, 1, 1, 2, 2, 2]
+    scores = [0.1, 0.9, 0.5, 0.3, 0.2, 0.1]
+    scorer = get_click_scorer(["dcg@2", "arp"], propensity=lambda k: 1 / k)
+    # the lists are passed positionally (the click scorer's own name for them)
+    got = scorer.evaluate_scores(clicks, scores, lists, position=position)
+    # by hand: list 1 puts its click (shown 2nd: weight 2) first, list 2 its
+    # click (shown 1st: weight 1) first; arp, lower is better, comes negated
+    assert got["dcg@2"] == pytest.approx((2 / 1 + 1 / 1) / 2)
+    assert got["arp"] < 0
