@@ -139,11 +139,26 @@ class _EMStep:
             self.item, ratio * (1.0 - t), n_items)) / self.item_shown
         new_theta = np.where(self.shown_at, new_theta, theta)
         new_gamma = np.where(self.item_seen, new_gamma, gamma)
-        # the same fit with each set's largest theta at 1: theta / s and
-        # gamma * s stay probabilities (s <= 1), and the scale no longer
-        # drifts along the ridge of equal likelihood
-        scale = new_theta.reshape(self.n_sets, -1).max(axis=1)
-        scale = np.where(scale > 0, scale, 1.0)
-        new_theta = (new_theta.reshape(self.n_sets, -1) / scale[:, None]).ravel()
-        new_gamma = (new_gamma.reshape(self.n_sets, -1) * scale[:, None]).ravel()
-        return new_theta, new_gamma
+        return balance(new_theta, new_gamma, self.n_sets)
+
+
+def balance(theta, gamma, n_sets=1):
+    """The same fit (``theta * s``, ``gamma / s``) with each set's largest theta
+    and largest gamma equal.
+
+    Only products ``theta * gamma`` are identified, so the scale ``s`` is
+    free; EM leaves it to drift along the ridge of equal likelihood. Pinning
+    the largest theta at 1 instead would trap the fit: ``theta = 1`` is a
+    fixed point of the EM update (a position examined for sure explains every
+    non-click by relevance), so the position that first reaches the top stays
+    there, even when another position is examined more. With the two largest
+    values equal at ``sqrt(max theta * max gamma)`` neither side sits on the
+    bound of 1 unless the data put a product there (a pair always clicked).
+    """
+    by_set = theta.reshape(n_sets, -1)
+    items = gamma.reshape(n_sets, -1)
+    top_theta = by_set.max(axis=1)
+    top_gamma = items.max(axis=1)
+    ok = (top_theta > 0) & (top_gamma > 0)
+    scale = np.sqrt(np.where(ok, top_gamma, 1.0) / np.where(ok, top_theta, 1.0))
+    return ((by_set * scale[:, None]).ravel(), (items / scale[:, None]).ravel())
