@@ -162,3 +162,92 @@ def balance(theta, gamma, n_sets=1):
     ok = (top_theta > 0) & (top_gamma > 0)
     scale = np.sqrt(np.where(ok, top_gamma, 1.0) / np.where(ok, top_theta, 1.0))
     return ((by_set * scale[:, None]).ravel(), (items / scale[:, None]).ravel())
+
+
+def pbm_conditional(position, item, clicks, impressions, *, n_positions, n_items,
+                    theta=None, gamma=None, tol=TOLERANCE, max_iter=MAX_ITER,
+                    n_sets=1):
+    """Fit the PBM's ``theta`` by its conditional likelihood; ``(theta, gamma, n_iter)``.
+
+    The same cells as :func:`pbm_em`. It maximises
+
+        sum_cells c log(theta[k] gamma[d]) - n theta[k] gamma[d],
+
+    the Poisson likelihood of the counts, whose maximum over ``gamma[d] =
+    C_d / sum_k n_dk theta[k]`` leaves the log-likelihood of each pair's
+    clicks given its total clicks: a multinomial over the pair's positions
+    with probabilities ``n_dk theta[k] / sum_j n_dj theta[j]``, free of
+    ``gamma``. Its score equations hold in expectation whenever
+    ``E[c] = n theta gamma``, which the Bernoulli PBM gives exactly, so
+    ``theta`` is consistent as pairs grow in number however few times each
+    is shown (Wooldridge, J. Econometrics 1999; the Poisson fixed-effects
+    estimator), where the Bernoulli maximum likelihood of :func:`pbm_em`
+    is biased by its per-pair ``gamma`` (Neyman and Scott, 1948). The fit
+    alternates the two closed-form maximisations (each raises the
+    likelihood), with each set's largest theta scaled to 1.
+
+    Positions without clicks get theta 0 and items without clicks gamma 0.
+    ``gamma`` is not used (the fit starts from ``theta``; it is accepted so
+    that both fits take the same arguments).
+    """
+    clicks = np.asarray(clicks, dtype=np.float64)
+    impressions = np.asarray(impressions, dtype=np.float64)
+    position_clicks = np.bincount(position, clicks, n_positions)
+    item_clicks = np.bincount(item, clicks, n_items)
+    theta = (np.ones(n_positions) if theta is None
+             else np.array(theta, dtype=np.float64))
+    n_iter = 0
+    gamma = np.zeros(n_items)
+    while n_iter < max_iter:
+        exposure = np.bincount(item, impressions * theta[position], n_items)
+        gamma = item_clicks / np.where(exposure > 0, exposure, 1.0)
+        exposure = np.bincount(position, impressions * gamma[item], n_positions)
+        new_theta = position_clicks / np.where(exposure > 0, exposure, 1.0)
+        by_set = new_theta.reshape(n_sets, -1)
+        top = by_set.max(axis=1, keepdims=True)
+        new_theta = (by_set / np.where(top > 0, top, 1.0)).ravel()
+        n_iter += 1
+        change = np.abs(new_theta - theta).max()
+        theta = new_theta
+        if change < tol:
+            break
+    return theta, gamma, n_iter
+
+
+def bootstrap_theta(fit, cells, theta, gamma, *, n_positions, n_queries, n_resamples,
+                    rng):
+    """``theta`` of ``n_resamples`` query-bootstrap resamples: (n_resamples, K).
+
+    ``fit`` is :func:`pbm_em` or :func:`pbm_conditional`; ``cells`` the
+    tuple ``(item, position, clicks, shown, query)`` of one cell per
+    (pair, position), ``theta``/``gamma`` the full-sample fit. A resample
+    draws ``n_queries`` queries with replacement and weighs each cell by
+    its query's count. Resamples are fitted together, as one fit on
+    stacked copies of the cells (copy ``b``: positions ``b * K + k``, items
+    ``b * n_items + i``), warm-started from the full-sample fit; chunks keep
+    the stack near 2**22 cells. A position without a click in a resample
+    is nan there.
+    """
+    item, cell_position, clicks, shown, cell_query = cells
+    n_items = gamma.shape[0]
+    n_cells = item.shape[0]
+    chunk = max(1, min(n_resamples, (1 << 22) // n_cells))
+    draws = []
+    for start in range(0, n_resamples, chunk):
+        size = min(chunk, n_resamples - start)
+        picks = rng.integers(0, n_queries, size=(size, n_queries))
+        picks += (np.arange(size) * n_queries)[:, None]
+        counts = np.bincount(picks.ravel(), minlength=size * n_queries)
+        weight = counts.reshape(size, n_queries)[:, cell_query].astype(np.float64)
+        copy = np.arange(size)[:, None]
+        stacked_position = (copy * n_positions + cell_position).ravel()
+        stacked_clicks = (clicks * weight).ravel()
+        fitted, _, _ = fit(
+            stacked_position, (copy * n_items + item).ravel(), stacked_clicks,
+            (shown * weight).ravel(), n_positions=size * n_positions,
+            n_items=size * n_items, theta=np.tile(theta, size),
+            gamma=np.tile(gamma, size), tol=1e-5, n_sets=size)
+        clicked = np.bincount(stacked_position, stacked_clicks,
+                              size * n_positions) > 0
+        draws.append(np.where(clicked, fitted, np.nan).reshape(size, n_positions))
+    return np.concatenate(draws, axis=0)

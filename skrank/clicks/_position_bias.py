@@ -9,7 +9,12 @@ from .._core._layout import segment_ids
 from .._core._optional import import_optional
 from .._core._validation import check_option, check_positive_int, first_position
 from ._harvest import all_pairs, pair_statistics
-from ._pbm_em import pbm_em
+from ._identify import (
+    check_identifiable,
+    check_pair_observations,
+    check_resampling_units,
+)
+from ._pbm_em import bootstrap_theta, pbm_conditional, pbm_em
 from ._validation import (
     check_clicks,
     check_positions,
@@ -19,7 +24,7 @@ from ._validation import (
     list_codes,
 )
 
-METHODS = ("em", "harvest", "randomized")
+METHODS = ("conditional", "em", "harvest", "randomized")
 
 
 class PositionBias:
@@ -166,7 +171,7 @@ def estimate_position_bias(
     *,
     query_id,
     doc_id=None,
-    method="em",
+    method=None,
     max_position=None,
     confidence_level=0.95,
     n_resamples=1000,
@@ -296,7 +301,8 @@ def estimate_position_bias(
     n_clicks = np.bincount(position - 1, click, n_positions).astype(np.int64)
     check_click_evidence(n_clicks, max_position)
     rng = np.random.default_rng(random_state)
-    estimator = {"randomized": _randomized, "harvest": _harvest, "em": _em}[method]
+    estimator = {"randomized": _randomized, "harvest": _harvest, "em": _em,
+                 "conditional": _conditional}[method]
     theta, draws = estimator(click, position - 1, query, doc, n_positions,
                              n_resamples, rng)
     return finish_position_bias(method, theta, draws, n_impressions, n_clicks,
@@ -306,6 +312,16 @@ def estimate_position_bias(
 def check_bias_options(method, max_position, confidence_level, n_resamples,
                        methods=METHODS):
     """Validate the options of a position-bias estimate; returns ``max_position``."""
+    if method is None:  # no default: the right one depends on how the log was made
+        raise ValueError(
+            "`method` is required: which one is right depends on how the log was "
+            "collected, which the clicks cannot show. 'randomized' for a "
+            "randomisation experiment (documents placed at random positions); "
+            + ("'conditional' (or 'em') or 'harvest' " if "conditional" in methods
+               else "'harvest' ")
+            + "for logs of rankings that vary, with `doc_id`. "
+            f"Choose one of {', '.join(map(repr, methods))}."
+        )
     check_option("method", method, methods)
     max_position = check_positive_int("max_position", max_position)
     if isinstance(confidence_level, (bool, np.bool_)) or not isinstance(
@@ -496,40 +512,30 @@ def _harvest(click, position, query, doc, n_positions, n_resamples, rng):
                                rng)
 
 
-def _em(click, position, query, doc, n_positions, n_resamples, rng):
-    """PBM EM with one gamma per (query, document); bootstrap by warm-started refits."""
-    item, cell_position, clicks, shown, cell_query = _cells(
-        click, position, query, doc, n_positions)
-    n_items = int(item[-1]) + 1
-    theta, gamma, _ = pbm_em(cell_position, item, clicks, shown,
-                             n_positions=n_positions, n_items=n_items)
+def _em(click, position, query, doc, n_positions, n_resamples, rng, *, method="em"):
+    """PBM with one gamma per (query, document): ``"em"`` (Bernoulli maximum
+    likelihood by EM) or ``"conditional"``; bootstrap by warm-started refits."""
+    cells = _cells(click, position, query, doc, n_positions)
+    item, cell_position, clicks, shown, _ = cells
+    check_identifiable(cell_position, item, n_positions, method, click=clicks,
+                       shown=shown)
+    n_queries = int(query.max()) + 1
+    check_resampling_units(n_queries, n_resamples)
+    if method == "em":
+        check_pair_observations(item, cell_position, clicks, shown)
+    fit = pbm_em if method == "em" else pbm_conditional
+    theta, gamma, _ = fit(cell_position, item, clicks, shown, n_positions=n_positions,
+                          n_items=int(item[-1]) + 1)
     if not n_resamples:
         return theta, None
-    n_queries = int(query.max()) + 1
-    n_cells = item.shape[0]
-    # resamples fitted together, as one EM on stacked copies of the cells
-    # (copy b: positions b*K + k, items b*n_items + i), warm-started from
-    # the estimate; chunks keep the stack near 2**22 cells
-    chunk = max(1, min(n_resamples, (1 << 22) // n_cells))
-    draws = []
-    for start in range(0, n_resamples, chunk):
-        size = min(chunk, n_resamples - start)
-        picks = rng.integers(0, n_queries, size=(size, n_queries))
-        picks += (np.arange(size) * n_queries)[:, None]
-        counts = np.bincount(picks.ravel(), minlength=size * n_queries)
-        weight = counts.reshape(size, n_queries)[:, cell_query].astype(np.float64)
-        copy = np.arange(size)[:, None]
-        stacked_position = (copy * n_positions + cell_position).ravel()
-        fitted, _, _ = pbm_em(
-            stacked_position, (copy * n_items + item).ravel(),
-            (clicks * weight).ravel(), (shown * weight).ravel(),
-            n_positions=size * n_positions, n_items=size * n_items,
-            theta=np.tile(theta, size), gamma=np.tile(gamma, size), tol=1e-5,
-            n_sets=size)
-        clicked = np.bincount(stacked_position, (clicks * weight).ravel(),
-                              size * n_positions) > 0
-        draws.append(np.where(clicked, fitted, np.nan).reshape(size, n_positions))
-    return theta, np.concatenate(draws, axis=0)
+    return theta, bootstrap_theta(fit, cells, theta, gamma, n_positions=n_positions,
+                                  n_queries=n_queries, n_resamples=n_resamples, rng=rng)
+
+
+def _conditional(click, position, query, doc, n_positions, n_resamples, rng):
+    """PBM by the conditional likelihood (no per-pair gamma bias); see :func:`_em`."""
+    return _em(click, position, query, doc, n_positions, n_resamples, rng,
+               method="conditional")
 
 
 def propensity_per_row(propensity, position):
