@@ -214,6 +214,30 @@ def pbm_conditional(position, item, clicks, impressions, *, n_positions, n_items
     return theta, gamma, n_iter
 
 
+def informative_cells(cells, *, conditional):
+    """The cells that move ``theta``, items re-coded ``0..n-1``; the same estimate.
+
+    ``cells`` is ``(item, position, clicks, shown, query)``. A pair never
+    clicked has ``gamma = 0`` at the maximum of either likelihood, whatever
+    ``theta``: its cells change nothing but slow the fit down (each EM step
+    dilutes its position's update with them). For the conditional
+    likelihood a pair seen at one position only is a multinomial with one
+    outcome, constant in ``theta``: dropped too. (In em's Bernoulli
+    likelihood such a pair still matters through the bound ``theta * gamma
+    <= 1``, so it stays.)
+    """
+    item, position, clicks, shown, query = cells
+    n_items = int(item.max()) + 1
+    keep = (np.bincount(item, clicks, n_items) > 0)
+    if conditional:
+        keep &= np.bincount(item, minlength=n_items) > 1
+    keep = keep[item]
+    kept_item = item[keep]
+    # items are sorted: a new code wherever the item changes
+    new_code = np.cumsum(np.r_[True, kept_item[1:] != kept_item[:-1]]) - 1
+    return new_code, position[keep], clicks[keep], shown[keep], query[keep]
+
+
 def bootstrap_theta(fit, cells, theta, gamma, *, n_positions, n_queries, n_resamples,
                     rng):
     """``theta`` of ``n_resamples`` query-bootstrap resamples: (n_resamples, K).
@@ -246,7 +270,7 @@ def bootstrap_theta(fit, cells, theta, gamma, *, n_positions, n_queries, n_resam
             stacked_position, (copy * n_items + item).ravel(), stacked_clicks,
             (shown * weight).ravel(), n_positions=size * n_positions,
             n_items=size * n_items, theta=np.tile(theta, size),
-            gamma=np.tile(gamma, size), tol=1e-5, n_sets=size)
+            gamma=np.tile(gamma, size), tol=1e-4, n_sets=size)
         clicked = np.bincount(stacked_position, stacked_clicks,
                               size * n_positions) > 0
         draws.append(np.where(clicked, fitted, np.nan).reshape(size, n_positions))

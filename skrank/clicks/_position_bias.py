@@ -14,7 +14,7 @@ from ._identify import (
     check_pair_observations,
     check_resampling_units,
 )
-from ._pbm_em import bootstrap_theta, pbm_conditional, pbm_em
+from ._pbm_em import bootstrap_theta, informative_cells, pbm_conditional, pbm_em
 from ._validation import (
     check_clicks,
     check_positions,
@@ -524,6 +524,8 @@ def _em(click, position, query, doc, n_positions, n_resamples, rng, *, method="e
     if method == "em":
         check_pair_observations(item, cell_position, clicks, shown)
     fit = pbm_em if method == "em" else pbm_conditional
+    cells = informative_cells(cells, conditional=method != "em")
+    item, cell_position, clicks, shown, _ = cells
     theta, gamma, _ = fit(cell_position, item, clicks, shown, n_positions=n_positions,
                           n_items=int(item[-1]) + 1)
     if not n_resamples:

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from skrank.clicks._pbm_em import pbm_em
+from skrank.clicks._pbm_em import informative_cells, pbm_conditional, pbm_em
 
 
 def _log_likelihood(theta, gamma, position, item, clicks, shown):
@@ -44,9 +44,10 @@ def _exact_cells(theta, gamma, seen, n=50.0):
     return position, item, shown * theta[position] * gamma[item], shown
 
 
+@pytest.mark.parametrize("fit", [pbm_em, pbm_conditional])
 @pytest.mark.parametrize("theta", [[1.0, 0.6], [0.6, 1.0], [0.5, 0.9, 0.3],
                                    [0.3, 0.2, 1.0, 0.1]])
-def test_exact_counts_give_theta_exactly(theta):
+def test_exact_counts_give_theta_exactly(theta, fit):
     # every pair at every position; expected counts are the likelihood's
     # maximum, so EM must return theta (relative to position 1) to 1e-6,
     # also where a lower position is examined more than the first
@@ -54,12 +55,13 @@ def test_exact_counts_give_theta_exactly(theta):
     gamma = np.array([0.2, 0.5, 0.8, 1.0])
     position, item, clicks, shown = _exact_cells(
         theta, gamma, np.ones((theta.shape[0], gamma.shape[0]), bool))
-    fitted, _, _ = pbm_em(position, item, clicks, shown, n_positions=theta.shape[0],
-                          n_items=4, tol=1e-12, max_iter=100000)
+    fitted, _, _ = fit(position, item, clicks, shown, n_positions=theta.shape[0],
+                       n_items=4, tol=1e-12, max_iter=100000)
     np.testing.assert_allclose(fitted / fitted[0], theta / theta[0], rtol=1e-6)
 
 
-def test_exact_counts_on_sparse_designs():
+@pytest.mark.parametrize("fit", [pbm_em, pbm_conditional])
+def test_exact_counts_on_sparse_designs(fit):
     # random thetas, gammas and sets of positions per pair (pair 0 at every
     # position, so every position is connected): the fixed point of the old
     # "largest theta = 1" scaling missed 12% of these by up to 29%
@@ -71,6 +73,59 @@ def test_exact_counts_on_sparse_designs():
         seen = rng.random((n_positions, n_items)) < 0.6
         seen[:, 0] = True
         position, item, clicks, shown = _exact_cells(theta, gamma, seen)
-        fitted, _, _ = pbm_em(position, item, clicks, shown, n_positions=n_positions,
-                              n_items=n_items, tol=1e-12, max_iter=100000)
+        fitted, _, _ = fit(position, item, clicks, shown, n_positions=n_positions,
+                           n_items=n_items, tol=1e-12, max_iter=100000)
         np.testing.assert_allclose(fitted / fitted[0], theta / theta[0], rtol=1e-6)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_conditional_matches_a_direct_maximisation(seed):
+    # the conditional likelihood written out: each pair's clicks given its
+    # total are multinomial over its positions, p_k = n_k theta_k / sum n theta
+    rng = np.random.default_rng(seed)
+    n_positions, n_items = 4, 30
+    seen = rng.random((n_positions, n_items)) < 0.7
+    position, item = np.nonzero(seen)
+    order = np.argsort(item, kind="stable")
+    position, item = position[order], item[order]
+    shown = rng.integers(1, 8, position.shape[0]).astype(float)
+    truth = np.array([0.9, 0.5, 0.6, 0.2])[position] * rng.uniform(0.1, 0.9, n_items)[item]
+    clicks = rng.binomial(shown.astype(int), truth).astype(float)
+    theta, _, _ = pbm_conditional(position, item, clicks, shown, n_positions=n_positions,
+                                  n_items=n_items, tol=1e-12, max_iter=100000)
+
+    def negative(z):  # log theta of positions 2..K, position 1 at 0
+        log_theta = np.r_[0.0, z]
+        weight = shown * np.exp(log_theta[position])
+        total = np.bincount(item, weight, n_items)
+        return -float(np.sum(clicks * (np.log(weight) - np.log(total[item]))))
+
+    best = minimize(negative, np.zeros(n_positions - 1), method="BFGS",
+                    options={"gtol": 1e-10})
+    np.testing.assert_allclose(theta / theta[0], np.exp(np.r_[0.0, best.x]),
+                               rtol=1e-5)
+
+
+@pytest.mark.parametrize("conditional", [False, True])
+def test_uninformative_cells_change_nothing(conditional):
+    # a pair never clicked has gamma 0 at the maximum of both likelihoods, and
+    # a pair seen at one position is constant in the conditional one: the
+    # fit on informative_cells equals the fit on every cell
+    rng = np.random.default_rng(5)
+    position = np.r_[np.tile(np.arange(3), 8), 2]  # pair 8: once, at position 3
+    item = np.r_[np.repeat(np.arange(8), 3), 8]
+    shown = rng.integers(5, 30, 25).astype(float)
+    clicks = rng.binomial(shown.astype(int), 0.3 * np.array([1.0, 0.6, 0.3])[position])
+    clicks = clicks.astype(float)
+    clicks[item == 0] = 0  # pair 0 has no click
+    clicks[-1] = 1.0
+    fit = pbm_conditional if conditional else pbm_em
+    options = dict(n_positions=3, tol=1e-12, max_iter=100000)
+    full, _, _ = fit(position, item, clicks, shown, n_items=9, **options)
+    cells = (item, position, clicks, shown, np.zeros(25, dtype=int))
+    item2, position2, clicks2, shown2, _ = informative_cells(cells,
+                                                              conditional=conditional)
+    kept = 7 if conditional else 8  # pair 0 goes; pair 8 too for the conditional fit
+    np.testing.assert_array_equal(np.unique(item2), np.arange(kept))
+    fitted, _, _ = fit(position2, item2, clicks2, shown2, n_items=kept, **options)
+    np.testing.assert_allclose(fitted / fitted[0], full / full[0], rtol=1e-6)
