@@ -1,4 +1,4 @@
-"""Expectation-maximisation for the position-based click model, on aggregated cells.
+"""Fitting the position-based click model on aggregated cells: EM and conditional.
 
 The position-based model (PBM) says a document ``d`` shown at position
 ``k`` is clicked with probability ``theta[k] * gamma[d]``: examined with
@@ -21,7 +21,12 @@ Wang et al., WSDM 2018):
 
 Both stay in [0, 1]. Only ratios of ``theta`` are identified (``theta * s``
 and ``gamma / s`` fit equally well), which is why the estimators report
-``theta`` relative to position 1.
+``theta`` relative to position 1; each step picks the scale that keeps
+both away from the bound 1 (:func:`balance`).
+
+:func:`pbm_conditional` fits the same model by the Poisson (conditional)
+likelihood, which has no per-pair ``gamma`` bias; :func:`bootstrap_theta`
+refits either on query-bootstrap resamples.
 """
 
 import numpy as np
