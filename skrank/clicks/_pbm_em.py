@@ -268,14 +268,17 @@ def bootstrap_theta(fit, cells, theta, gamma, *, n_positions, n_queries, n_resam
         picks += (np.arange(size) * n_queries)[:, None]
         counts = np.bincount(picks.ravel(), minlength=size * n_queries)
         weight = counts.reshape(size, n_queries)[:, cell_query].astype(np.float64)
-        copy = np.arange(size)[:, None]
-        stacked_position = (copy * n_positions + cell_position).ravel()
-        stacked_clicks = (clicks * weight).ravel()
+        drawn = weight.ravel() > 0  # about 1/e of the cells are not drawn
+        weight = weight.ravel()[drawn]
+        copy = np.repeat(np.arange(size), n_cells)[drawn]
+        stacked_position = copy * n_positions + np.tile(cell_position, size)[drawn]
+        stacked_clicks = np.tile(clicks, size)[drawn] * weight
         fitted, _, _ = fit(
-            stacked_position, (copy * n_items + item).ravel(), stacked_clicks,
-            (shown * weight).ravel(), n_positions=size * n_positions,
-            n_items=size * n_items, theta=np.tile(theta, size),
-            gamma=np.tile(gamma, size), tol=1e-4, n_sets=size)
+            stacked_position, copy * n_items + np.tile(item, size)[drawn],
+            stacked_clicks, np.tile(shown, size)[drawn] * weight,
+            n_positions=size * n_positions, n_items=size * n_items,
+            theta=np.tile(theta, size), gamma=np.tile(gamma, size), tol=1e-4,
+            n_sets=size)
         clicked = np.bincount(stacked_position, stacked_clicks,
                               size * n_positions) > 0
         draws.append(np.where(clicked, fitted, np.nan).reshape(size, n_positions))
