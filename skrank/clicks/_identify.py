@@ -139,13 +139,16 @@ def check_identifiable(position, pair, n_positions, method, click=None, shown=No
     raise ValueError(text)
 
 
-def check_resampling_units(n_queries, n_resamples):
+def check_resampling_units(n_queries, n_resamples, *, stacklevel=4):
     """Refuse a bootstrap over one query; warn when queries are few.
 
     Every method's interval resamples queries: with one query each resample
     is the sample itself and the interval has zero width, whatever the
     uncertainty. Below :data:`FEW_QUERIES` queries the interval is too
     narrow (a ``UserWarning``). Nothing is checked when ``n_resamples`` is 0.
+    ``stacklevel`` is passed to ``warnings.warn``: the default 4 points at
+    the user's call when a method's helper, called by the public function,
+    calls this.
     """
     if not n_resamples:
         return
@@ -160,7 +163,7 @@ def check_resampling_units(n_queries, n_resamples):
         warnings.warn(
             f"The bootstrap interval resamples queries, and the log has only "
             f"{n_queries}: with fewer than {FEW_QUERIES} the interval is too "
-            "narrow to trust.", UserWarning, stacklevel=4)
+            "narrow to trust.", UserWarning, stacklevel=stacklevel)
 
 
 def check_pair_observations(cell_item, cell_position, cell_clicks, cell_shown,

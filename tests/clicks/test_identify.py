@@ -178,3 +178,13 @@ def test_the_few_impressions_warning_is_for_em_only(method):
     assert len(warned) == (method == "em")
     if warned:  # pointing at the caller's line
         assert warned[0].filename == __file__
+
+
+@pytest.mark.parametrize("method", PAIR_METHODS)
+def test_few_queries_warn_at_the_callers_line(method):
+    click, position, query, doc = _log(5, 40, lambda rng: rng.permutation(4))
+    with pytest.warns(UserWarning, match="only 5: with fewer than 20") as caught:
+        estimate_position_bias(click, position, query_id=query, doc_id=doc,
+                               method=method, n_resamples=20, random_state=0)
+    few = [w for w in caught if "only 5" in str(w.message)]
+    assert few[0].filename == __file__
