@@ -1,5 +1,6 @@
 """Position bias of click logs: estimate_position_bias and its PositionBias result."""
 
+from functools import partial
 from numbers import Real
 
 import numpy as np
@@ -340,7 +341,7 @@ def estimate_position_bias(
     check_click_evidence(n_clicks, max_position)
     rng = np.random.default_rng(random_state)
     estimator = {"randomized": _randomized, "harvest": _harvest, "em": _em,
-                 "conditional": _conditional}[method]
+                 "conditional": partial(_em, method="conditional")}[method]
     theta, draws = estimator(click, position - 1, query, doc, n_positions,
                              n_resamples, rng)
     return finish_position_bias(method, theta, draws, n_impressions, n_clicks,
@@ -570,12 +571,6 @@ def _em(click, position, query, doc, n_positions, n_resamples, rng, *, method="e
         return theta, None
     return theta, bootstrap_theta(fit, cells, theta, gamma, n_positions=n_positions,
                                   n_queries=n_queries, n_resamples=n_resamples, rng=rng)
-
-
-def _conditional(click, position, query, doc, n_positions, n_resamples, rng):
-    """PBM by the conditional likelihood (no per-pair gamma bias); see :func:`_em`."""
-    return _em(click, position, query, doc, n_positions, n_resamples, rng,
-               method="conditional")
 
 
 def propensity_per_row(propensity, position):
