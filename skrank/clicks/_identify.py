@@ -74,15 +74,15 @@ def connected_positions(position, pair, n_positions, click=None):
     if click is not None:
         clicked = np.bincount(pair, np.asarray(click, dtype=np.float64), n_pairs) > 0
         keep = clicked[pair]
-    # one edge per distinct (pair, position) cell of the pairs kept: a
-    # bipartite graph of positions (nodes 0..K-1) and pairs (K..K+P-1)
-    cell = np.unique(pair[keep] * n_positions + position[keep])
-    cell_pair, cell_position = np.divmod(cell, n_positions)
-    n_moving = int(np.count_nonzero(np.bincount(cell_pair, minlength=n_pairs) > 1))
-    size = n_positions + n_pairs
-    graph = sp.csr_matrix(
-        (np.ones(cell.shape[0]), (cell_position, n_positions + cell_pair)),
-        shape=(size, size))
+    # a (pair, position) incidence matrix of the pairs kept (duplicate rows
+    # summed), read as a bipartite graph of positions (nodes 0..K-1) and
+    # pairs (K..K+P-1)
+    incidence = sp.csr_matrix(
+        (np.ones(int(keep.sum())), (pair[keep], position[keep])),
+        shape=(n_pairs, n_positions))
+    incidence.sum_duplicates()
+    n_moving = int(np.count_nonzero(np.diff(incidence.indptr) > 1))
+    graph = sp.bmat([[None, incidence.T], [incidence, None]], format="csr")
     _, label = connected_components(graph, directed=False)
     return label[:n_positions] == label[0], n_moving
 
