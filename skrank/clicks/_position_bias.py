@@ -563,7 +563,10 @@ def _em(click, position, query, doc, n_positions, n_resamples, rng, *, method="e
     if method == "em":
         check_pair_observations(item, cell_position, clicks, shown)
     fit = pbm_em if method == "em" else pbm_conditional
-    cells = informative_cells(cells, conditional=method != "em")
+    moving = informative_cells(cells, conditional=True)  # pairs clicked, moved
+    _check_evidence(np.bincount(moving[1], moving[2], n_positions), "no click of a "
+                    "(query, document) pair also shown at another position", False)
+    cells = moving if method != "em" else informative_cells(cells, conditional=False)
     item, cell_position, clicks, shown, _ = cells
     theta, gamma, _ = fit(cell_position, item, clicks, shown, n_positions=n_positions,
                           n_items=int(item[-1]) + 1)

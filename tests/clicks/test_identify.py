@@ -188,3 +188,16 @@ def test_few_queries_warn_at_the_callers_line(method):
                                method=method, n_resamples=20, random_state=0)
     few = [w for w in caught if "only 5" in str(w.message)]
     assert few[0].filename == __file__
+
+
+@pytest.mark.parametrize("method", PAIR_METHODS)
+def test_a_position_clicked_only_by_pairs_that_never_move(method):
+    # pair a at positions 1 and 3 (clicked at 1 only), pair b at 1 and 2,
+    # pair c only at 3 (clicked): position 3 is connected, but no click
+    # there says how it compares; its propensity would be 0
+    click = [1, 0, 1, 1, 1]
+    position = [1, 3, 1, 2, 3]
+    doc = ["a", "a", "b", "b", "c"]
+    with pytest.raises(ValueError, match="Position 3 has no evidence.*max_position=2"):
+        estimate_position_bias(click, position, query_id=np.zeros(5), doc_id=doc,
+                               method=method, n_resamples=0)
