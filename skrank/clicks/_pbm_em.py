@@ -172,7 +172,7 @@ def balance(theta, gamma, n_sets=1):
 def pbm_conditional(position, item, clicks, impressions, *, n_positions, n_items,
                     theta=None, gamma=None, tol=TOLERANCE, max_iter=MAX_ITER,
                     n_sets=1):
-    """Fit the PBM's ``theta`` by its conditional likelihood; ``(theta, gamma, n_iter)``.
+    """The PBM's ``theta`` by its conditional likelihood: ``(theta, gamma, n_iter)``.
 
     The same cells as :func:`pbm_em`. It maximises
 

@@ -1,4 +1,4 @@
-"""What a log can identify: connected positions, one-query bootstraps, few impressions."""
+"""What a log can identify: connected positions, one-query bootstraps, few views."""
 
 import warnings
 
@@ -164,7 +164,8 @@ def test_em_warns_when_pairs_are_seen_a_few_times():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         many = np.full(4, float(FEW_IMPRESSIONS))
-        assert check_pair_observations(item, position, clicks, many) == 2 * FEW_IMPRESSIONS
+        median = check_pair_observations(item, position, clicks, many)
+        assert median == 2 * FEW_IMPRESSIONS
 
 
 @pytest.mark.parametrize("method", PAIR_METHODS)

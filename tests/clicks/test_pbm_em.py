@@ -89,10 +89,12 @@ def test_conditional_matches_a_direct_maximisation(seed):
     order = np.argsort(item, kind="stable")
     position, item = position[order], item[order]
     shown = rng.integers(1, 8, position.shape[0]).astype(float)
-    truth = np.array([0.9, 0.5, 0.6, 0.2])[position] * rng.uniform(0.1, 0.9, n_items)[item]
+    gamma = rng.uniform(0.1, 0.9, n_items)
+    truth = np.array([0.9, 0.5, 0.6, 0.2])[position] * gamma[item]
     clicks = rng.binomial(shown.astype(int), truth).astype(float)
-    theta, _, _ = pbm_conditional(position, item, clicks, shown, n_positions=n_positions,
-                                  n_items=n_items, tol=1e-12, max_iter=100000)
+    theta, _, _ = pbm_conditional(position, item, clicks, shown,
+                                  n_positions=n_positions, n_items=n_items, tol=1e-12,
+                                  max_iter=100000)
 
     def negative(z):  # log theta of positions 2..K, position 1 at 0
         log_theta = np.r_[0.0, z]
