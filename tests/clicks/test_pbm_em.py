@@ -185,3 +185,26 @@ def test_conditional_interval_coverage():
         covered.append((bias.interval[1:, 0] <= theta[1:] / theta[0])
                        & (theta[1:] / theta[0] <= bias.interval[1:, 1]))
     assert 0.82 <= np.mean(covered) <= 0.97
+
+
+@pytest.mark.parametrize("method", ["em", "conditional"])
+@pytest.mark.parametrize("theta, gamma, seen", [
+    # the old "largest theta = 1" scaling gave [1, 1, 0.523] here (stuck at 1)
+    ([0.8, 0.7, 0.4], [0.8, 0.1, 0.5, 0.4], [[1, 1, 1, 1], [1, 0, 0, 0], [1, 0, 1, 0]]),
+    # and [1, 3.72, 3.72] here: position 2 examined 4 times as often as 1
+    ([0.2, 0.8, 0.7], [0.6, 0.1, 0.5, 0.7], [[1, 1, 1, 1], [1, 1, 1, 0], [1, 1, 0, 1]]),
+])
+def test_a_log_of_exact_counts_gives_theta(method, theta, gamma, seen):
+    # one query, documents d shown at the positions k of `seen`, 100 times
+    # each, clicked exactly 100 * theta[k] * gamma[d] times (whole numbers)
+    from skrank.clicks import estimate_position_bias
+    theta, gamma = np.array(theta), np.array(gamma)
+    click, position, doc = [], [], []
+    for k, d in zip(*np.nonzero(seen)):
+        clicked = int(round(100 * theta[k] * gamma[d]))
+        click += [1] * clicked + [0] * (100 - clicked)
+        position += [k + 1] * 100
+        doc += [d] * 100
+    bias = estimate_position_bias(click, position, query_id=np.zeros(len(click)),
+                                  doc_id=doc, method=method, n_resamples=0)
+    np.testing.assert_allclose(bias.propensity, theta / theta[0], rtol=1e-6)
