@@ -230,7 +230,7 @@ def estimate_position_bias(
         Bootstrap resamples of the queries; 0 computes no interval. For
         ``"em"`` and ``"conditional"`` each resample is a refit,
         warm-started from the estimate: on 1e6 impressions about 0.1 s a
-        resample for ``"em"`` and 0.01 s for ``"conditional"``.
+        resample for ``"em"`` and 0.03 s for ``"conditional"``.
     random_state : int, numpy Generator or None, default=None
         Seed of the bootstrap.
 

@@ -208,3 +208,34 @@ def test_a_log_of_exact_counts_gives_theta(method, theta, gamma, seen):
     bias = estimate_position_bias(click, position, query_id=np.zeros(len(click)),
                                   doc_id=doc, method=method, n_resamples=0)
     np.testing.assert_allclose(bias.propensity, theta / theta[0], rtol=1e-6)
+
+
+def test_conditional_converges_on_a_chain_of_adjacent_swaps():
+    # positions joined only through their neighbours: alternating updates
+    # crawl there (and stop short); the fit at its default tolerance must
+    # match a direct maximisation of the conditional likelihood
+    from skrank.clicks._position_bias import _cells
+    theta = 1 / np.arange(1, 13) ** 0.8
+    click, position, query, doc = _swap_log(400, 6, theta, np.random.default_rng(3))
+    item, cell_position, clicks, shown, _ = informative_cells(
+        _cells(click, position - 1, query, doc, 12), conditional=True)
+    n_items = int(item.max()) + 1
+    fitted, _, n_iter = pbm_conditional(cell_position, item, clicks, shown,
+                                        n_positions=12, n_items=n_items)
+    assert n_iter < 20
+
+    def negative(z):
+        weight = shown * np.exp(np.r_[0.0, z])[cell_position]
+        total = np.bincount(item, weight, n_items)
+        return -float(np.sum(clicks * (np.log(weight) - np.log(total[item]))))
+
+    def gradient(z):
+        weight = shown * np.exp(np.r_[0.0, z])[cell_position]
+        total = np.bincount(item, weight, n_items)
+        expected = np.bincount(item, clicks, n_items)[item] * weight / total[item]
+        return -(np.bincount(cell_position, clicks - expected, 12))[1:]
+
+    best = minimize(negative, np.zeros(11), jac=gradient, method="BFGS",
+                    options={"gtol": 1e-10, "maxiter": 10000})
+    np.testing.assert_allclose(fitted / fitted[0], np.exp(np.r_[0.0, best.x]),
+                               rtol=1e-6)
