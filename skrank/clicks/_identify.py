@@ -25,7 +25,10 @@ from scipy.sparse.csgraph import connected_components
 
 #: below this many queries the query bootstrap's interval is too narrow
 #: (with G queries the bootstrap variance is (G - 1) / G of the truth at best,
-#: and percentile intervals of ratio estimates undercover further)
+#: and percentile intervals of ratio estimates undercover further): in
+#: simulations (conditional, noisy logger, 100 sessions per query) the 95%
+#: interval covered 0.84 of the time with 5 queries, 0.88 with 10 and
+#: 0.92-0.94 with 20, 40 and 80
 FEW_QUERIES = 20
 
 #: em's per-pair gamma is biased when the pairs that carry the evidence are
