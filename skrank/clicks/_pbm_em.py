@@ -1,4 +1,4 @@
-"""Expectation-maximisation for the position-based click model, on aggregated cells.
+"""Fitting the position-based click model on aggregated cells: EM and conditional.
 
 The position-based model (PBM) says a document ``d`` shown at position
 ``k`` is clicked with probability ``theta[k] * gamma[d]``: examined with
@@ -21,10 +21,16 @@ Wang et al., WSDM 2018):
 
 Both stay in [0, 1]. Only ratios of ``theta`` are identified (``theta * s``
 and ``gamma / s`` fit equally well), which is why the estimators report
-``theta`` relative to position 1.
+``theta`` relative to position 1; each step picks the scale that keeps
+both away from the bound 1 (:func:`balance`).
+
+:func:`pbm_conditional` fits the same model by the Poisson (conditional)
+likelihood, which has no per-pair ``gamma`` bias; :func:`bootstrap_theta`
+refits either on query-bootstrap resamples.
 """
 
 import numpy as np
+import scipy.sparse as sp
 
 #: EM stops when no position's theta (relative to the largest) moves more than this
 TOLERANCE = 1e-6
@@ -139,11 +145,215 @@ class _EMStep:
             self.item, ratio * (1.0 - t), n_items)) / self.item_shown
         new_theta = np.where(self.shown_at, new_theta, theta)
         new_gamma = np.where(self.item_seen, new_gamma, gamma)
-        # the same fit with each set's largest theta at 1: theta / s and
-        # gamma * s stay probabilities (s <= 1), and the scale no longer
-        # drifts along the ridge of equal likelihood
-        scale = new_theta.reshape(self.n_sets, -1).max(axis=1)
-        scale = np.where(scale > 0, scale, 1.0)
-        new_theta = (new_theta.reshape(self.n_sets, -1) / scale[:, None]).ravel()
-        new_gamma = (new_gamma.reshape(self.n_sets, -1) * scale[:, None]).ravel()
-        return new_theta, new_gamma
+        return balance(new_theta, new_gamma, self.n_sets)
+
+
+def balance(theta, gamma, n_sets=1):
+    """The same fit (``theta * s``, ``gamma / s``) with each set's largest theta
+    and largest gamma equal.
+
+    Only products ``theta * gamma`` are identified, so the scale ``s`` is
+    free; EM leaves it to drift along the ridge of equal likelihood. Pinning
+    the largest theta at 1 instead would trap the fit: ``theta = 1`` is a
+    fixed point of the EM update (a position examined for sure explains every
+    non-click by relevance), so the position that first reaches the top stays
+    there, even when another position is examined more. With the two largest
+    values equal at ``sqrt(max theta * max gamma)`` neither side sits on the
+    bound of 1 unless the data put a product there (a pair always clicked).
+    """
+    by_set = theta.reshape(n_sets, -1)
+    items = gamma.reshape(n_sets, -1)
+    top_theta = by_set.max(axis=1)
+    top_gamma = items.max(axis=1)
+    ok = (top_theta > 0) & (top_gamma > 0)
+    scale = np.sqrt(np.where(ok, top_gamma, 1.0) / np.where(ok, top_theta, 1.0))
+    return ((by_set * scale[:, None]).ravel(), (items / scale[:, None]).ravel())
+
+
+def pbm_conditional(position, item, clicks, impressions, *, n_positions, n_items,
+                    theta=None, gamma=None, tol=TOLERANCE, max_iter=MAX_ITER,
+                    n_sets=1):
+    """The PBM's ``theta`` by its conditional likelihood: ``(theta, gamma, n_iter)``.
+
+    The same cells as :func:`pbm_em`. It maximises
+
+        sum_cells c log(theta[k] gamma[d]) - n theta[k] gamma[d],
+
+    the Poisson likelihood of the counts, whose maximum over ``gamma[d] =
+    C_d / sum_k n_dk theta[k]`` leaves the log-likelihood of each pair's
+    clicks given its total clicks: a multinomial over the pair's positions
+    with probabilities ``n_dk theta[k] / sum_j n_dj theta[j]``, free of
+    ``gamma``. Its score equations hold in expectation whenever
+    ``E[c] = n theta gamma``, which the Bernoulli PBM gives exactly, so
+    ``theta`` is consistent as pairs grow in number however few times each
+    is shown (Wooldridge, J. Econometrics 1999; the Poisson fixed-effects
+    estimator), where the Bernoulli maximum likelihood of :func:`pbm_em`
+    is biased by its per-pair ``gamma`` (Neyman and Scott, 1948).
+
+    The fit is Newton's method on ``beta = log theta`` of each set (its
+    most clicked position held fixed, as only ratios are identified), with
+    the step halved while a set's likelihood would fall. With
+    ``p[d, k] = n_dk theta[k] / sum_j n_dj theta[j]`` the gradient is
+    ``C_k - sum_d C_d p[d, k]`` and the Hessian ``-(diag(sum_d C_d p[d]) -
+    sum_d C_d p[d] p[d]^T)``, whose second term is ``M^T M`` for the sparse
+    ``M[d, k] = sqrt(C_d) p[d, k]``: a K x K system per set, solved at
+    once. Simpler alternating updates of ``gamma`` and ``theta`` converge
+    linearly, and slowly when positions are joined only through their
+    neighbours (adjacent swaps): hundreds of steps, each stopping rule
+    then far from the maximum. Newton needs a handful.
+
+    Positions without clicks get theta 0 and items without clicks gamma 0.
+    ``gamma`` is not used (the fit starts from ``theta``; it is accepted so
+    that both fits take the same arguments). Returns each set's theta
+    over its largest.
+    """
+    clicks = np.asarray(clicks, dtype=np.float64)
+    impressions = np.asarray(impressions, dtype=np.float64)
+    k_set = n_positions // n_sets
+    position_clicks = np.bincount(position, clicks, n_positions)
+    item_clicks = np.bincount(item, clicks, n_items)
+    active = position_clicks > 0
+    start = (np.ones(n_positions) if theta is None
+             else np.array(theta, dtype=np.float64))
+    start = np.where(np.isfinite(start) & (start > 0), start, 1.0)
+    beta = np.where(active, np.log(start), 0.0)
+    # each set's reference: its most clicked position, held fixed
+    by_set_clicks = position_clicks.reshape(n_sets, k_set)
+    reference = np.arange(n_sets) * k_set + by_set_clicks.argmax(axis=1)
+    free = active.copy()
+    free[reference] = False
+    cell_set = position // k_set
+    item_set = np.zeros(n_items, dtype=np.int64)
+    item_set[item] = cell_set
+    weight_of_item = np.sqrt(item_clicks)[item]
+    # the rows of M (items) in order, built once: only the values change
+    order = (None if np.all(item[1:] >= item[:-1])
+             else np.argsort(item, kind="stable"))
+    indices = position if order is None else position[order]
+    indptr = np.r_[0, np.cumsum(np.bincount(item, minlength=n_items))]
+
+    def fit_terms(beta):
+        """Per-cell probabilities p, per-item totals S and per-set log-likelihood."""
+        theta = np.where(active, np.exp(beta), 0.0)
+        w = impressions * theta[position]
+        total = np.bincount(item, w, n_items)
+        p = w / np.where(total > 0, total, 1.0)[item]
+        with np.errstate(divide="ignore"):
+            log_total = np.where(item_clicks > 0, np.log(total), 0.0)
+        loglik = (np.bincount(np.arange(n_positions) // k_set,
+                              np.where(active, position_clicks * beta, 0.0), n_sets)
+                  - np.bincount(item_set, item_clicks * log_total, n_sets))
+        return p, total, loglik
+
+    p, total, loglik = fit_terms(beta)
+    n_iter = 0
+    rows = np.arange(k_set)
+    while n_iter < max_iter:
+        n_iter += 1
+        expected = item_clicks[item] * p
+        expected_at = np.bincount(position, expected, n_positions)
+        gradient = np.where(free, position_clicks - expected_at, 0.0)
+        values = weight_of_item * p
+        outer = sp.csr_matrix((values if order is None else values[order], indices,
+                               indptr), shape=(n_items, n_positions))
+        outer = (outer.T.tocsr() @ outer).tocoo()
+        block = (outer.row // k_set * k_set + outer.row % k_set) * k_set \
+            + outer.col % k_set
+        hessian = -np.bincount(block, outer.data, n_sets * k_set * k_set).reshape(
+            n_sets, k_set, k_set)
+        hessian[:, rows, rows] += expected_at.reshape(n_sets, k_set)
+        # fixed positions (reference, no click): identity rows, no step
+        fixed = ~free.reshape(n_sets, k_set)
+        hessian[fixed, :] = 0.0
+        hessian.transpose(0, 2, 1)[fixed, :] = 0.0
+        hessian[:, rows, rows] += fixed
+        # a tiny ridge keeps a set whose positions fall apart (a resample
+        # that lost the pairs joining them) solvable: no step along its
+        # flat directions, where the gradient is 0
+        scale = np.abs(hessian[:, rows, rows]).max(axis=1)
+        hessian[:, rows, rows] += 1e-12 * (scale[:, None] + 1.0)
+        step = np.linalg.solve(hessian, gradient.reshape(n_sets, k_set, 1))
+        step = step.reshape(n_sets, k_set)
+        length = np.ones(n_sets)
+        for _ in range(30):  # halve the step of the sets whose likelihood falls
+            trial = beta + (step * length[:, None]).ravel()
+            p_new, total_new, loglik_new = fit_terms(trial)
+            worse = loglik_new < loglik - 1e-12 * np.abs(loglik)
+            if not worse.any():
+                break
+            length = np.where(worse, length / 2, length)
+        beta, p, total, loglik = trial, p_new, total_new, loglik_new
+        if np.abs(step * length[:, None]).max() < tol:
+            break
+    theta = np.where(active, np.exp(beta), 0.0).reshape(n_sets, k_set)
+    top = theta.max(axis=1, keepdims=True)
+    theta = (theta / np.where(top > 0, top, 1.0)).ravel()
+    exposure = np.bincount(item, impressions * theta[position], n_items)
+    gamma = item_clicks / np.where(exposure > 0, exposure, 1.0)
+    return theta, gamma, n_iter
+
+
+def informative_cells(cells, *, conditional):
+    """The cells that move ``theta``, items re-coded ``0..n-1``; the same estimate.
+
+    ``cells`` is ``(item, position, clicks, shown, query)``. A pair never
+    clicked has ``gamma = 0`` at the maximum of either likelihood, whatever
+    ``theta``: its cells change nothing but slow the fit down (each EM step
+    dilutes its position's update with them). For the conditional
+    likelihood a pair seen at one position only is a multinomial with one
+    outcome, constant in ``theta``: dropped too. (In em's Bernoulli
+    likelihood such a pair still matters through the bound ``theta * gamma
+    <= 1``, so it stays.)
+    """
+    item, position, clicks, shown, query = cells
+    n_items = int(item.max()) + 1
+    keep = (np.bincount(item, clicks, n_items) > 0)
+    if conditional:
+        keep &= np.bincount(item, minlength=n_items) > 1
+    keep = keep[item]
+    kept_item = item[keep]
+    # items are sorted: a new code wherever the item changes
+    new_code = np.cumsum(np.r_[True, kept_item[1:] != kept_item[:-1]]) - 1
+    return new_code, position[keep], clicks[keep], shown[keep], query[keep]
+
+
+def bootstrap_theta(fit, cells, theta, gamma, *, n_positions, n_queries, n_resamples,
+                    rng):
+    """``theta`` of ``n_resamples`` query-bootstrap resamples: (n_resamples, K).
+
+    ``fit`` is :func:`pbm_em` or :func:`pbm_conditional`; ``cells`` the
+    tuple ``(item, position, clicks, shown, query)`` of one cell per
+    (pair, position), ``theta``/``gamma`` the full-sample fit. A resample
+    draws ``n_queries`` queries with replacement and weighs each cell by
+    its query's count. Resamples are fitted together, as one fit on
+    stacked copies of the cells (copy ``b``: positions ``b * K + k``, items
+    ``b * n_items + i``), warm-started from the full-sample fit; chunks keep
+    the stack near 2**22 cells. A position without a click in a resample
+    is nan there.
+    """
+    item, cell_position, clicks, shown, cell_query = cells
+    n_items = gamma.shape[0]
+    n_cells = item.shape[0]
+    chunk = max(1, min(n_resamples, (1 << 22) // n_cells))
+    draws = []
+    for start in range(0, n_resamples, chunk):
+        size = min(chunk, n_resamples - start)
+        picks = rng.integers(0, n_queries, size=(size, n_queries))
+        picks += (np.arange(size) * n_queries)[:, None]
+        counts = np.bincount(picks.ravel(), minlength=size * n_queries)
+        weight = counts.reshape(size, n_queries)[:, cell_query].astype(np.float64)
+        drawn = weight.ravel() > 0  # about 1/e of the cells are not drawn
+        weight = weight.ravel()[drawn]
+        copy = np.repeat(np.arange(size), n_cells)[drawn]
+        stacked_position = copy * n_positions + np.tile(cell_position, size)[drawn]
+        stacked_clicks = np.tile(clicks, size)[drawn] * weight
+        fitted, _, _ = fit(
+            stacked_position, copy * n_items + np.tile(item, size)[drawn],
+            stacked_clicks, np.tile(shown, size)[drawn] * weight,
+            n_positions=size * n_positions, n_items=size * n_items,
+            theta=np.tile(theta, size), gamma=np.tile(gamma, size), tol=1e-4,
+            n_sets=size)
+        clicked = np.bincount(stacked_position, stacked_clicks,
+                              size * n_positions) > 0
+        draws.append(np.where(clicked, fitted, np.nan).reshape(size, n_positions))
+    return np.concatenate(draws, axis=0)

@@ -177,7 +177,7 @@ def estimate_position_bias(
     doc_id : str, default=None
         Column of the document; needed by ``"harvest"``.
     method : {"randomized", "harvest"}
-        No default (the in-memory default, ``"em"``, is not offered here):
+        No default (``"conditional"`` and ``"em"`` run in memory only):
         ``"randomized"`` sums clicks and impressions per position, with no
         shuffle; ``"harvest"`` shuffles by query so that each (query,
         document) pair is in one partition, and sums AllPairs' counts per
@@ -225,9 +225,10 @@ def estimate_position_bias(
     array([1.    , 0.3333])
     """
     check_dask_frame(df, "skrank.clicks.estimate_position_bias")
-    if method == "em":
+    if method in ("em", "conditional"):
         raise ValueError(
-            "method='em' runs in memory only (skrank.clicks.estimate_position_bias): "
+            f"method={method!r} runs in memory only "
+            "(skrank.clicks.estimate_position_bias): "
             "it refits every (query, document) pair's relevance at each step. "
             "skrank.dask.estimate_position_bias takes method='randomized' or "
             "'harvest'."

@@ -20,7 +20,8 @@ def test_randomized_is_the_click_rate_ratio():
     np.testing.assert_array_equal(bias.n_clicks, [3, 1])
 
 
-@pytest.mark.parametrize("method", ["harvest", "em"])
+@pytest.mark.parametrize("method", ["harvest", "em", "conditional"])
+@pytest.mark.filterwarnings("ignore:method='em' fits one relevance")
 def test_one_pair_at_two_positions(method):
     # one (query, doc) at position 1 (clicks 2 of 4) and position 2 (1 of 4):
     # theta2 gamma / (theta1 gamma) = (1/4) / (2/4) for both estimators
@@ -47,7 +48,7 @@ def _varied_logs(n_queries, n_rankers, n_sessions, seed):
             np.concatenate([doc[log.row] for log in logs]))
 
 
-@pytest.mark.parametrize("method", ["harvest", "em"])
+@pytest.mark.parametrize("method", ["harvest", "em", "conditional"])
 def test_recovers_theta_from_varied_rankers(method):
     click, position, query, doc = _varied_logs(1000, 5, 40, seed=0)  # 2e6 rows
     bias = estimate_position_bias(click, position, query_id=query, doc_id=doc,
@@ -76,7 +77,7 @@ def test_randomized_recovers_theta():
 
 def test_interval_brackets_the_estimate():
     click, position, query, doc = _varied_logs(100, 3, 20, seed=4)
-    for method in ("randomized", "harvest", "em"):
+    for method in ("randomized", "harvest", "em", "conditional"):
         bias = estimate_position_bias(click, position, query_id=query, doc_id=doc,
                                       method=method, n_resamples=30, random_state=0)
         assert bias.interval.shape == (10, 2)
@@ -146,6 +147,7 @@ def test_position_bias_call_repr_and_plot():
 
 @pytest.mark.parametrize("change, message", [
     (dict(method="cascade"), "`method` must be one of"),
+    (dict(method=None), "`method` is required: .*'randomized' for a randomisation"),
     (dict(doc_id=None), "`doc_id` is required for method='em'"),
     (dict(max_position=0), "`max_position` must be a positive integer"),
     (dict(confidence_level=1.0), "`confidence_level` must be a number in"),
@@ -155,14 +157,16 @@ def test_position_bias_call_repr_and_plot():
     (dict(query_id=None), "`query_id` is required"),
 ])
 def test_bad_input(change, message):
-    arguments = dict(click=[1, 0], position=[1, 2], query_id=[0, 0], doc_id=[0, 1])
+    arguments = dict(click=[1, 0], position=[1, 2], query_id=[0, 0], doc_id=[0, 1],
+                     method="em")
     arguments.update(change)
     click, position = arguments.pop("click"), arguments.pop("position")
     with pytest.raises(ValueError, match=message):
         estimate_position_bias(click, position, **arguments)
 
 
-@pytest.mark.parametrize("method", ["randomized", "harvest", "em"])
+@pytest.mark.parametrize("method", ["randomized", "harvest", "em", "conditional"])
+@pytest.mark.filterwarnings("ignore:method='em' fits one relevance")
 def test_rows_below_max_position_are_as_if_not_logged(method):
     # "rows below it are left out": the same estimate and interval as on the
     # log without them, also when a query has no row left (the bootstrap

@@ -80,6 +80,8 @@ def test_estimate_position_bias_refusals():
     df = dd.from_pandas(rows, npartitions=3, sort=False)
     with pytest.raises(ValueError, match="method='em' runs in memory only"):
         skrank.dask.estimate_position_bias(df, doc_id="doc_id", method="em")
+    with pytest.raises(ValueError, match="method='conditional' runs in memory only"):
+        skrank.dask.estimate_position_bias(df, doc_id="doc_id", method="conditional")
     with pytest.raises(ValueError, match="`doc_id` is required for method='harvest'"):
         skrank.dask.estimate_position_bias(df, method="harvest")
     with pytest.raises(ValueError, match="`n_resamples` must be a non-negative"):
