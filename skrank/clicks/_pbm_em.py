@@ -245,7 +245,7 @@ def pbm_conditional(position, item, clicks, impressions, *, n_positions, n_items
                   - np.bincount(item_set, item_clicks * log_total, n_sets))
         return p, total, loglik
 
-    p, total, loglik = fit_terms(beta)
+    p, _, loglik = fit_terms(beta)
     n_iter = 0
     rows = np.arange(k_set)
     while n_iter < max_iter:
@@ -277,12 +277,12 @@ def pbm_conditional(position, item, clicks, impressions, *, n_positions, n_items
         length = np.ones(n_sets)
         for _ in range(30):  # halve the step of the sets whose likelihood falls
             trial = beta + (step * length[:, None]).ravel()
-            p_new, total_new, loglik_new = fit_terms(trial)
+            p_new, _, loglik_new = fit_terms(trial)
             worse = loglik_new < loglik - 1e-12 * np.abs(loglik)
             if not worse.any():
                 break
             length = np.where(worse, length / 2, length)
-        beta, p, total, loglik = trial, p_new, total_new, loglik_new
+        beta, p, loglik = trial, p_new, loglik_new
         if np.abs(step * length[:, None]).max() < tol:
             break
     theta = np.where(active, np.exp(beta), 0.0).reshape(n_sets, k_set)
