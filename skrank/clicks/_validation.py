@@ -161,3 +161,25 @@ def check_propensity_values(values, name="propensity", where=None):
             f"{row}."
         )
     return values
+
+
+def check_lists_in_queries(lists, query, query_ids):
+    """Refuse a list (integer codes) whose rows belong to two queries, naming them."""
+    _, first_row = np.unique(lists, return_index=True)
+    first = first_row[lists]  # the first row of each row's list
+    bad = query[first] != query
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            "A displayed list answers one query, but rows "
+            f"{int(first[row])} and {row} share a `list_id` and have `query_id` "
+            f"{_plain(query_ids[query[first[row]]])!r} and "
+            f"{_plain(query_ids[query[row]])!r}. "
+            "Give each displayed list its own id (e.g. the session combined with "
+            "the query)."
+        )
+
+
+def _plain(value):
+    """A numpy scalar as the Python value it holds (for messages)."""
+    return value.item() if isinstance(value, np.generic) else value
