@@ -73,8 +73,11 @@ def check_randomized_evidence(theta, has_max):
         )
 
 
-def warn_one_query(n_queries, n_resamples):
-    """Warn that one query gives the bootstrap over queries nothing to vary."""
+def warn_one_query(n_queries, n_resamples, stacklevel=3):
+    """Warn that one query gives the bootstrap over queries nothing to vary.
+
+    ``stacklevel`` 3 points at the caller of the function that calls this.
+    """
     if n_resamples and n_queries == 1:
         warnings.warn(
             "There is one query: the bootstrap resamples queries, so every "
@@ -84,5 +87,5 @@ def warn_one_query(n_queries, n_resamples):
             "that the displayed lists are resampled (an interval conditional "
             "on this query's documents).",
             UserWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )

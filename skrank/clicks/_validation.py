@@ -170,9 +170,10 @@ def check_lists_in_queries(lists, query, query_ids):
     bad = query[first] != query
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
+        n_rows = lists.shape[0]
         raise ValueError(
-            "A displayed list answers one query, but rows "
-            f"{int(first[row])} and {row} share a `list_id` and have `query_id` "
+            f"A displayed list answers one query, but {_row_name(first[row], n_rows)} "
+            f"and {_row_name(row, n_rows)} share a `list_id` and have `query_id` "
             f"{_plain(query_ids[query[first[row]]])!r} and "
             f"{_plain(query_ids[query[row]])!r}. "
             "Give each displayed list its own id (e.g. the session combined with "

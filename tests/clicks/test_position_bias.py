@@ -161,7 +161,7 @@ def test_position_bias_call_repr_and_plot():
     (dict(position=[0, 1]), r"`position` must be 1 or more.*row 0"),
     (dict(list_id=None), "`list_id` is required"),
     (dict(list_id=[0, 0], position=[1, 1]), "Two rows of one list.*same `list_id`"),
-    (dict(query_id=[0, 1]), "rows 0 and 1 share a `list_id` and have `query_id` 0 and 1"),
+    (dict(query_id=[0, 1]), "row 0 and row 1 share a `list_id` and have `query_id` 0 and 1"),
 ])
 def test_bad_input(change, message):
     arguments = dict(click=[1, 0], position=[1, 2], list_id=[0, 0], doc_id=[0, 1])

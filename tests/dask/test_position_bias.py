@@ -34,7 +34,8 @@ def harvest_log(seed, n_queries=60, ids="str", n_sessions=6):
         for _ in range(n_sessions):
             order = rng.permutation(6)
             frames.append(pd.DataFrame({
-                "query": query, "doc": order, "position": np.arange(1, 7),
+                "query": query, "session": len(frames),
+                "doc": order, "position": np.arange(1, 7),
                 "click": (rng.random(6) < theta * gamma[order]).astype(int),
             }))
     rows = pd.concat(frames, ignore_index=True).sample(frac=1.0, random_state=seed)
@@ -42,12 +43,13 @@ def harvest_log(seed, n_queries=60, ids="str", n_sessions=6):
     rows["qid"] = (rows["query"].map(lambda n: f"q{n:03d}").astype(object)
                    if ids == "str" else rows["query"] * 5 + 2)
     rows["doc_id"] = rows["doc"].map(lambda n: f"d{n}").astype(object)
+    rows["list"] = rows["session"] * 3 + 1  # the displayed list
     return rows
 
 
 def in_memory_bias(rows, **options):
     return skrank.clicks.estimate_position_bias(
-        rows["click"], rows["position"], query_id=rows["qid"],
+        rows["click"], rows["position"], list_id=rows["list"], query_id=rows["qid"],
         doc_id=rows["doc_id"], **options)
 
 
@@ -70,7 +72,8 @@ def test_estimate_position_bias_equals_in_memory(method, ids):
     df = dd.from_pandas(rows, npartitions=6, sort=False)
     for options in ({"n_resamples": 0}, {"n_resamples": 40, "random_state": 3},
                     {"n_resamples": 30, "random_state": 4, "max_position": 4}):
-        got = skrank.dask.estimate_position_bias(df, doc_id="doc_id", method=method,
+        got = skrank.dask.estimate_position_bias(df, list_id="list", query_id="qid",
+                                                 doc_id="doc_id", method=method,
                                                  **options)
         assert_same_bias(got, in_memory_bias(rows, method=method, **options))
 
@@ -79,16 +82,16 @@ def test_estimate_position_bias_refusals():
     rows = harvest_log(6, n_queries=10)
     df = dd.from_pandas(rows, npartitions=3, sort=False)
     with pytest.raises(ValueError, match="method='em' runs in memory only"):
-        skrank.dask.estimate_position_bias(df, doc_id="doc_id", method="em")
+        skrank.dask.estimate_position_bias(df, list_id="list", query_id="qid", doc_id="doc_id", method="em")
     with pytest.raises(ValueError, match="`doc_id` is required for method='harvest'"):
-        skrank.dask.estimate_position_bias(df, method="harvest")
+        skrank.dask.estimate_position_bias(df, list_id="list", query_id="qid", method="harvest")
     with pytest.raises(ValueError, match="`n_resamples` must be a non-negative"):
-        skrank.dask.estimate_position_bias(df, method="randomized", n_resamples=-1)
+        skrank.dask.estimate_position_bias(df, list_id="list", query_id="qid", method="randomized", n_resamples=-1)
     bad = rows.copy()
     bad.loc[7, "click"] = 2
     with pytest.raises(ValueError, match="`click` must be 0 or 1"):
         skrank.dask.estimate_position_bias(dd.from_pandas(bad, npartitions=3),
-                                           method="randomized")
+                                           list_id="list", method="randomized")
     # a position without a click: the in-memory error, naming it
     deep = rows.copy()
     deep.loc[0, "position"] = 9
@@ -97,7 +100,7 @@ def test_estimate_position_bias_refusals():
         in_memory_bias(deep, method="randomized", n_resamples=0)
     with pytest.raises(ValueError, match="Position 7 has no evidence") as cluster:
         skrank.dask.estimate_position_bias(dd.from_pandas(deep, npartitions=3),
-                                           method="randomized")
+                                           list_id="list", method="randomized")
     assert str(memory.value) == str(cluster.value)
 
 
@@ -108,6 +111,7 @@ def test_the_bootstrap_draws_the_queries_in_memory_draws(method):
     rows = harvest_log(8, n_queries=30)
     extra = pd.DataFrame({
         "query": 99, "doc": [0, 1, 0, 1, 0], "position": [7, 8, 7, 8, 2],
+        "list": [-1, -1, -2, -2, -3],
         "click": [1, 0, 1, 0, 0], "doc_id": ["d0", "d1", "d0", "d1", "d0"],
         "qid": ["q-deep", "q-deep", "z-deep", "z-deep", "q-single"],
     })
@@ -116,6 +120,7 @@ def test_the_bootstrap_draws_the_queries_in_memory_draws(method):
     rows["qid"] = rows["qid"].astype(object)
     df = dd.from_pandas(rows, npartitions=4, sort=False)
     options = {"n_resamples": 25, "random_state": 2, "max_position": 5}
-    got = skrank.dask.estimate_position_bias(df, doc_id="doc_id", method=method,
+    got = skrank.dask.estimate_position_bias(df, list_id="list", query_id="qid",
+                                                 doc_id="doc_id", method=method,
                                              **options)
     assert_same_bias(got, in_memory_bias(rows, method=method, **options))
