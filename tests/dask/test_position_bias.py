@@ -124,3 +124,66 @@ def test_the_bootstrap_draws_the_queries_in_memory_draws(method):
                                                  doc_id="doc_id", method=method,
                                              **options)
     assert_same_bias(got, in_memory_bias(rows, method=method, **options))
+
+
+@pytest.mark.parametrize("method", ["randomized", "harvest"])
+@pytest.mark.parametrize("n_resamples", [0, 20])
+def test_a_partition_with_rows_only_below_max_position(method, n_resamples):
+    # whole queries per partition; the last holds only second pages (positions
+    # 5 and 6 of queries of their own), which max_position=4 leaves out (was
+    # numpy's "need at least one array to concatenate"); an empty one too
+    rows = harvest_log(9, n_queries=20)
+    second = rows[rows["position"] <= 2].copy()
+    second["position"] += 4
+    second["qid"] = ("page2-" + second["qid"]).astype(object)
+    second["list"] += 10_000
+    first_half = rows["query"] < 10
+    parts = [rows[first_half], rows[~first_half], rows.iloc[:0], second]
+    df = dd.concat([dd.from_pandas(part, npartitions=1, sort=False) for part in parts])
+    assert df.npartitions == 4
+    options = {"max_position": 4, "n_resamples": n_resamples, "random_state": 1}
+    got = skrank.dask.estimate_position_bias(
+        df, list_id="list", query_id="qid", doc_id="doc_id", method=method,
+        partitioned_by_query=True, **options)
+    every = pd.concat(parts, ignore_index=True)
+    assert_same_bias(got, in_memory_bias(every, method=method, **options))
+
+
+def test_ids_on_the_index_and_a_log_partitioned_by_query():
+    rows = harvest_log(10, n_queries=30, ids="int")
+    expected = {method: in_memory_bias(rows, method=method, n_resamples=20,
+                                       random_state=2)
+                for method in ("randomized", "harvest")}
+    by_query = dd.from_pandas(rows.set_index("qid").sort_index(), npartitions=4)
+    assert by_query.known_divisions
+    by_list = dd.from_pandas(rows.set_index("list"), npartitions=5, sort=False)
+    for method, bias in expected.items():
+        got = skrank.dask.estimate_position_bias(
+            by_query, list_id="list", query_id="qid", doc_id="doc_id",
+            method=method, n_resamples=20, random_state=2)
+        assert_same_bias(got, bias)
+        got = skrank.dask.estimate_position_bias(
+            by_list, list_id="list", query_id="qid", doc_id="doc_id",
+            method=method, n_resamples=20, random_state=2)
+        assert_same_bias(got, bias)
+
+
+def test_list_id_is_required_and_checked():
+    rows = harvest_log(11, n_queries=10)
+    df = dd.from_pandas(rows, npartitions=3, sort=False)
+    with pytest.raises(TypeError, match="list_id"):
+        skrank.dask.estimate_position_bias(df, method="randomized")
+    with pytest.raises(ValueError, match="`list_id` must name a column"):
+        skrank.dask.estimate_position_bias(df, list_id="nope", method="randomized")
+    # the query as the list: a query's sessions put two rows at one position
+    with pytest.raises(ValueError, match="Two rows of one list.*same `list_id`"):
+        skrank.dask.estimate_position_bias(df, list_id="qid", method="randomized")
+
+
+def test_one_query_warns():
+    rows = harvest_log(12, n_queries=10)
+    rows["one"] = "q"
+    df = dd.from_pandas(rows, npartitions=3, sort=False)
+    with pytest.warns(UserWarning, match="one query.*zero width"):
+        skrank.dask.estimate_position_bias(df, list_id="list", query_id="one",
+                                           method="randomized", n_resamples=10)
