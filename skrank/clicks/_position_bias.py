@@ -6,16 +6,15 @@ import numpy as np
 
 from .._core._layout import segment_ids
 from .._core._optional import import_optional
-from .._core._resample import Resampler
 from .._core._validation import check_option, check_positive_int, first_position
-from ._harvest import all_pairs, check_harvest_evidence, pair_statistics
+from ._harvest import check_harvest_evidence, pair_statistics
 from ._pbm_em import pbm_em
 from ._randomized import (
     check_randomized_evidence,
     randomized_statistics,
-    randomized_theta,
     warn_one_query,
 )
+from ._statistics import query_counts, statistic_estimates
 from ._validation import (
     check_clicks,
     check_lists_in_queries,
@@ -425,50 +424,6 @@ def finish_position_bias(method, theta, draws, n_impressions, n_clicks, max_posi
     )
 
 
-def statistic_estimates(method, totals, stats, n_positions, n_resamples, rng):
-    """``(theta, draws)`` of ``"randomized"`` or ``"harvest"`` from their statistics.
-
-    ``totals`` are the summed sufficient statistics (one row), ``stats``
-    the per-query ones, a sparse (n_queries, n_columns) matrix whose rows
-    the bootstrap draws (used only when ``n_resamples``): for
-    ``"randomized"`` :func:`randomized_statistics`' 2 K columns, for
-    ``"harvest"`` :func:`pair_statistics`' 2 K^2 columns. The step from
-    statistics to estimates that the in-memory estimator and skrank.dask
-    share; draws is None without resamples.
-    """
-    totals = np.asarray(totals, dtype=np.float64).reshape(1, -1)
-    if method == "harvest":
-        check_moved_pairs(totals, n_positions)
-    theta = _theta(method, totals, n_positions)[0]
-    if not n_resamples:
-        return theta, None
-    draws = _theta(method, _resampled_totals(stats, n_resamples, rng), n_positions)
-    # a resample without evidence at a position leaves it out there
-    draws = np.where(np.isfinite(draws) & (draws > 0), draws, np.nan)
-    return theta, draws
-
-
-def check_moved_pairs(totals, n_positions):
-    """Refuse, saying why, a log where no (query, document) pair changes position."""
-    if not totals[0, n_positions * n_positions:].any():
-        raise ValueError(
-            "No (query, document) pair is shown at more than one position: the "
-            "logger never moves documents, so a position's effect cannot be told "
-            "apart from the relevance of what the logger puts there, and "
-            "method='harvest' has no evidence. Log a randomisation experiment "
-            "(shuffled lists: method='randomized') or swaps (a result moved to "
-            "another position on queries seen more than once), or rows of "
-            "several rankers of the same queries."
-        )
-
-
-def _theta(method, totals, n_positions):
-    """``theta`` (n_sets, K) of summed statistics, one row per data set."""
-    if method == "harvest":
-        return all_pairs(totals, n_positions)
-    return randomized_theta(totals, n_positions)
-
-
 def _check_evidence(values, what, has_max):
     """Refuse positions whose value is 0 or nan (no evidence), naming the first."""
     bad = ~(np.nan_to_num(values, nan=0.0) > 0)
@@ -489,30 +444,6 @@ def _percentile_interval(draws, confidence_level):
     with np.errstate(invalid="ignore", divide="ignore"):
         low, high = np.nanquantile(draws, [alpha, 1.0 - alpha], axis=0)
     return np.column_stack([low, high])
-
-
-def _resampled_totals(stats, n_resamples, rng):
-    """Bootstrap sums of per-query statistics (sparse rows): (n_resamples, n_columns)."""
-    return Resampler([stats.shape[0]], n_resamples, rng).sums(stats)[:, 0, :]
-
-
-def _query_counts(n_queries, n_resamples, rng, chunk):
-    """How often each query is drawn, in arrays of ``chunk`` resamples (the last fewer).
-
-    The draws of :class:`~skrank._core._resample.Resampler` (the query
-    bootstrap of every skrank interval), regrouped for estimators that
-    refit on weighted queries.
-    """
-    pending, held = [], 0
-    for _, counts in Resampler([n_queries], n_resamples, rng).counts():
-        pending.append(counts)
-        held += counts.shape[0]
-        while held >= chunk:
-            joined = np.concatenate(pending)
-            yield joined[:chunk]
-            pending, held = [joined[chunk:]], held - chunk
-    if held:
-        yield np.concatenate(pending)
 
 
 def _statistic_method(method, click, position, lists, query, doc, n_positions,
@@ -572,7 +503,7 @@ def _em(click, position, query, doc, n_positions, n_resamples, rng):
     # the estimate; chunks keep the stack near 2**22 cells
     chunk = max(1, min(n_resamples, (1 << 22) // n_cells))
     draws = []
-    for counts in _query_counts(n_queries, n_resamples, rng, chunk):
+    for counts in query_counts(n_queries, n_resamples, rng, chunk):
         size = counts.shape[0]
         weight = counts[:, cell_query]
         copy = np.arange(size)[:, None]

@@ -8,7 +8,7 @@ pair's cells, so the rows are shuffled by query (the shuffle of
 statistics (:func:`skrank.clicks._randomized.randomized_statistics`, or
 AllPairs' ``c[k, k']`` and ``n[k, k']``); Dask's groupby adds the
 partitions' sums; the client runs the in-memory statistic -> estimate step
-(:func:`skrank.clicks._position_bias.statistic_estimates`) and finishing
+(:func:`skrank.clicks._statistics.statistic_estimates`) and finishing
 step. With ``n_resamples > 0`` the per-query statistics come to the client,
 where the in-memory query bootstrap draws them (a query's statistics may
 come from several partitions: they are added up there).
@@ -24,9 +24,9 @@ from ..clicks._position_bias import (
     check_doc_id,
     finish_position_bias,
     harvest_statistics,
-    statistic_estimates,
 )
 from ..clicks._randomized import randomized_statistics, warn_one_query
+from ..clicks._statistics import statistic_estimates
 from ..clicks._validation import (
     check_clicks,
     check_lists_in_queries,
