@@ -134,6 +134,27 @@ def stratified_resample_sums(columns, sizes, n_resamples, rng):
     return Resampler(sizes, n_resamples, rng).sums(columns)
 
 
+def resampled_counts(n_queries, n_resamples, rng, chunk):
+    """How often each query is drawn, in arrays of ``chunk`` resamples (the last fewer).
+
+    The draws of :class:`Resampler` over one stratum of ``n_queries``
+    (:meth:`Resampler.counts`), regrouped into ``(size, n_queries)`` float
+    arrays for estimators that refit on weighted queries (the bootstrap of
+    ``skrank.clicks.estimate_position_bias``'s ``"em"``) and that pick
+    their chunk by their own memory.
+    """
+    pending, held = [], 0
+    for _, counts in Resampler([n_queries], n_resamples, rng).counts():
+        pending.append(counts)
+        held += counts.shape[0]
+        while held >= chunk:
+            joined = np.concatenate(pending)
+            yield joined[:chunk]
+            pending, held = [joined[chunk:]], held - chunk
+    if held:
+        yield np.concatenate(pending)
+
+
 class Resampler:
     """:func:`stratified_resample_sums` in two steps: the draws need only the strata.
 

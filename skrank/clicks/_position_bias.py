@@ -6,15 +6,13 @@ import numpy as np
 
 from .._core._layout import segment_ids
 from .._core._optional import import_optional
+from .._core._resample import resampled_counts
 from .._core._validation import check_option, check_positive_int, first_position
 from ._harvest import check_harvest_evidence, pair_statistics
+from ._identify import check_identifiable, check_resampling_units
 from ._pbm_em import pbm_em
-from ._randomized import (
-    check_randomized_evidence,
-    randomized_statistics,
-    warn_one_query,
-)
-from ._statistics import query_counts, statistic_estimates
+from ._randomized import check_randomized_evidence, randomized_statistics
+from ._statistics import statistic_estimates
 from ._validation import (
     check_clicks,
     check_lists_in_queries,
@@ -251,17 +249,19 @@ def estimate_position_bias(
         showing both; for ``"harvest"`` no clicked pair linking it to
         position 1): its propensity would be 0 or unknown. Pass
         ``max_position`` to leave it and those below it out. A zero
-        propensity is never returned. ``"harvest"`` refuses a log in which
-        no (query, document) pair is shown at two positions, saying so.
-        Also for two rows of one list at one position, or a list with rows
-        of two queries.
+        propensity is never returned. ``"harvest"`` refuses a log whose
+        positions are not connected to position 1 through (query, document)
+        pairs shown at two positions (a logger that never moves documents),
+        saying so. Also for two rows of one list at one position, or a list
+        with rows of two queries.
+
+        With ``n_resamples > 0`` and one query: a bootstrap over one query
+        gives an interval of zero width.
 
     Warns
     -----
     UserWarning
-        For ``"randomized"`` and ``"harvest"`` with ``n_resamples > 0``
-        when the log has one query: a bootstrap over one query gives an
-        interval of zero width.
+        With ``n_resamples > 0`` and fewer than 20 queries to resample.
 
     Notes
     -----
@@ -345,7 +345,7 @@ def estimate_position_bias(
         theta, draws = _em(click, position - 1, query, doc, n_positions,
                            n_resamples, rng)
     else:
-        warn_one_query(int(query.max()) + 1, n_resamples)
+        check_resampling_units(int(query.max()) + 1, n_resamples)
         theta, draws = _statistic_method(method, click, position - 1, lists, query,
                                          doc, n_positions, n_resamples, rng)
     return finish_position_bias(method, theta, draws, n_impressions, n_clicks,
@@ -454,8 +454,12 @@ def _statistic_method(method, click, position, lists, query, doc, n_positions,
         stats = randomized_statistics(click, position, lists, query, n_positions,
                                       n_queries)
     else:
-        stats = harvest_statistics(click, position, query, doc, n_positions,
-                                   n_queries)
+        item, cell_position, clicks, shown, cell_query = _cells(
+            click, position, query, doc, n_positions)
+        check_identifiable(cell_position, item, n_positions, method, click=clicks,
+                           shown=shown)
+        stats = pair_statistics(item, cell_position, clicks / shown, cell_query,
+                                n_positions=n_positions, n_queries=n_queries)
     totals = np.asarray(stats.sum(axis=0))
     return statistic_estimates(method, totals, stats, n_positions, n_resamples, rng)
 
@@ -503,7 +507,7 @@ def _em(click, position, query, doc, n_positions, n_resamples, rng):
     # the estimate; chunks keep the stack near 2**22 cells
     chunk = max(1, min(n_resamples, (1 << 22) // n_cells))
     draws = []
-    for counts in query_counts(n_queries, n_resamples, rng, chunk):
+    for counts in resampled_counts(n_queries, n_resamples, rng, chunk):
         size = counts.shape[0]
         weight = counts[:, cell_query]
         copy = np.arange(size)[:, None]

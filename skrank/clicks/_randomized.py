@@ -17,8 +17,6 @@ resamples queries (the ``query_id`` a list answers), whose per-query sums of
 both terms are the statistics below.
 """
 
-import warnings
-
 import numpy as np
 import scipy.sparse as sp
 
@@ -70,22 +68,4 @@ def check_randomized_evidence(theta, has_max):
         raise ValueError(
             f"Position {first} has no evidence ({what}): its propensity cannot "
             f"be estimated and would be 0 or infinite; {hint}."
-        )
-
-
-def warn_one_query(n_queries, n_resamples, stacklevel=3):
-    """Warn that one query gives the bootstrap over queries nothing to vary.
-
-    ``stacklevel`` 3 points at the caller of the function that calls this.
-    """
-    if n_resamples and n_queries == 1:
-        warnings.warn(
-            "There is one query: the bootstrap resamples queries, so every "
-            "resample is the whole log and the interval has zero width, which "
-            "says nothing about the estimate's uncertainty. Give `query_id` "
-            "the query each list answers (many queries), or leave it out so "
-            "that the displayed lists are resampled (an interval conditional "
-            "on this query's documents).",
-            UserWarning,
-            stacklevel=stacklevel,
         )

@@ -6,8 +6,7 @@ estimate is a function of the summed statistics, and the query bootstrap
 draws queries and sums their statistics again
 (:class:`~skrank._core._resample.Resampler`), so in-memory arrays and a
 Dask DataFrame (whose partitions send their sums to the client) share
-this step. :func:`query_counts` gives the same draws to an estimator that
-refits on weighted queries instead (``"em"``).
+this step.
 """
 
 import numpy as np
@@ -64,22 +63,3 @@ def _theta(method, totals, n_positions):
 def resampled_totals(stats, n_resamples, rng):
     """Bootstrap sums of per-query statistics (sparse rows): (n_resamples, n_columns)."""
     return Resampler([stats.shape[0]], n_resamples, rng).sums(stats)[:, 0, :]
-
-
-def query_counts(n_queries, n_resamples, rng, chunk):
-    """How often each query is drawn, in arrays of ``chunk`` resamples (the last fewer).
-
-    The draws of :class:`~skrank._core._resample.Resampler` (the query
-    bootstrap of every skrank interval), regrouped for estimators that
-    refit on weighted queries.
-    """
-    pending, held = [], 0
-    for _, counts in Resampler([n_queries], n_resamples, rng).counts():
-        pending.append(counts)
-        held += counts.shape[0]
-        while held >= chunk:
-            joined = np.concatenate(pending)
-            yield joined[:chunk]
-            pending, held = [joined[chunk:]], held - chunk
-    if held:
-        yield np.concatenate(pending)

@@ -25,7 +25,8 @@ from ..clicks._position_bias import (
     finish_position_bias,
     harvest_statistics,
 )
-from ..clicks._randomized import randomized_statistics, warn_one_query
+from ..clicks._identify import check_resampling_units
+from ..clicks._randomized import randomized_statistics
 from ..clicks._statistics import statistic_estimates
 from ..clicks._validation import (
     check_clicks,
@@ -252,12 +253,6 @@ def estimate_position_bias(
     bias : PositionBias
         As :func:`skrank.clicks.estimate_position_bias` returns.
 
-    Warns
-    -----
-    UserWarning
-        With ``n_resamples > 0`` when the log has one query (the interval
-        would have zero width).
-
     See Also
     --------
     skrank.clicks.estimate_position_bias : the same on in-memory arrays.
@@ -383,7 +378,7 @@ def _estimate(method, entries, max_position, confidence_level, n_resamples,
     if per_query:
         codes, _ = list_codes(entries["query"], entries.shape[0])
         n_queries = int(codes.max()) + 1
-        warn_one_query(n_queries, n_resamples, stacklevel=4)
+        check_resampling_units(n_queries, n_resamples)
         stats = sp.csr_matrix(
             (value[statistic], (codes[statistic], column[statistic])),
             shape=(n_queries, size),

@@ -133,17 +133,17 @@ def test_the_bootstrap_resamples_queries_not_lists():
     assert 1.2 < ratio < 1.7
 
 
-def test_one_query_warns_that_the_interval_says_nothing():
+def test_one_query_refuses_a_bootstrap_that_says_nothing():
     click, position, lists, _, _ = _mixed_lengths(5, n_queries=50)
-    with pytest.warns(UserWarning, match="one query.*zero width"):
-        bias = estimate_position_bias(click, position, list_id=lists,
-                                      query_id=np.zeros(lists.shape[0]),
-                                      method="randomized", n_resamples=20)
-    np.testing.assert_array_equal(bias.interval[:, 0], bias.interval[:, 1])
+    one = np.zeros(lists.shape[0])
+    with pytest.raises(ValueError, match="resamples queries.*1 query.*zero width"):
+        estimate_position_bias(click, position, list_id=lists, query_id=one,
+                               method="randomized", n_resamples=20)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        estimate_position_bias(click, position, list_id=lists,
-                               query_id=np.zeros(lists.shape[0]),
-                               method="randomized", n_resamples=0)
+        bias = estimate_position_bias(click, position, list_id=lists, query_id=one,
+                                      method="randomized", n_resamples=0)
+        assert bias.interval is None
+        # without query_id the lists are resampled: no refusal, no warning
         estimate_position_bias(click, position, list_id=lists, method="randomized",
                                n_resamples=20)

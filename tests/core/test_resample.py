@@ -41,3 +41,16 @@ def test_counts_once_and_from_one_stratum():
         list(resampler.counts())
     with pytest.raises(ValueError, match="one stratum"):
         list(Resampler([2, 3], 5, np.random.default_rng(0)).counts())
+
+
+def test_resampled_counts_regroup_the_same_draws():
+    from skrank._core._resample import resampled_counts
+
+    n_queries, n_resamples = 30_000, 23
+    whole = np.zeros((n_resamples, n_queries))
+    for first, chunk in Resampler([n_queries], n_resamples,
+                                  np.random.default_rng(4)).counts():
+        whole[first:first + chunk.shape[0]] = chunk
+    chunks = list(resampled_counts(n_queries, n_resamples, np.random.default_rng(4), 5))
+    assert [chunk.shape[0] for chunk in chunks] == [5, 5, 5, 5, 3]
+    np.testing.assert_array_equal(np.concatenate(chunks), whole)

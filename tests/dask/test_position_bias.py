@@ -180,10 +180,10 @@ def test_list_id_is_required_and_checked():
         skrank.dask.estimate_position_bias(df, list_id="qid", method="randomized")
 
 
-def test_one_query_warns():
+def test_one_query_is_refused_with_the_in_memory_error():
     rows = harvest_log(12, n_queries=10)
     rows["one"] = "q"
     df = dd.from_pandas(rows, npartitions=3, sort=False)
-    with pytest.warns(UserWarning, match="one query.*zero width"):
+    with pytest.raises(ValueError, match="resamples queries.*1 query.*zero width"):
         skrank.dask.estimate_position_bias(df, list_id="list", query_id="one",
                                            method="randomized", n_resamples=10)
