@@ -341,13 +341,13 @@ def estimate_position_bias(
     n_clicks = np.bincount(position - 1, click, n_positions).astype(np.int64)
     check_click_evidence(n_clicks, max_position)
     rng = np.random.default_rng(random_state)
-    if method == "em":
-        theta, draws = _em(click, position - 1, query, doc, n_positions,
-                           n_resamples, rng)
-    else:
+    if method in ("randomized", "harvest"):
         check_resampling_units(int(query.max()) + 1, n_resamples)
         theta, draws = _statistic_method(method, click, position - 1, lists, query,
                                          doc, n_positions, n_resamples, rng)
+    else:  # the methods that refit one gamma per (query, document) pair
+        theta, draws = _em(click, position - 1, query, doc, n_positions,
+                           n_resamples, rng)
     return finish_position_bias(method, theta, draws, n_impressions, n_clicks,
                                 max_position, confidence_level, n_resamples)
 
