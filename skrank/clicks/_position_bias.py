@@ -11,7 +11,11 @@ from .._core._validation import check_option, check_positive_int, first_position
 from ._harvest import check_harvest_evidence, pair_statistics
 from ._identify import check_identifiable, check_resampling_units
 from ._pbm_em import pbm_em
-from ._randomized import check_randomized_evidence, randomized_statistics
+from ._randomized import (
+    check_randomized_design,
+    check_randomized_evidence,
+    randomized_statistics,
+)
 from ._statistics import statistic_estimates
 from ._validation import (
     check_clicks,
@@ -204,7 +208,8 @@ def estimate_position_bias(
         its own query.
     doc_id : array-like of shape (n_rows,), default=None
         The document. Needed by ``"harvest"`` and ``"em"``, which pair
-        each document with its query.
+        each document with its query. With ``"randomized"`` it is optional
+        and checks the randomisation (see Raises).
     method : {"em", "harvest", "randomized"}, default="em"
         * ``"randomized"``: a randomisation experiment in which every
           displayed list shows its documents in a uniformly random order
@@ -252,8 +257,12 @@ def estimate_position_bias(
         propensity is never returned. ``"harvest"`` refuses a log whose
         positions are not connected to position 1 through (query, document)
         pairs shown at two positions (a logger that never moves documents),
-        saying so. Also for two rows of one list at one position, or a list
-        with rows of two queries.
+        saying so. With ``doc_id``, ``"randomized"`` refuses a position
+        that was not randomised: the same (query, document) pairs come back
+        to it far more often than to position 1 of the same lists (the rows
+        below a shuffled top-n, the unmoved results of a swap experiment
+        on queries logged more than once). Also for two rows of one list
+        at one position, or a list with rows of two queries.
 
         With ``n_resamples > 0`` and one query: a bootstrap over one query
         gives an interval of zero width.
@@ -326,7 +335,7 @@ def estimate_position_bias(
     check_same_rows(click=click, position=position)
     lists, query = list_and_query_codes(list_id, query_id, position)
     doc = None
-    if method != "randomized":
+    if method != "randomized" or doc_id is not None:
         check_doc_id(method, doc_id)
         doc, _ = list_codes(doc_id, click.shape[0], name="doc_id")
     if max_position is not None:
@@ -341,6 +350,10 @@ def estimate_position_bias(
     n_clicks = np.bincount(position - 1, click, n_positions).astype(np.int64)
     check_click_evidence(n_clicks, max_position)
     rng = np.random.default_rng(random_state)
+    if method == "randomized" and doc is not None:
+        pair = query.astype(np.int64) * (int(doc.max()) + 1) + doc
+        check_randomized_design(position - 1, lists, pair, n_positions,
+                                max_position is not None)
     if method in ("randomized", "harvest"):
         check_resampling_units(int(query.max()) + 1, n_resamples)
         theta, draws = _statistic_method(method, click, position - 1, lists, query,

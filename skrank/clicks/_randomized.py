@@ -69,3 +69,64 @@ def check_randomized_evidence(theta, has_max):
             f"Position {first} has no evidence ({what}): its propensity cannot "
             f"be estimated and would be 0 or infinite; {hint}."
         )
+
+
+#: a position whose exchangeability statistic exceeds this many standard
+#: deviations is refused as not randomised (about 1e-9 one-sided, normal)
+NOT_RANDOMISED_Z = 6.0
+
+
+def exchangeability_z(position, list_, pair, n_positions):
+    """Per position ``k``, how far the pairs' visits to ``k`` and to 1 are from a coin toss.
+
+    In a list shuffled uniformly, a (query, document) pair shown at
+    position 1 or ``k`` of a list that shows both is at either with
+    probability 1/2. Over the lists, a pair seen there ``n = a + b`` times
+    (``a`` at 1, ``b`` at ``k``) has ``(a - b)^2 / n`` with mean 1 and
+    variance ``2 (1 - 1/n)``; summed over the pairs seen at least twice,
+    centred and scaled, this is about standard normal. A logger that keeps
+    documents in place (the rows below a shuffled top-n, the unswapped
+    results of a swap experiment) brings the same pairs back to ``k``: a
+    large positive value. Returns z of shape (K,) (0 at position 1 and
+    where no pair is seen twice). ``position`` is 0-based; ``list_`` and
+    ``pair`` are integer codes.
+    """
+    n_lists = int(list_.max()) + 1
+    top = position == 0
+    top_pair = np.full(n_lists, -1, dtype=np.int64)
+    top_pair[list_[top]] = pair[top]
+    rows = (top_pair[list_] >= 0) & ~top
+    # a: the list's top pair, counted at each other position the list shows;
+    # b: the row's own pair at its position
+    keys = np.concatenate([top_pair[list_[rows]] * n_positions + position[rows],
+                           pair[rows].astype(np.int64) * n_positions + position[rows]])
+    at_top = np.r_[np.ones(rows.sum()), -np.ones(rows.sum())]
+    cell, inverse = np.unique(keys, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    seen = np.bincount(inverse, minlength=cell.shape[0])
+    difference = np.bincount(inverse, at_top, cell.shape[0])
+    k = cell % n_positions
+    twice = seen >= 2
+    excess = np.bincount(k[twice], difference[twice] ** 2 / seen[twice] - 1.0,
+                         n_positions)
+    variance = np.bincount(k[twice], 2.0 * (1.0 - 1.0 / seen[twice]), n_positions)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(variance > 0, excess / np.sqrt(variance), 0.0)
+
+
+def check_randomized_design(position, list_, pair, n_positions, has_max):
+    """Refuse positions that the rows show were not randomised (with ``doc_id``)."""
+    z = exchangeability_z(position, list_, pair, n_positions)
+    bad = np.flatnonzero(z > NOT_RANDOMISED_Z)
+    if bad.shape[0]:
+        first = int(bad[0]) + 1
+        hint = (f" For a shuffled top-{first - 1}, pass max_position={first - 1}."
+                if first > 2 and not has_max else "")
+        raise ValueError(
+            f"Position {first} was not randomised: the same (query, document) "
+            f"pairs come back to it far more often than they reach position 1 in "
+            f"the same lists (z = {z[first - 1]:.3g}), so its click rate mixes the "
+            "logger's choices with the position. method='randomized' needs lists "
+            "shown in a uniformly random order; for swap experiments (RandPair) "
+            "and other partial randomisations use method='harvest'." + hint
+        )

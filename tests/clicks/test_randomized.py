@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from skrank.clicks import estimate_position_bias
-from skrank.clicks._randomized import randomized_statistics
+from skrank.clicks._randomized import exchangeability_z, randomized_statistics
 
-from ._designs import shuffled_lists, shuffled_top
+from ._designs import adjacent_swaps, rand_pair, shuffled_lists, shuffled_top
 
 
 def test_lists_of_different_lengths_by_hand():
@@ -147,3 +147,56 @@ def test_one_query_refuses_a_bootstrap_that_says_nothing():
         # without query_id the lists are resampled: no refusal, no warning
         estimate_position_bias(click, position, list_id=lists, method="randomized",
                                n_resamples=20)
+
+
+def test_exchangeability_by_hand():
+    # two lists of one query, both x at 1 and y at 2: at position 2, pair x
+    # has a = 2, b = 0 and pair y a = 0, b = 2: each (a - b)^2 / n - 1 = 1;
+    # variance 2 (1 - 1/2) each: z = 2 / sqrt(2)
+    position = np.array([0, 1, 0, 1])
+    lists = np.array([0, 0, 1, 1])
+    pair = np.array([7, 8, 7, 8])
+    z = exchangeability_z(position, lists, pair, 2)
+    np.testing.assert_allclose(z, [0.0, 2 / np.sqrt(2)])
+    # swapped in the second list: a = b = 1 for both, (a - b)^2 / n - 1 = -1
+    z = exchangeability_z(position, lists, np.array([7, 8, 8, 7]), 2)
+    np.testing.assert_allclose(z, [0.0, -2 / np.sqrt(2)])
+
+
+def test_exchangeability_is_standard_normal_on_shuffles():
+    # 200 logs of shuffled lists (mixed lengths, 2-11 lists per query)
+    theta = np.array([1.0, 0.6, 0.4, 0.3])
+    values = []
+    for rep in range(200):
+        rng = np.random.default_rng(500 + rep)
+        click, position, lists, query, doc = shuffled_lists(
+            theta, n_queries=200, n_lists=int(rng.integers(2, 12)), rng=rng,
+            lengths=rng.choice([2, 3, 4], size=200))
+        values.append(exchangeability_z(position - 1, lists, query * 10 + doc, 4)[1:])
+    values = np.concatenate(values)
+    assert abs(values.mean()) < 0.15 and 0.85 < values.std() < 1.3
+    assert values.max() < 4.5  # far from the refusal at 6
+
+
+@pytest.mark.parametrize("design", [rand_pair, adjacent_swaps])
+def test_swap_designs_are_refused_with_doc_id(design):
+    theta = np.array([1.0, 0.6, 0.3])
+    click, position, lists, query, doc = design(theta, n_queries=300, n_lists=6, rng=7)
+    with pytest.raises(ValueError, match="Position 2 was not randomised.*"
+                       "method='harvest'"):
+        estimate_position_bias(click, position, list_id=lists, query_id=query,
+                               doc_id=doc, method="randomized")
+
+
+def test_below_a_shuffled_top_n_is_refused_with_doc_id():
+    theta = np.array([1.0, 0.6, 0.4, 0.3])
+    click, position, lists, query, doc = shuffled_top(theta, 2, n_queries=300,
+                                                      n_lists=6, rng=8)
+    with pytest.raises(ValueError, match="Position 3 was not randomised.*"
+                       "shuffled top-2, pass max_position=2"):
+        estimate_position_bias(click, position, list_id=lists, query_id=query,
+                               doc_id=doc, method="randomized", n_resamples=0)
+    bias = estimate_position_bias(click, position, list_id=lists, query_id=query,
+                                  doc_id=doc, method="randomized", max_position=2,
+                                  n_resamples=0)
+    assert bias.max_position == 2
