@@ -15,6 +15,7 @@ from ._randomized import (
     check_randomized_design,
     check_randomized_evidence,
     randomized_statistics,
+    randomized_totals,
 )
 from ._statistics import statistic_estimates
 from ._validation import (
@@ -464,6 +465,10 @@ def _statistic_method(method, click, position, lists, query, doc, n_positions,
     """``"randomized"`` or ``"harvest"``: per-query statistics, then estimates."""
     n_queries = int(query.max()) + 1
     if method == "randomized":
+        if not n_resamples:  # the sums alone
+            return statistic_estimates(
+                method, randomized_totals(click, position, lists, n_positions), None,
+                n_positions, 0, rng)
         stats = randomized_statistics(click, position, lists, query, n_positions,
                                       n_queries)
     else:

@@ -21,6 +21,23 @@ import numpy as np
 import scipy.sparse as sp
 
 
+def _same_list_terms(click, position, list_):
+    """The rows of lists that show position 1, and their list's click at 1."""
+    n_lists = int(list_.max()) + 1
+    top = position == 0
+    shows_top = np.bincount(list_[top], minlength=n_lists) > 0
+    top_clicks = np.bincount(list_[top], click[top], n_lists)
+    keep = shows_top[list_]
+    return keep, top_clicks[list_[keep]]
+
+
+def randomized_totals(click, position, list_, n_positions):
+    """The two terms of the estimate summed over the log: (1, 2 K), as in the statistics."""
+    keep, top = _same_list_terms(click, position, list_)
+    return np.r_[np.bincount(position[keep], click[keep], n_positions),
+                 np.bincount(position[keep], top, n_positions)][None, :]
+
+
 def randomized_statistics(click, position, list_, query, n_positions, n_queries):
     """Per-query sums of the two terms of the estimate, for each position.
 
@@ -30,14 +47,10 @@ def randomized_statistics(click, position, list_, query, n_positions, n_queries)
     ``list_`` and ``query`` are integer codes; every list lies whole in
     the arrays (one row per position), and in one query.
     """
-    n_lists = int(list_.max()) + 1
-    top = position == 0
-    shows_top = np.bincount(list_[top], minlength=n_lists) > 0
-    top_clicks = np.bincount(list_[top], click[top], n_lists)
-    keep = shows_top[list_]
+    keep, top = _same_list_terms(click, position, list_)
     rows = query[keep]
     return sp.csr_matrix(
-        (np.concatenate([click[keep], top_clicks[list_[keep]]]),
+        (np.concatenate([click[keep], top]),
          (np.concatenate([rows, rows]),
           np.concatenate([position[keep], position[keep] + n_positions]))),
         shape=(n_queries, 2 * n_positions),
@@ -101,10 +114,17 @@ def exchangeability_z(position, list_, pair, n_positions):
     keys = np.concatenate([top_pair[list_[rows]] * n_positions + position[rows],
                            pair[rows].astype(np.int64) * n_positions + position[rows]])
     at_top = np.r_[np.ones(rows.sum()), -np.ones(rows.sum())]
-    cell, inverse = np.unique(keys, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    seen = np.bincount(inverse, minlength=cell.shape[0])
-    difference = np.bincount(inverse, at_top, cell.shape[0])
+    n_keys = (int(pair.max()) + 1) * n_positions
+    if n_keys <= 4 * keys.shape[0]:  # a dense table: no sort
+        seen = np.bincount(keys, minlength=n_keys)
+        difference = np.bincount(keys, at_top, n_keys)
+        cell = np.flatnonzero(seen)
+        seen, difference = seen[cell], difference[cell]
+    else:
+        cell, inverse = np.unique(keys, return_inverse=True)
+        inverse = inverse.reshape(-1)
+        seen = np.bincount(inverse, minlength=cell.shape[0])
+        difference = np.bincount(inverse, at_top, cell.shape[0])
     k = cell % n_positions
     twice = seen >= 2
     excess = np.bincount(k[twice], difference[twice] ** 2 / seen[twice] - 1.0,
