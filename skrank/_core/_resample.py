@@ -217,7 +217,7 @@ class Resampler:
         self._summed = True
 
     def sums(self, columns):
-        """The sums of ``columns`` (n_queries, n_columns) over every resample and stratum.
+        """The sums of ``columns`` (n_queries, n_columns) over each resample, stratum.
 
         ``columns`` may be a scipy sparse matrix (per-query statistics with
         many empty columns): the sums are then sparse products, never a

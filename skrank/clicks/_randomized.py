@@ -1,4 +1,4 @@
-"""The ``"randomized"`` position-bias estimator: click rates compared within the same lists.
+"""The ``"randomized"`` position-bias estimator: clicks compared within the same lists.
 
 In a randomisation experiment each displayed list shows its documents in
 a uniformly random order, so under the position-based model a list ``L``
@@ -32,7 +32,7 @@ def _same_list_terms(click, position, list_):
 
 
 def randomized_totals(click, position, list_, n_positions):
-    """The two terms of the estimate summed over the log: (1, 2 K), as in the statistics."""
+    """The two terms of the estimate summed over the log: (1, 2 K), as the statistics."""
     keep, top = _same_list_terms(click, position, list_)
     return np.r_[np.bincount(position[keep], click[keep], n_positions),
                  np.bincount(position[keep], top, n_positions)][None, :]
@@ -90,7 +90,7 @@ NOT_RANDOMISED_Z = 6.0
 
 
 def exchangeability_z(position, list_, pair, n_positions):
-    """Per position ``k``, how far the pairs' visits to ``k`` and to 1 are from a coin toss.
+    """Per position ``k``: how far the pairs' visits to ``k`` and 1 are from coin tosses.
 
     In a list shuffled uniformly, a (query, document) pair shown at
     position 1 or ``k`` of a list that shows both is at either with

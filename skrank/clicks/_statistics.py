@@ -61,5 +61,5 @@ def _theta(method, totals, n_positions):
 
 
 def resampled_totals(stats, n_resamples, rng):
-    """Bootstrap sums of per-query statistics (sparse rows): (n_resamples, n_columns)."""
+    """Bootstrap sums of per-query statistics (sparse): (n_resamples, n_columns)."""
     return Resampler([stats.shape[0]], n_resamples, rng).sums(stats)[:, 0, :]

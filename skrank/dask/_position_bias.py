@@ -48,7 +48,8 @@ from ._evaluate import (
 # bootstrap), clicks or rows at position k, AllPairs' c[k, k2] or n[k, k2],
 # or the randomized estimate's clicks at k, and at position 1, of the lists
 # that show both
-_IDS, _CLICKS, _SHOWN, _PAIR_CLICKS, _PAIR_SHOWN, _SAME_LIST, _SAME_LIST_TOP = range(-1, 6)
+(_IDS, _CLICKS, _SHOWN, _PAIR_CLICKS, _PAIR_SHOWN, _SAME_LIST,
+ _SAME_LIST_TOP) = range(-1, 6)
 
 
 class _BiasPlan(PartitionPlan):

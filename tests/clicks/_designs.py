@@ -14,7 +14,7 @@ import numpy as np
 
 
 def _log(theta, gamma, query, order, length, rng):
-    """Rows of lists showing ``gamma[query]``'s documents in ``order`` (lists x slots)."""
+    """Rows of lists showing ``gamma[query]``'s documents in ``order`` (list x slot)."""
     n_lists, width = order.shape
     slot = np.arange(width)[None, :]
     shown = slot < length[:, None]

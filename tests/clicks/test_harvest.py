@@ -47,7 +47,8 @@ def _objective(theta, r, clicks, shown):
         for j in range(size):
             if k != j and shown[k, j] > 0:
                 p = theta[k] * r[min(k, j), max(k, j)]
-                total += clicks[k, j] * np.log(p) + (shown[k, j] - clicks[k, j]) * np.log1p(-p)
+                misses = shown[k, j] - clicks[k, j]
+                total += clicks[k, j] * np.log(p) + misses * np.log1p(-p)
     return total
 
 

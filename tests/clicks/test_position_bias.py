@@ -162,7 +162,8 @@ def test_position_bias_call_repr_and_plot():
     (dict(position=[0, 1]), r"`position` must be 1 or more.*row 0"),
     (dict(list_id=None), "`list_id` is required"),
     (dict(list_id=[0, 0], position=[1, 1]), "Two rows of one list.*same `list_id`"),
-    (dict(query_id=[0, 1]), "row 0 and row 1 share a `list_id` and have `query_id` 0 and 1"),
+    (dict(query_id=[0, 1]),
+     "row 0 and row 1 share a `list_id` and have `query_id` 0 and 1"),
 ])
 def test_bad_input(change, message):
     arguments = dict(click=[1, 0], position=[1, 2], list_id=[0, 0], doc_id=[0, 1])
@@ -191,7 +192,8 @@ def test_rows_below_max_position_are_as_if_not_logged(method):
     key = (query * 10 + position)[order]
     start = np.r_[0, np.flatnonzero(key[1:] != key[:-1]) + 1]
     rank = np.empty(key.shape[0], dtype=int)
-    rank[order] = np.arange(key.shape[0]) - np.repeat(start, np.diff(np.r_[start, key.shape[0]]))
+    sizes = np.diff(np.r_[start, key.shape[0]])
+    rank[order] = np.arange(key.shape[0]) - np.repeat(start, sizes)
     lists = query * 1000 + rank
     options = dict(method=method, n_resamples=20, random_state=3)
     got = estimate_position_bias(click, position, list_id=lists, query_id=query,

@@ -85,7 +85,8 @@ def test_shuffled_top_n_of_longer_lists_with_max_position():
     bias = estimate_position_bias(click, position, list_id=lists, query_id=query,
                                   method="randomized", max_position=3,
                                   n_resamples=200, random_state=1)
-    assert ((bias.interval[:, 0] <= theta[:3]) & (theta[:3] <= bias.interval[:, 1])).all()
+    low, high = bias.interval.T
+    assert ((low <= theta[:3]) & (theta[:3] <= high)).all()
     np.testing.assert_allclose(bias.propensity, theta[:3], rtol=0.08)
 
 
