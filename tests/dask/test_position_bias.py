@@ -157,7 +157,13 @@ def test_ids_on_the_index_and_a_log_partitioned_by_query():
     by_query = dd.from_pandas(rows.set_index("qid").sort_index(), npartitions=4)
     assert by_query.known_divisions
     by_list = dd.from_pandas(rows.set_index("list"), npartitions=5, sort=False)
+    # the query ids on an index without divisions: kept through a shuffle by list
+    unsorted = dd.from_pandas(rows.set_index("qid"), npartitions=4, sort=False)
     for method, bias in expected.items():
+        got = skrank.dask.estimate_position_bias(
+            unsorted, list_id="list", query_id="qid", doc_id="doc_id",
+            method=method, n_resamples=20, random_state=2)
+        assert_same_bias(got, bias)
         got = skrank.dask.estimate_position_bias(
             by_query, list_id="list", query_id="qid", doc_id="doc_id",
             method=method, n_resamples=20, random_state=2)
