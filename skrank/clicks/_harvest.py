@@ -72,13 +72,21 @@ def pair_statistics(cell_item, cell_position, cell_rate, cell_query, *, n_positi
     return matrix
 
 
+#: a fitted theta this many times position 1's is a likelihood without a
+#: maximum (it grows as theta does), not an estimate
+UNBOUNDED = 1e8
+
+
 def all_pairs(totals, n_positions, *, tol=1e-10, max_iter=200):
     """AllPairs' ``theta`` (``theta[1] = 1``) from summed pair statistics.
 
     ``totals`` has shape (n_sets, 2 K^2): one row per data set (the full
     sample, or bootstrap resamples), fitted together. Returns ``theta`` of
     shape (n_sets, K): nan at positions that no clicked pair links to
-    position 1, 0 at a linked position whose pairs were never clicked there.
+    position 1, 0 at a linked position whose pairs were never clicked there
+    (at position 1 itself: then every other position is nan), nan where the
+    likelihood grows without bound (above :data:`UNBOUNDED` times position
+    1: a position clicked only where its partners were not).
     """
     totals = np.atleast_2d(np.asarray(totals, dtype=np.float64))
     n_sets, size = totals.shape[0], n_positions
@@ -92,16 +100,20 @@ def all_pairs(totals, n_positions, *, tol=1e-10, max_iter=200):
     linked = linked_to_top(informative)
     theta = np.where(linked, 1.0, np.nan)
     theta[linked & ~clicked_at] = 0.0
-    theta[:, 0] = 1.0
+    top_clicked = clicked_at[:, 0]
+    theta[:, 0] = np.where(top_clicked, 1.0, 0.0)
+    theta[~top_clicked, 1:] = np.nan  # relative to a position 1 never clicked
     free = linked & clicked_at
     free[:, 0] = True
+    free[~top_clicked] = False
     use = informative & free[:, :, None] & free[:, None, :]
     # a position left without a usable pair (its partners never clicked)
     free &= linked_to_top(use)
     use &= free[:, :, None] & free[:, None, :]
     theta[linked & ~free & clicked_at] = np.nan
     log_theta = _newton(clicks, shown, use, free, tol, max_iter)
-    return np.where(free, np.exp(log_theta), theta)
+    fitted = np.where(log_theta > np.log(UNBOUNDED), np.nan, np.exp(log_theta))
+    return np.where(free, fitted, theta)
 
 
 def linked_to_top(edges):
@@ -134,7 +146,12 @@ def _newton(clicks, shown, use, free, tol, max_iter):
     by substitution.
     """
     n_sets, size = free.shape
-    misses = np.maximum(shown - clicks, 0.0)
+    # a millionth of a miss per impression keeps the maximum inside theta r <
+    # 1 when a pair set's every impression was clicked (its optimum would
+    # sit on that boundary, where Newton's steps stall); with counts
+    # consistent with the model it scales every theta r alike and leaves
+    # the ratios as they are
+    misses = np.maximum(shown - clicks, 0.0) + 1e-6 * shown
     both_clicks = clicks + clicks.transpose(0, 2, 1)
     both_shown = shown + shown.transpose(0, 2, 1)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -147,8 +164,9 @@ def _newton(clicks, shown, use, free, tol, max_iter):
     value = _objective(clicks, misses, use, x[:, :, None] + y)
     active = np.ones(n_sets, dtype=bool)
     for _ in range(max_iter):
-        eta = x[:, :, None] + y
-        odds = np.exp(eta) / -np.expm1(eta)            # p / (1 - p)
+        eta = np.where(use, x[:, :, None] + y, -1.0)  # (unused pairs: any value)
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            odds = np.exp(eta) / -np.expm1(eta)        # p / (1 - p)
         gradient = np.where(use, clicks - misses * odds, 0.0)
         curvature = np.where(use, misses * odds * (1.0 + odds), 1e-300)
         curvature = np.maximum(curvature, 1e-12 * (both_clicks + 1.0))
@@ -164,6 +182,12 @@ def _newton(clicks, shown, use, free, tol, max_iter):
         schur = np.where(fixed[:, :, None] | fixed[:, None, :], 0.0, schur)
         schur[:, eye] = np.where(fixed, 1.0, schur[:, eye])
         rhs = np.where(fixed, 0.0, rhs)
+        # a ridge of a millionth of a millionth keeps near-flat directions
+        # (a theta growing without bound) solvable; sets gone non-finite stop
+        schur[:, eye] += 1e-12 * (1.0 + np.abs(schur[:, eye]))
+        finite = np.isfinite(schur).all(axis=(1, 2)) & np.isfinite(rhs).all(axis=1)
+        active &= finite
+        schur[~finite], rhs[~finite] = np.eye(size), 0.0
         step_x = np.linalg.solve(schur, rhs[:, :, None])[:, :, 0]
         step_y = np.where(
             use, (grad_y - h * step_x[:, :, None]
@@ -187,7 +211,8 @@ def _newton(clicks, shown, use, free, tol, max_iter):
         value = np.where(good, new_value, value)
         moved = np.maximum(np.abs(length[:, None] * step_x).max(axis=1),
                            np.abs(length[:, None, None] * step_y).max(axis=(1, 2)))
-        active &= good & (moved > tol)
+        # beyond UNBOUNDED the estimate is reported as nan: no need to go on
+        active &= good & (moved > tol) & (x.max(axis=1) < np.log(UNBOUNDED) + 1.0)
         if not active.any():
             break
     return x
@@ -201,7 +226,8 @@ def check_harvest_evidence(theta, has_max):
         what = ("no click there on a (query, document) pair also shown at "
                 "another position" if theta[first - 1] == 0 else
                 "no chain of (query, document) pairs, each shown at two "
-                "positions and clicked at one, links it to position 1")
+                "positions and clicked at one, links it to position 1, or its "
+                "pairs were clicked there only: no finite estimate")
         hint = (f"pass max_position={first - 1} to leave it and the positions "
                 "below it out" if first > 1 else "position 1 is the reference")
         raise ValueError(
