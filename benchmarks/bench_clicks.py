@@ -79,7 +79,7 @@ def em_data(rows, n_queries=10_000, n_docs=10, seed=0):
     position = position.ravel()
     click = (rng.random(query.shape[0]) < theta[position - 1] * gamma[query, doc])
     return {"click": click.astype(np.int64), "position": position, "query": query,
-            "doc": doc, "theta": theta}
+            "list": np.repeat(np.arange(n_lists), n_docs), "doc": doc, "theta": theta}
 
 
 def race(calls, repeats):
@@ -128,8 +128,8 @@ def bench_em(rows, repeats):
 
     def em():
         result["bias"] = estimate_position_bias(
-            data["click"], data["position"], query_id=data["query"],
-            doc_id=data["doc"], method="em", n_resamples=0)
+            data["click"], data["position"], list_id=data["list"],
+            query_id=data["query"], doc_id=data["doc"], method="em", n_resamples=0)
 
     calls = {
         "np.lexsort((position, doc, query))": lambda: np.lexsort(

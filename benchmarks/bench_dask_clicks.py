@@ -136,7 +136,8 @@ def run_dask(path, n_workers, memory_limit, local_directory):
             bias = _timed(
                 f"dask estimate_position_bias {method}",
                 lambda: skrank.dask.estimate_position_bias(
-                    frame(), doc_id="doc", method=method), runs)
+                    frame(), list_id="list", query_id="qid", doc_id="doc",
+                    method=method), runs)
             values[method] = bias.propensity.tolist()
     return runs, values
 
@@ -160,8 +161,9 @@ def run_inmemory(path):
         bias = _timed(
             f"in-memory estimate_position_bias {method}",
             lambda: skrank.clicks.estimate_position_bias(
-                rows["click"], rows["position"], query_id=rows["qid"],
-                doc_id=rows["doc"], method=method, n_resamples=0), runs)
+                rows["click"], rows["position"], list_id=rows["list"],
+                query_id=rows["qid"], doc_id=rows["doc"], method=method,
+                n_resamples=0), runs)
         values[method] = bias.propensity.tolist()
     return runs, values
 

@@ -73,9 +73,9 @@ print(f"{len(click)} displayed rows in {len(np.unique(session))} sessions, "
 # there; the truth here is ``1 / k``.
 from skrank.clicks import estimate_position_bias
 
-bias = estimate_position_bias(click, position, query_id=qid[row], doc_id=row,
-                              method="harvest", max_position=10, n_resamples=200,
-                              random_state=0)
+bias = estimate_position_bias(click, position, list_id=session, query_id=qid[row],
+                              doc_id=row, method="harvest", max_position=10,
+                              n_resamples=200, random_state=0)
 print(bias)
 print("true propensities:", np.round(1 / np.arange(1, 11), 3))
 

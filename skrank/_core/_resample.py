@@ -21,6 +21,7 @@ this work); the draws never depend on the number of threads.
 import math
 
 import numpy as np
+import scipy.sparse as sp
 
 from ._threads import available_cores, run_in_threads
 
@@ -133,6 +134,27 @@ def stratified_resample_sums(columns, sizes, n_resamples, rng):
     return Resampler(sizes, n_resamples, rng).sums(columns)
 
 
+def resampled_counts(n_queries, n_resamples, rng, chunk):
+    """How often each query is drawn, in arrays of ``chunk`` resamples (the last fewer).
+
+    The draws of :class:`Resampler` over one stratum of ``n_queries``
+    (:meth:`Resampler.counts`), regrouped into ``(size, n_queries)`` float
+    arrays for estimators that refit on weighted queries (the bootstrap of
+    ``skrank.clicks.estimate_position_bias``'s ``"em"``) and that pick
+    their chunk by their own memory.
+    """
+    pending, held = [], 0
+    for _, counts in Resampler([n_queries], n_resamples, rng).counts():
+        pending.append(counts)
+        held += counts.shape[0]
+        while held >= chunk:
+            joined = np.concatenate(pending)
+            yield joined[:chunk]
+            pending, held = [joined[chunk:]], held - chunk
+    if held:
+        yield np.concatenate(pending)
+
+
 class Resampler:
     """:func:`stratified_resample_sums` in two steps: the draws need only the strata.
 
@@ -189,14 +211,21 @@ class Resampler:
             for done in range(begin, end, panel.chunk):
                 yield p, panel, done, min(panel.chunk, end - done)
 
-    def sums(self, columns):
-        """The sums of ``columns`` (n_queries, n_columns) over every resample and stratum.
-
-        Once: the draws are used up.
-        """
+    def _use_up(self):
         if self._summed:
             raise RuntimeError("a Resampler's draws are used up by its first sums()")
         self._summed = True
+
+    def sums(self, columns):
+        """The sums of ``columns`` (n_queries, n_columns) over each resample, stratum.
+
+        ``columns`` may be a scipy sparse matrix (per-query statistics with
+        many empty columns): the sums are then sparse products, never a
+        dense copy of the columns. Once: the draws are used up.
+        """
+        self._use_up()
+        if sp.issparse(columns):
+            return self._sparse_sums(columns)
         columns = np.asarray(columns, dtype=np.float64)
         n_columns = columns.shape[1]
         blocks = np.zeros((self.total_blocks * self.width, n_columns))
@@ -211,12 +240,67 @@ class Resampler:
                 cells[...] = panel.counts(rng, size, workspace)
                 panel.sums(cells, size, done, blocks, out)
 
+        self._run(run)
+        return out
+
+    def _run(self, run):
+        """``run(stream)`` for every stream, on threads where :meth:`threaded`."""
         if self.threaded():
             run_in_threads(run, range(_STREAMS), min(_STREAMS, available_cores()))
         else:
             for stream in range(_STREAMS):
                 run(stream)
+
+    def _sparse_sums(self, columns):
+        """:meth:`sums` of a sparse (n_queries, n_columns) matrix: the same draws."""
+        columns = sp.csr_matrix(columns, dtype=np.float64)
+        n_columns = columns.shape[1]
+        out = np.empty((self.n_resamples, self.sizes.shape[0], n_columns))
+        stratum = np.repeat(np.arange(self.sizes.shape[0]), self.sizes)
+        # per panel: its queries' columns spread to (stratum, column) rows,
+        # so that one sparse product gives every stratum's sums
+        spread = []
+        for panel in self.panels:
+            q0, q1 = panel.queries
+            part = columns[q0:q1].tocoo()
+            n_strata = panel.strata.stop - panel.strata.start
+            row = (stratum[q0:q1][part.row] - panel.strata.start) * n_columns + part.col
+            spread.append((
+                sp.csr_matrix((part.data, (row, part.row)),
+                              shape=(n_strata * n_columns, q1 - q0)),
+                self.position[q0:q1] - panel.b0 * self.width, n_strata))
+
+        def run(stream):
+            rng, workspace = self._rngs[stream], self._workspaces[stream]
+            for p, panel, done, size in self._chunks(stream):
+                matrix, where, n_strata = spread[p]
+                counts = panel.counts(rng, size, workspace).reshape(size, -1)
+                drawn = counts[:, where].T.astype(np.float64)
+                out[done:done + size, panel.strata] = np.asarray(
+                    matrix @ drawn).T.reshape(size, n_strata, n_columns)
+
+        self._run(run)
         return out
+
+    def counts(self):
+        """How often each query is drawn: ``(first, counts)`` chunk by chunk.
+
+        ``counts`` has shape (size, n_queries) (float64): resamples
+        ``first .. first + size - 1``. The same draws as :meth:`sums` would
+        make (the chunks come stream by stream, in order, on this thread),
+        for estimators that refit on weighted queries rather than add
+        columns up. One stratum only. Once: the draws are used up.
+        """
+        if self.sizes.shape[0] != 1:
+            raise ValueError("Resampler.counts() draws from one stratum only.")
+        self._use_up()
+        for stream in range(_STREAMS):
+            rng, workspace = self._rngs[stream], self._workspaces[stream]
+            for _, panel, done, size in self._chunks(stream):
+                counts = panel.counts(rng, size, workspace).reshape(size, -1)
+                q0, q1 = panel.queries
+                yield done, counts[:, self.position[q0:q1] - panel.b0 * self.width
+                                   ].astype(np.float64)
 
 
 class _Panel:
@@ -227,6 +311,7 @@ class _Panel:
         self.strata = slice(s0, s1)
         self.b0, self.b1 = int(first_block[s0]), int(block_end[s1 - 1])
         self.n_queries = int(start[s1 - 1] + sizes[s1 - 1] - start[s0])
+        self.queries = (int(start[s0]), int(start[s0]) + self.n_queries)
         self.width = width
         self.padded = (self.b1 - self.b0) * width
         self.bits = 16 if sizes[s0:s1].max() <= 1 << 16 else 32

@@ -32,6 +32,8 @@ refits either on query-bootstrap resamples.
 import numpy as np
 import scipy.sparse as sp
 
+from .._core._resample import resampled_counts
+
 #: EM stops when no position's theta (relative to the largest) moves more than this
 TOLERANCE = 1e-6
 #: and after this many iterations at most
@@ -324,8 +326,9 @@ def bootstrap_theta(fit, cells, theta, gamma, *, n_positions, n_queries, n_resam
     ``fit`` is :func:`pbm_em` or :func:`pbm_conditional`; ``cells`` the
     tuple ``(item, position, clicks, shown, query)`` of one cell per
     (pair, position), ``theta``/``gamma`` the full-sample fit. A resample
-    draws ``n_queries`` queries with replacement and weighs each cell by
-    its query's count. Resamples are fitted together, as one fit on
+    draws ``n_queries`` queries with replacement (the draws of
+    ``_core._resample.resampled_counts``) and weighs each cell by its
+    query's count. Resamples are fitted together, as one fit on
     stacked copies of the cells (copy ``b``: positions ``b * K + k``, items
     ``b * n_items + i``), warm-started from the full-sample fit; chunks keep
     the stack near 2**22 cells. A position without a click in a resample
@@ -336,12 +339,10 @@ def bootstrap_theta(fit, cells, theta, gamma, *, n_positions, n_queries, n_resam
     n_cells = item.shape[0]
     chunk = max(1, min(n_resamples, (1 << 22) // n_cells))
     draws = []
-    for start in range(0, n_resamples, chunk):
-        size = min(chunk, n_resamples - start)
-        picks = rng.integers(0, n_queries, size=(size, n_queries))
-        picks += (np.arange(size) * n_queries)[:, None]
-        counts = np.bincount(picks.ravel(), minlength=size * n_queries)
-        weight = counts.reshape(size, n_queries)[:, cell_query].astype(np.float64)
+    # the draws of skrank's query bootstrap (_core._resample), in chunks
+    for counts in resampled_counts(n_queries, n_resamples, rng, chunk):
+        size = counts.shape[0]
+        weight = counts[:, cell_query].astype(np.float64)
         drawn = weight.ravel() > 0  # about 1/e of the cells are not drawn
         weight = weight.ravel()[drawn]
         copy = np.repeat(np.arange(size), n_cells)[drawn]

@@ -1,23 +1,30 @@
 """Position bias of click logs: estimate_position_bias and its PositionBias result."""
 
-from functools import partial
 from numbers import Real
 
 import numpy as np
-import scipy.sparse as sp
 
 from .._core._layout import segment_ids
 from .._core._optional import import_optional
 from .._core._validation import check_option, check_positive_int, first_position
-from ._harvest import all_pairs, pair_statistics
+from ._harvest import check_harvest_evidence, pair_statistics
 from ._identify import (
     check_identifiable,
     check_pair_observations,
     check_resampling_units,
 )
 from ._pbm_em import bootstrap_theta, informative_cells, pbm_conditional, pbm_em
+from ._randomized import (
+    check_randomized_design,
+    check_randomized_evidence,
+    randomized_statistics,
+    randomized_totals,
+)
+from ._statistics import statistic_estimates
 from ._validation import (
     check_clicks,
+    check_lists_in_queries,
+    check_one_row_per_position,
     check_positions,
     check_propensity_values,
     numbers,
@@ -52,7 +59,8 @@ class PositionBias:
         ``theta[k] / theta[1]`` for positions ``k = 1..K``; position 1 is 1.
     interval : ndarray of shape (K, 2) or None
         Percentile bootstrap interval of each propensity (resampling
-        queries); None when ``n_resamples=0``. Position 1 is ``[1, 1]``.
+        queries: ``query_id``, by default the lists); None when
+        ``n_resamples=0``. Position 1 is ``[1, 1]``.
     n_impressions, n_clicks : ndarray of shape (K,)
         Rows and clicks logged at each position.
     method : str
@@ -172,7 +180,8 @@ def estimate_position_bias(
     click,
     position,
     *,
-    query_id,
+    list_id,
+    query_id=None,
     doc_id=None,
     method=None,
     max_position=None,
@@ -194,25 +203,38 @@ def estimate_position_bias(
         displayed document.
     position : array-like of shape (n_rows,)
         The 1-based rank at which the logger showed the document.
-    query_id : array-like of shape (n_rows,)
-        The query (or user) whose relevance the document has; the
-        bootstrap resamples queries.
+    list_id : array-like of shape (n_rows,)
+        The displayed list (an impression: one user's view of one ranking)
+        the row belongs to; a list shows one document per position.
+        ``"randomized"`` compares positions within the same lists.
+    query_id : array-like of shape (n_rows,), default=None
+        The query each list answers (every row of a list has the same
+        one): the document's relevance is that of the (query, document)
+        pair, and the bootstrap resamples queries. By default each list is
+        its own query.
     doc_id : array-like of shape (n_rows,), default=None
         The document. Needed by ``"conditional"``, ``"em"`` and
-        ``"harvest"``, which pair each document with its query.
+        ``"harvest"``, which pair each document with its query. With
+        ``"randomized"`` it is optional and checks the randomisation (see
+        Raises).
     method : {"conditional", "em", "harvest", "randomized"}
         Required (``None``, the default, is a ``ValueError`` that lists the
         choices): the right method depends on how the log was collected,
         which the clicks cannot show, and a wrong one gives wrong numbers
         without a sign.
 
-        * ``"randomized"``: the rows come from a randomisation experiment
-          (documents placed at random positions, a shuffled top-n, random
-          swaps), so relevance does not depend on position and
-          ``theta(k)`` is proportional to the click rate at ``k``.
+        * ``"randomized"``: a randomisation experiment in which every
+          displayed list shows its documents in a uniformly random order
+          (a shuffled list, of any length; for a shuffled top-n of a longer
+          list, pass ``max_position=n``). Position ``k`` is compared with
+          position 1 over the lists that show both. Swaps (a result moved
+          to a random position, the rest in the logger's order) are not
+          this design: use ``"harvest"`` or ``"conditional"``.
         * ``"harvest"``: intervention harvesting with the AllPairs
           estimator (Agarwal et al., 2019): (query, document) pairs shown
-          at more than one position, across rankers or time.
+          at more than one position, across rankers, time, or swap
+          experiments (RandPair: the top result swapped with a random
+          lower one, on queries logged more than once).
         * ``"conditional"``: the position-based model with one ``gamma``
           per (query, document) pair, fitted by the likelihood of each
           pair's clicks given its total (Poisson fixed effects): free of
@@ -246,16 +268,25 @@ def estimate_position_bias(
     Raises
     ------
     ValueError
-        For a position of 1..K without evidence (no click there, or for
-        ``"harvest"`` no pair shown there and elsewhere): its propensity
-        would be 0 or unknown. Pass ``max_position`` to leave it and those
-        below it out. A zero propensity is never returned.
+        For a position of 1..K without evidence (no click there; for
+        ``"randomized"`` no click there, or at position 1, in the lists
+        showing both; for ``"harvest"`` no clicked pair linking it to
+        position 1): its propensity would be 0 or unknown. Pass
+        ``max_position`` to leave it and those below it out. A zero
+        propensity is never returned.
     ValueError
-        For ``"conditional"`` and ``"em"``, when a position is not connected
-        to position 1 through (query, document) pairs with a click shown at
-        both (a logger that never moves documents): the message names the
-        positions and what the log needs. And when the bootstrap would
-        resample a single query (a zero-width interval).
+        For ``"conditional"``, ``"em"`` and ``"harvest"``, when a position
+        is not connected to position 1 through (query, document) pairs with
+        a click shown at both (a logger that never moves documents): the
+        message names the positions and what the log needs. With
+        ``doc_id``, ``"randomized"`` refuses a position that was not
+        randomised: the same (query, document) pairs come back to it far
+        more often than to position 1 of the same lists (the rows below a
+        shuffled top-n, the unmoved results of a swap experiment on queries
+        logged more than once). Also for two rows of one list at one
+        position, a list with rows of two queries, and (with
+        ``n_resamples > 0``) a bootstrap over a single query, whose interval
+        would have zero width.
 
     Warns
     -----
@@ -269,12 +300,21 @@ def estimate_position_bias(
     -----
     Only ratios of ``theta`` are identified from clicks, so every method
     reports ``theta(k) / theta(1)`` (above 1 for a position examined more
-    than the first). ``"randomized"`` is unbiased when the randomisation
-    holds; ``"harvest"``, ``"conditional"`` and ``"em"`` are consistent
-    under the position-based model when pairs move between positions for
-    reasons unrelated to their clicks (the logger does not learn from the
-    clicks it logs). A deterministic logger that always shows a document at
-    the same place gives no evidence to any of them.
+    than the first). ``"randomized"`` is consistent when the randomisation
+    holds:
+
+    .. math::
+
+        \\hat\\theta(k) = \\frac{\\sum_{L \\ni 1, k} \\mathrm{clicks}(L, k)}
+                               {\\sum_{L \\ni 1, k} \\mathrm{clicks}(L, 1)}
+
+    over the lists ``L`` that show positions 1 and ``k`` (the click rate
+    ratio when every list has the same length). ``"harvest"``,
+    ``"conditional"`` and ``"em"`` are consistent under the position-based
+    model when pairs move between positions for reasons unrelated to their
+    clicks (the logger does not learn from the clicks it logs). A
+    deterministic logger that always shows a document at the same place
+    gives no evidence to any of them.
 
     ``"em"`` maximises the Bernoulli likelihood over ``theta`` and one
     ``gamma`` per pair; with few impressions per pair these incidental
@@ -287,7 +327,8 @@ def estimate_position_bias(
     ``"harvest"`` weighs each impression of a (query, document) pair at
     position ``k`` by one over the pair's impressions at ``k`` (the
     paper's weighting), so every pair of an interventional set counts
-    once, however popular its query.
+    once, however popular its query; the AllPairs likelihood is concave in
+    the logarithms of its parameters and is maximised by Newton's method.
 
     The interval is a percentile bootstrap over queries (``n_resamples``
     resamples, with replacement); a resample in which a position lacks
@@ -304,18 +345,21 @@ def estimate_position_bias(
        Search. Morgan & Claypool, 2015.
     .. [4] J. M. Wooldridge. Distribution-free estimation of some nonlinear
        panel data models. Journal of Econometrics 90, 1999.
+    .. [5] T. Joachims, A. Swaminathan and T. Schnabel. Unbiased
+       learning-to-rank with biased feedback. WSDM 2017.
 
     Examples
     --------
-    Position 2 of a randomised experiment gets half the clicks of position 1:
+    Four shuffled lists of two documents: position 2 gets a third of the
+    clicks of position 1.
 
     >>> from skrank.clicks import estimate_position_bias
     >>> click    = [1, 1, 0, 0, 1, 0, 1, 0]
     >>> position = [1, 2, 1, 2, 1, 2, 1, 2]
-    >>> query    = [1, 1, 2, 2, 3, 3, 4, 4]
-    >>> bias = estimate_position_bias(click, position, query_id=query,
+    >>> shown_in = [1, 1, 2, 2, 3, 3, 4, 4]    # the displayed list
+    >>> bias = estimate_position_bias(click, position, list_id=shown_in,
     ...                               method="randomized", n_resamples=0)
-    >>> bias.propensity                       # (1/4) / (3/4)
+    >>> bias.propensity                       # (1 click) / (3 clicks)
     array([1.    , 0.3333])
     >>> bias([2, 1])
     array([0.3333, 1.    ])
@@ -325,15 +369,15 @@ def estimate_position_bias(
     click = check_clicks(click)
     position = check_positions(position)
     check_same_rows(click=click, position=position)
-    query, _ = list_codes(query_id, click.shape[0])
+    lists, query = list_and_query_codes(list_id, query_id, position)
     doc = None
-    if method != "randomized":
+    if method != "randomized" or doc_id is not None:
         check_doc_id(method, doc_id)
         doc, _ = list_codes(doc_id, click.shape[0], name="doc_id")
     if max_position is not None:
         keep = position <= max_position
         if not keep.all():
-            click, position = click[keep], position[keep]
+            click, position, lists = click[keep], position[keep], lists[keep]
             # the bootstrap draws the queries left (codes 0..n-1 again)
             query = np.unique(query[keep], return_inverse=True)[1].reshape(-1)
             doc = None if doc is None else doc[keep]
@@ -343,12 +387,35 @@ def estimate_position_bias(
     n_clicks = np.bincount(shown - 1, clicked, size).astype(np.int64)
     check_click_evidence(n_clicks, max_position)
     rng = np.random.default_rng(random_state)
-    estimator = {"randomized": _randomized, "harvest": _harvest, "em": _em,
-                 "conditional": partial(_em, method="conditional")}[method]
-    theta, draws = estimator(click, position - 1, query, doc, n_positions,
-                             n_resamples, rng)
+    if method == "randomized" and doc is not None:
+        pair = query.astype(np.int64) * (int(doc.max()) + 1) + doc
+        check_randomized_design(position - 1, lists, pair, n_positions,
+                                max_position is not None)
+    if method in ("randomized", "harvest"):
+        check_resampling_units(int(query.max()) + 1, n_resamples)
+        theta, draws = _statistic_method(method, click, position - 1, lists, query,
+                                         doc, n_positions, n_resamples, rng)
+    else:  # the methods that refit one gamma per (query, document) pair
+        theta, draws = _em(click, position - 1, query, doc, n_positions,
+                           n_resamples, rng, method=method)
     return finish_position_bias(method, theta, draws, n_impressions, n_clicks,
                                 max_position, confidence_level, n_resamples)
+
+
+def list_and_query_codes(list_id, query_id, position):
+    """Integer codes of each row's list and query (the list's, by default).
+
+    Refuses two rows of one list at one position, and a list with rows of
+    two queries.
+    """
+    n_rows = position.shape[0]
+    lists, _ = list_codes(list_id, n_rows, name="list_id")
+    check_one_row_per_position(lists, position, name="list_id")
+    if query_id is None:
+        return lists, lists
+    query, query_ids = list_codes(query_id, n_rows, name="query_id")
+    check_lists_in_queries(lists, query, query_ids)
+    return lists, query
 
 
 def check_bias_options(method, max_position, confidence_level, n_resamples,
@@ -403,8 +470,9 @@ def finish_position_bias(method, theta, draws, n_impressions, n_clicks, max_posi
     positions without evidence, scale to position 1, take the interval.
     """
     if method == "harvest":
-        _check_evidence(theta, "no (query, document) pair shown there and at "
-                        "another position", max_position is not None)
+        check_harvest_evidence(theta, max_position is not None)
+    elif method == "randomized":
+        check_randomized_evidence(theta, max_position is not None)
     propensity = theta / theta[0]
     interval = None
     if draws is not None:
@@ -414,39 +482,6 @@ def finish_position_bias(method, theta, draws, n_impressions, n_clicks, max_posi
         n_clicks=n_clicks, method=method, confidence_level=confidence_level,
         n_resamples=n_resamples,
     )
-
-
-def statistic_estimates(method, totals, stats, n_positions, n_resamples, rng):
-    """``(theta, draws)`` of ``"randomized"`` or ``"harvest"`` from their statistics.
-
-    ``totals`` are the summed sufficient statistics (one row), ``stats``
-    the per-query ones, a sparse (n_queries, n_columns) matrix whose rows
-    the bootstrap draws (used only when ``n_resamples``): for
-    ``"randomized"`` clicks then impressions at each position (2 K
-    columns), for ``"harvest"`` :func:`pair_statistics`' 2 K^2 columns.
-    The step from statistics to estimates that the in-memory estimator and
-    skrank.dask share; draws is None without resamples.
-    """
-    totals = np.asarray(totals, dtype=np.float64).reshape(1, -1)
-    theta = _theta(method, totals, n_positions)[0]
-    if method == "harvest":
-        square = n_positions * n_positions
-        evidence = totals[0, :square].reshape(n_positions, n_positions).sum(axis=1)
-        theta = np.where(evidence > 0, theta, np.nan)
-    if not n_resamples:
-        return theta, None
-    draws = _theta(method, _resampled_totals(stats, n_resamples, rng), n_positions)
-    if method == "randomized":
-        draws = np.where(draws > 0, draws, np.nan)
-    return theta, draws
-
-
-def _theta(method, totals, n_positions):
-    """``theta`` (n_sets, K) of summed statistics, one row per data set."""
-    if method == "harvest":
-        return all_pairs(totals, n_positions)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return totals[:, :n_positions] / totals[:, n_positions:]
 
 
 def _check_evidence(values, what, has_max):
@@ -471,51 +506,26 @@ def _percentile_interval(draws, confidence_level):
     return np.column_stack([low, high])
 
 
-def _resampled_totals(stats, n_resamples, rng):
-    """Bootstrap sums of per-query statistics: (n_resamples, n_columns).
-
-    ``stats`` is a sparse (n_queries, n_columns) matrix; each resample
-    draws n_queries queries with replacement. Resamples go in chunks that
-    keep the count matrix near 2**22 entries.
-    """
-    n_queries = stats.shape[0]
-    chunk = max(1, min(n_resamples, (1 << 22) // max(n_queries, 1)))
-    transposed = stats.T.tocsr()
-    out = []
-    for start in range(0, n_resamples, chunk):
-        size = min(chunk, n_resamples - start)
-        draws = rng.integers(0, n_queries, size=(size, n_queries))
-        draws += (np.arange(size) * n_queries)[:, None]
-        counts = np.bincount(draws.ravel(), minlength=size * n_queries)
-        counts = counts.reshape(size, n_queries).astype(np.float64)
-        out.append(np.asarray(transposed @ counts.T).T)
-    return np.concatenate(out, axis=0)
-
-
-def randomized_statistics(click, position, query, n_positions, n_queries):
-    """Per-query clicks and impressions at each (0-based) position.
-
-    A sparse (n_queries, 2 K) matrix: clicks at positions 0..K-1, then
-    impressions.
-    """
-    return sp.csr_matrix(
-        (np.concatenate([click, np.ones(click.shape[0])]),
-         (np.concatenate([query, query]),
-          np.concatenate([position, position + n_positions]))),
-        shape=(n_queries, 2 * n_positions),
-    )
-
-
-def _randomized(click, position, query, doc, n_positions, n_resamples, rng):
-    """Click rate per position; bootstrap of the per-query click and row counts."""
-    totals = np.r_[np.bincount(position, click, n_positions),
-                   np.bincount(position, minlength=n_positions)]
-    stats = None
-    if n_resamples:
-        stats = randomized_statistics(click, position, query, n_positions,
-                                      int(query.max()) + 1)
-    return statistic_estimates("randomized", totals, stats, n_positions,
-                               n_resamples, rng)
+def _statistic_method(method, click, position, lists, query, doc, n_positions,
+                      n_resamples, rng):
+    """``"randomized"`` or ``"harvest"``: per-query statistics, then estimates."""
+    n_queries = int(query.max()) + 1
+    if method == "randomized":
+        if not n_resamples:  # the sums alone
+            return statistic_estimates(
+                method, randomized_totals(click, position, lists, n_positions), None,
+                n_positions, 0, rng)
+        stats = randomized_statistics(click, position, lists, query, n_positions,
+                                      n_queries)
+    else:
+        item, cell_position, clicks, shown, cell_query = _cells(
+            click, position, query, doc, n_positions)
+        check_identifiable(cell_position, item, n_positions, method, click=clicks,
+                           shown=shown)
+        stats = pair_statistics(item, cell_position, clicks / shown, cell_query,
+                                n_positions=n_positions, n_queries=n_queries)
+    totals = np.asarray(stats.sum(axis=0))
+    return statistic_estimates(method, totals, stats, n_positions, n_resamples, rng)
 
 
 def _cells(click, position, query, doc, n_positions):
@@ -543,15 +553,6 @@ def harvest_statistics(click, position, query, doc, n_positions, n_queries):
         click, position, query, doc, n_positions)
     return pair_statistics(item, cell_position, clicks / shown, cell_query,
                            n_positions=n_positions, n_queries=n_queries)
-
-
-def _harvest(click, position, query, doc, n_positions, n_resamples, rng):
-    """AllPairs on the interventional sets; bootstrap of per-query pair sums."""
-    stats = harvest_statistics(click, position, query, doc, n_positions,
-                               int(query.max()) + 1)
-    totals = np.asarray(stats.sum(axis=0))
-    return statistic_estimates("harvest", totals, stats, n_positions, n_resamples,
-                               rng)
 
 
 def _em(click, position, query, doc, n_positions, n_resamples, rng, *, method="em"):

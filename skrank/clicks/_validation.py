@@ -124,6 +124,12 @@ def check_one_row_per_position(codes, position, name="query_id", rows=None,
         n_rows = codes.shape[0]
     rows = np.asarray(rows)
     n_rows = int(rows.max()) + 1 if n_rows is None else n_rows
+    top = int(position.max()) + 1
+    if (int(codes.max()) + 1) * top <= 4 * codes.shape[0] + 1024:
+        # small keys: a count tells that no (list, position) repeats, without a sort
+        key = codes.astype(np.int64) * top + position
+        if np.bincount(key).max() < 2:
+            return
     # a lexsort, not one key codes * (max + 1) + position: that overflows
     # int64 when positions are large
     order = np.lexsort((position, codes))
@@ -168,8 +174,9 @@ def check_clip(clip):
 def check_propensity_values(values, name="propensity"):
     """``values`` as float64, refusing any value that is not positive and finite.
 
-    ``values`` is one number per row, or one number for every row. One rule for every form of propensity (per-row values, a callable, a
-    Dask column, a :class:`~skrank.clicks.PositionBias`): relative to
+    ``values`` is one number per row, or one number for every row. One
+    rule for every form of propensity (per-row values, a callable, a Dask
+    column, a :class:`~skrank.clicks.PositionBias`): relative to
     position 1, a propensity may exceed 1 (a position examined more often
     than the first). The first bad row is named as :func:`first_position`
     names it (a Dask partition's rows by the frame's index).
@@ -235,3 +242,30 @@ def tabulated_positions(position, click, n_positions):
         return position, click, n_positions
     keep = position <= n_clicks + 1
     return position[keep], click[keep], n_clicks + 1
+
+
+def check_lists_in_queries(lists, query, query_ids):
+    """Refuse a list (integer codes) whose rows belong to two queries, naming them."""
+    query_of_list = np.zeros(int(lists.max()) + 1, dtype=query.dtype)
+    query_of_list[lists] = query  # one of each list's queries
+    if (query_of_list[lists] == query).all():
+        return
+    _, first_row = np.unique(lists, return_index=True)
+    first = first_row[lists]  # the first row of each row's list
+    bad = query[first] != query
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        n_rows = lists.shape[0]
+        raise ValueError(
+            f"A displayed list answers one query, but {_row_name(first[row], n_rows)} "
+            f"and {_row_name(row, n_rows)} share a `list_id` and have `query_id` "
+            f"{_plain(query_ids[query[first[row]]])!r} and "
+            f"{_plain(query_ids[query[row]])!r}. "
+            "Give each displayed list its own id (e.g. the session combined with "
+            "the query)."
+        )
+
+
+def _plain(value):
+    """A numpy scalar as the Python value it holds (for messages)."""
+    return value.item() if isinstance(value, np.generic) else value

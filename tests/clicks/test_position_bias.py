@@ -12,7 +12,7 @@ THETA = 1.0 / np.arange(1, 11) ** 0.8  # positions 1..10, theta(1) = 1
 def test_randomized_is_the_click_rate_ratio():
     # position 1: 3 clicks in 4 rows, position 2: 1 in 4
     bias = estimate_position_bias([1, 1, 0, 0, 1, 0, 1, 0], [1, 2, 1, 2, 1, 2, 1, 2],
-                                  query_id=[1, 1, 2, 2, 3, 3, 4, 4],
+                                  list_id=[1, 1, 2, 2, 3, 3, 4, 4],
                                   method="randomized", n_resamples=0)
     np.testing.assert_allclose(bias.propensity, [1.0, (1 / 4) / (3 / 4)])
     assert bias.interval is None
@@ -27,8 +27,9 @@ def test_one_pair_at_two_positions(method):
     # theta2 gamma / (theta1 gamma) = (1/4) / (2/4) for both estimators
     click = [1, 1, 0, 0, 1, 0, 0, 0]
     position = [1, 1, 1, 1, 2, 2, 2, 2]
-    bias = estimate_position_bias(click, position, query_id=np.zeros(8),
-                                  doc_id=np.zeros(8), method=method, n_resamples=0)
+    bias = estimate_position_bias(click, position, list_id=np.arange(8),
+                                  query_id=np.zeros(8), doc_id=np.zeros(8),
+                                  method=method, n_resamples=0)
     np.testing.assert_allclose(bias.propensity, [1.0, 0.5], rtol=1e-5)
 
 
@@ -44,15 +45,17 @@ def _varied_logs(n_queries, n_rankers, n_sessions, seed):
             for r in range(n_rankers)]
     return (np.concatenate([log.click for log in logs]),
             np.concatenate([log.position for log in logs]),
+            np.concatenate([log.session_id + r * n_queries * n_sessions
+                            for r, log in enumerate(logs)]),
             np.concatenate([log.query_id for log in logs]),
             np.concatenate([doc[log.row] for log in logs]))
 
 
 @pytest.mark.parametrize("method", ["harvest", "em", "conditional"])
 def test_recovers_theta_from_varied_rankers(method):
-    click, position, query, doc = _varied_logs(1000, 5, 40, seed=0)  # 2e6 rows
-    bias = estimate_position_bias(click, position, query_id=query, doc_id=doc,
-                                  method=method, n_resamples=0)
+    click, position, lists, query, doc = _varied_logs(1000, 5, 40, seed=0)  # 2e6 rows
+    bias = estimate_position_bias(click, position, list_id=lists, query_id=query,
+                                  doc_id=doc, method=method, n_resamples=0)
     np.testing.assert_allclose(bias.propensity, THETA / THETA[0], rtol=0.05)
 
 
@@ -61,24 +64,27 @@ def test_randomized_recovers_theta():
     query = np.repeat(np.arange(4000), 10)
     label = rng.integers(0, 2, query.shape[0])
     # a randomised experiment: each session shows the list in a random order
-    log = simulate_clicks(label, rng.random(query.shape[0]), query_id=query,
-                          propensity=THETA, n_sessions=1, random_state=2)
-    click, position = [log.click], [log.position]
-    for seed in range(3, 30):  # fresh shuffles
+    click, position, lists, queries = [], [], [], []
+    for seed in range(2, 30):  # 28 fresh shuffles
         log = simulate_clicks(label, rng.random(query.shape[0]), query_id=query,
                               propensity=THETA, random_state=seed)
         click.append(log.click)
         position.append(log.position)
+        lists.append(log.session_id + seed * 4000)
+        queries.append(log.query_id)
     bias = estimate_position_bias(np.concatenate(click), np.concatenate(position),
-                                  query_id=np.tile(query, 28), method="randomized",
-                                  n_resamples=0)
+                                  list_id=np.concatenate(lists),
+                                  query_id=np.concatenate(queries),
+                                  method="randomized", n_resamples=0)
     np.testing.assert_allclose(bias.propensity, THETA / THETA[0], rtol=0.05)
 
 
 def test_interval_brackets_the_estimate():
-    click, position, query, doc = _varied_logs(100, 3, 20, seed=4)
+    click, position, lists, query, doc = _varied_logs(100, 3, 20, seed=4)
     for method in ("randomized", "harvest", "em", "conditional"):
-        bias = estimate_position_bias(click, position, query_id=query, doc_id=doc,
+        # (randomized would refuse these rankers' rows, not randomised, with doc_id)
+        bias = estimate_position_bias(click, position, list_id=lists, query_id=query,
+                                      doc_id=None if method == "randomized" else doc,
                                       method=method, n_resamples=30, random_state=0)
         assert bias.interval.shape == (10, 2)
         np.testing.assert_allclose(bias.interval[0], [1.0, 1.0])
@@ -103,6 +109,7 @@ def test_interval_coverage_near_nominal():
         p_click = theta[position] * gamma[query][:, :]
         click = (rng.random(p_click.shape) < p_click).astype(int)
         bias = estimate_position_bias(click.ravel(), position.ravel() + 1,
+                                      list_id=np.repeat(np.arange(query.shape[0]), 3),
                                       query_id=np.repeat(query, 3),
                                       method="randomized", confidence_level=0.9,
                                       n_resamples=300, random_state=rep)
@@ -116,9 +123,9 @@ def test_position_without_evidence_is_named_or_left_out():
     click = [1, 0, 1, 0, 1, 1]
     position = [1, 2, 1, 2, 3, 3]  # position 2 has no click
     with pytest.raises(ValueError, match="Position 2 has no evidence.*max_position=1"):
-        estimate_position_bias(click, position, query_id=[0, 0, 1, 1, 2, 2],
+        estimate_position_bias(click, position, list_id=[0, 0, 1, 1, 0, 1],
                                method="randomized", n_resamples=0)
-    bias = estimate_position_bias(click, position, query_id=[0, 0, 1, 1, 2, 2],
+    bias = estimate_position_bias(click, position, list_id=[0, 0, 1, 1, 0, 1],
                                   method="randomized", max_position=1, n_resamples=0)
     np.testing.assert_array_equal(bias.propensity, [1.0])
     assert (bias.propensity > 0).all()
@@ -126,8 +133,9 @@ def test_position_without_evidence_is_named_or_left_out():
 
 def test_harvest_needs_a_pair_at_two_positions():
     # doc 0 only ever at position 1, doc 1 only at position 2: no intervention
-    with pytest.raises(ValueError, match="Position 1 has no evidence"):
-        estimate_position_bias([1, 1, 0, 1], [1, 2, 1, 2], query_id=[0, 0, 0, 0],
+    with pytest.raises(ValueError, match="the logger never moves documents"):
+        estimate_position_bias([1, 1, 0, 1], [1, 2, 1, 2], list_id=[0, 0, 1, 1],
+                               query_id=[0, 0, 0, 0],
                                doc_id=[0, 1, 0, 1], method="harvest", n_resamples=0)
 
 
@@ -154,10 +162,13 @@ def test_position_bias_call_repr_and_plot():
     (dict(n_resamples=-1), "`n_resamples` must be a non-negative integer"),
     (dict(click=[1, 0.5]), r"`click` must be 0 or 1.*row 1"),
     (dict(position=[0, 1]), r"`position` must be 1 or more.*row 0"),
-    (dict(query_id=None), "`query_id` is required"),
+    (dict(list_id=None), "`list_id` is required"),
+    (dict(list_id=[0, 0], position=[1, 1]), "Two rows of one list.*same `list_id`"),
+    (dict(query_id=[0, 1]),
+     "row 0 and row 1 share a `list_id` and have `query_id` 0 and 1"),
 ])
 def test_bad_input(change, message):
-    arguments = dict(click=[1, 0], position=[1, 2], query_id=[0, 0], doc_id=[0, 1],
+    arguments = dict(click=[1, 0], position=[1, 2], list_id=[0, 0], doc_id=[0, 1],
                      method="em")
     arguments.update(change)
     click, position = arguments.pop("click"), arguments.pop("position")
@@ -180,11 +191,19 @@ def test_rows_below_max_position_are_as_if_not_logged(method):
     # query 0 (the first id) only below position 3: no row of it remains
     query = np.r_[0, 0, query]
     doc, position, click = np.r_[0, 1, doc], np.r_[4, 4, position], np.r_[1, 0, click]
+    # lists: the rows of a query at one position go to its lists 0, 1, 2, ...
+    order = np.lexsort((position, query))
+    key = (query * 10 + position)[order]
+    start = np.r_[0, np.flatnonzero(key[1:] != key[:-1]) + 1]
+    rank = np.empty(key.shape[0], dtype=int)
+    sizes = np.diff(np.r_[start, key.shape[0]])
+    rank[order] = np.arange(key.shape[0]) - np.repeat(start, sizes)
+    lists = query * 1000 + rank
     options = dict(method=method, n_resamples=20, random_state=3)
-    got = estimate_position_bias(click, position, query_id=query, doc_id=doc,
-                                 max_position=3, **options)
+    got = estimate_position_bias(click, position, list_id=lists, query_id=query,
+                                 doc_id=doc, max_position=3, **options)
     kept = position <= 3
-    expected = estimate_position_bias(click[kept], position[kept],
+    expected = estimate_position_bias(click[kept], position[kept], list_id=lists[kept],
                                       query_id=query[kept], doc_id=doc[kept], **options)
     np.testing.assert_array_equal(got.propensity, expected.propensity)
     np.testing.assert_array_equal(got.interval, expected.interval)

@@ -106,11 +106,13 @@ def test_click_functions_on_the_cluster(client):
     df = dd.from_pandas(rows, npartitions=8, sort=False)
     for method in ("randomized", "harvest"):
         got = skrank.dask.estimate_position_bias(
-            df, doc_id="doc_id", method=method, n_resamples=30, random_state=0)
+            df, list_id="list", query_id="qid", doc_id="doc_id", method=method,
+            n_resamples=30, random_state=0)
         assert_same_bias(got, in_memory_bias(rows, method=method, n_resamples=30,
                                              random_state=0))
     bad = rows.copy()
     bad.loc[11, "position"] = 0
     with pytest.raises(ValueError, match="`position` must be 1 or more"):
         skrank.dask.estimate_position_bias(dd.from_pandas(bad, npartitions=4),
+                                           list_id="list", query_id="qid",
                                            doc_id="doc_id", method="harvest")
