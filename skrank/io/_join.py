@@ -14,7 +14,8 @@ from .._core._layout import RankedQueries, rank_queries, segment_ids
 from .._core._sort import distinct_sorted, packed_order, sort_runs
 from .._core._threads import Background, Done
 from ._arrow import arrow_call, arrow_options, index_array, numeric
-from ._ids import _check_duplicates, _doc_byte_rank, _line_ids, _words_rank, query_order
+from ._ids import _check_duplicates, _doc_byte_rank, _line_ids, _words_rank
+from ._ids import query_order as qrels_query_order
 from ._tables import indexer, no_shared_query
 
 
@@ -239,7 +240,7 @@ def _layout(qrels, run, *, relevance_level, complete_qrels, judged_docs_only,
         else:
             run_check.result()
         raise no_shared_query(qrels, run)
-    query_rank, labels_sorted = query_order or query_order(qrels)
+    query_rank, labels_sorted = query_order or qrels_query_order(qrels)
     run_qkey = query_rank[kept_query]
     del kept_query
     # the queries with lines in the run, before -M and -J keep fewer

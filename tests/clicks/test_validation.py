@@ -2,6 +2,7 @@
 
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -82,7 +83,7 @@ for call in (
     lambda: sc.evaluate([1, 0, 1, 0], [1, .5, 1, .5], position=[1, 2, 1e20, 2],
                         list_id=[1, 1, 2, 2], propensity=lambda k: 1 / k),
     lambda: sc.estimate_position_bias([1, 0, 1, 0], [1, 2, 1e20, 2],
-                                      query_id=[1, 1, 2, 2], method="randomized",
+                                      list_id=[1, 1, 2, 2], method="randomized",
                                       n_resamples=0),
 ):
     try:
@@ -143,19 +144,24 @@ def test_evaluate_with_a_far_position():
 def test_position_bias_with_a_far_position(method):
     click = [1, 0, 0, 1, 1, 0, 1, 0]
     position = [1, 2, 1, 2, 1, 2, 1, FAR]
+    lists = [0, 0, 1, 1, 2, 2, 3, 3]
     query = [0, 0, 0, 0, 1, 1, 1, 1]
     doc = [0, 1, 1, 0, 0, 1, 0, 1]
+    ids = dict(list_id=lists, query_id=query, doc_id=doc)
     # no click at position 3: named as when the table could be made
-    with pytest.raises(ValueError, match="Position 3 has no evidence"):
-        estimate_position_bias(click, position, query_id=query, doc_id=doc,
-                               method=method, n_resamples=0)
-    near = estimate_position_bias(click, position, query_id=query, doc_id=doc,
-                                  method=method, n_resamples=0, max_position=2)
-    kept = np.array(position) <= 2
-    expected = estimate_position_bias(
-        np.array(click)[kept], np.array(position)[kept],
-        query_id=np.array(query)[kept], doc_id=np.array(doc)[kept],
-        method=method, n_resamples=0)
+    with warnings.catch_warnings():
+        # em's few-impressions warning: these tiny logs are about positions
+        warnings.simplefilter("ignore", UserWarning)
+        with pytest.raises(ValueError, match="Position 3 has no evidence"):
+            estimate_position_bias(click, position, **ids, method=method,
+                                   n_resamples=0)
+        near = estimate_position_bias(click, position, **ids, method=method,
+                                      n_resamples=0, max_position=2)
+        kept = np.array(position) <= 2
+        expected = estimate_position_bias(
+            np.array(click)[kept], np.array(position)[kept],
+            **{name: np.array(value)[kept] for name, value in ids.items()},
+            method=method, n_resamples=0)
     np.testing.assert_allclose(near.propensity, expected.propensity, rtol=1e-12)
     np.testing.assert_array_equal(near.n_impressions, [4, 3])
 
@@ -271,7 +277,7 @@ def test_query_group_ranker_positions_are_checked_before_the_cast():
 def test_a_bad_doc_id_is_named_doc_id(doc_id, message):
     # it was reported as a bad `query_id`
     with pytest.raises(ValueError, match=message):
-        estimate_position_bias([1, 0, 1, 1], [1, 2, 1, 2], query_id=[0, 0, 1, 1],
+        estimate_position_bias([1, 0, 1, 1], [1, 2, 1, 2], list_id=[0, 0, 1, 1],
                                doc_id=doc_id, method="harvest", n_resamples=0)
     with pytest.raises(ValueError, match=message):
         list_codes(doc_id, 4, name="doc_id")
