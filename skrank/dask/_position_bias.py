@@ -17,7 +17,7 @@ come from several partitions: they are added up there).
 import numpy as np
 
 from .._core._quiet import quiet_dask
-from .._core._validation import check_option
+from .._core._validation import check_option, first_position
 from ..clicks._position_bias import (
     check_bias_options,
     check_click_evidence,
@@ -45,6 +45,10 @@ from ._shuffle import whole_queries
 # that show both
 (_IDS, _CLICKS, _SHOWN, _PAIR_CLICKS, _PAIR_SHOWN, _SAME_LIST,
  _SAME_LIST_TOP) = range(-1, 6)
+#: the deepest position a partition tabulates without ``max_position``: the
+#: tables are dense in the position (AllPairs' in pairs of positions), so a
+#: stray row at position 2**40 would ask for terabytes
+_DEEPEST = 1 << 16
 
 
 class _BiasPlan(PartitionPlan):
@@ -108,6 +112,15 @@ class _BiasPlan(PartitionPlan):
             doc = None if doc is None else doc[keep]
         if position.shape[0] == 0:
             return meta
+        if self.max_position is None and int(position.max()) > _DEEPEST:
+            with self.naming_rows(frame):
+                where = first_position(position == position.max())
+            raise ValueError(
+                f"`position` {int(position.max())} at {where} is deeper than any "
+                f"position a propensity can be estimated at here (tables of "
+                f"{_DEEPEST:,} positions at most, and every position above it "
+                "would need a click): pass `max_position` to leave the deep rows out."
+            )
         parts = []
         if self.per_query:  # the queries with rows left: the bootstrap's
             parts.append((query_ids[np.unique(query)], _IDS, 0, 0, 0.0))

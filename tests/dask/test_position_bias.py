@@ -199,3 +199,24 @@ def test_one_query_is_refused_with_the_in_memory_error():
     with pytest.raises(ValueError, match="resamples queries.*1 query.*zero width"):
         skrank.dask.estimate_position_bias(df, list_id="list", query_id="one",
                                            method="randomized", n_resamples=10)
+
+
+@pytest.mark.parametrize("method", ["randomized", "harvest"])
+def test_a_far_position_is_a_clear_error_not_terabytes(method):
+    # one row at position 2**40 asked the partition for tables of 2**40
+    # positions (a MemoryError); max_position leaves it out
+    rows = pd.DataFrame({"list": [0, 0, 1, 1, 2, 2], "qid": [0, 0, 0, 0, 1, 1],
+                         "doc": [0, 1, 1, 0, 0, 1], "click": [1, 1, 1, 0, 1, 0],
+                         "position": [1, 2, 1, 2, 1, 2**40]})
+    df = dd.from_pandas(rows, npartitions=2)
+    ids = dict(list_id="list", query_id="qid", doc_id="doc", method=method)
+    with dask.config.set(scheduler="sync"):
+        with pytest.raises(ValueError, match=r"`position` 1099511627776 at index 5 "
+                                             r"of `df`.*pass `max_position`"):
+            skrank.dask.estimate_position_bias(df, **ids)
+        near = skrank.dask.estimate_position_bias(df, max_position=2, **ids)
+    kept = rows[rows["position"] <= 2]
+    expected = skrank.clicks.estimate_position_bias(
+        kept["click"], kept["position"], list_id=kept["list"], query_id=kept["qid"],
+        doc_id=kept["doc"], method=method, n_resamples=0)
+    np.testing.assert_allclose(near.propensity, expected.propensity, rtol=1e-12)
