@@ -84,13 +84,19 @@ def _log(n_queries, n_sessions, order, seed=0):
     return click.astype(int), position, query, doc
 
 
+def _lists(click):
+    """The displayed list of each row of :func:`_log`: four rows a session."""
+    return np.arange(len(click)) // 4
+
+
 @pytest.mark.parametrize("method", PAIR_METHODS)
 def test_a_deterministic_logger_is_refused(method):
     click, position, query, doc = _log(50, 10, lambda rng: [0, 1, 2, 3])
     with pytest.raises(ValueError, match=(
             "Positions 2, 3, 4 are not connected to position 1.*never moves "
             "documents.*method='randomized'.*swap")):
-        estimate_position_bias(click, position, query_id=query, doc_id=doc,
+        estimate_position_bias(click, position, list_id=_lists(click), query_id=query,
+                               doc_id=doc,
                                method=method, n_resamples=0)
 
 
@@ -100,7 +106,8 @@ def test_a_fixed_top_result_is_refused(method):
     click, position, query, doc = _log(
         50, 10, lambda rng: [0, *(1 + rng.permutation(3))])
     with pytest.raises(ValueError, match="Positions 2, 3, 4 are not connected"):
-        estimate_position_bias(click, position, query_id=query, doc_id=doc,
+        estimate_position_bias(click, position, list_id=_lists(click), query_id=query,
+                               doc_id=doc,
                                method=method, n_resamples=0)
 
 
@@ -110,9 +117,11 @@ def test_connected_top_positions_suggest_max_position(method):
     click, position, query, doc = _log(
         50, 10, lambda rng: [*rng.permutation(2), 2, 3])
     with pytest.raises(ValueError, match="Positions 3, 4 are not.*max_position=2"):
-        estimate_position_bias(click, position, query_id=query, doc_id=doc,
+        estimate_position_bias(click, position, list_id=_lists(click), query_id=query,
+                               doc_id=doc,
                                method=method, n_resamples=0)
-    bias = estimate_position_bias(click, position, query_id=query, doc_id=doc,
+    bias = estimate_position_bias(click, position, list_id=_lists(click), query_id=query,
+                               doc_id=doc,
                                   method=method, max_position=2, n_resamples=0)
     assert bias.max_position == 2
 
@@ -126,10 +135,11 @@ def test_sessions_given_as_query_id_are_named(method):
     with pytest.raises(ValueError, match=(
             "Every \\(query, document\\) pair appears in one row only: `query_id` "
             "must be the query.*not the session")):
-        estimate_position_bias(click, position, query_id=session, doc_id=doc,
+        estimate_position_bias(click, position, list_id=session, doc_id=doc,
                                method=method, n_resamples=0)
     # the same rows with the query: estimated
-    estimate_position_bias(click, position, query_id=query, doc_id=doc,
+    estimate_position_bias(click, position, list_id=_lists(click), query_id=query,
+                               doc_id=doc,
                            method=method, n_resamples=0)
 
 
@@ -149,7 +159,8 @@ def test_one_query_id_gives_no_zero_width_interval(method):
     click, position, _, doc = _log(50, 10, lambda rng: rng.permutation(4))
     pair_as_doc = doc + 4 * np.repeat(np.arange(50), 40)
     with pytest.raises(ValueError, match="has 1 query"):
-        estimate_position_bias(click, position, query_id=np.zeros(click.shape[0]),
+        estimate_position_bias(click, position, list_id=_lists(click),
+                               query_id=np.zeros(click.shape[0]),
                                doc_id=pair_as_doc, method=method, n_resamples=50)
 
 
@@ -173,7 +184,8 @@ def test_the_few_impressions_warning_is_for_em_only(method):
     click, position, query, doc = _log(50, 10, lambda rng: rng.permutation(4))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        estimate_position_bias(click, position, query_id=query, doc_id=doc,
+        estimate_position_bias(click, position, list_id=_lists(click), query_id=query,
+                               doc_id=doc,
                                method=method, n_resamples=0)
     warned = [w for w in caught if "fits one relevance" in str(w.message)]
     assert len(warned) == (method == "em")
@@ -185,7 +197,8 @@ def test_the_few_impressions_warning_is_for_em_only(method):
 def test_few_queries_warn_at_the_callers_line(method):
     click, position, query, doc = _log(5, 40, lambda rng: rng.permutation(4))
     with pytest.warns(UserWarning, match="only 5: with fewer than 20") as caught:
-        estimate_position_bias(click, position, query_id=query, doc_id=doc,
+        estimate_position_bias(click, position, list_id=_lists(click), query_id=query,
+                               doc_id=doc,
                                method=method, n_resamples=20, random_state=0)
     few = [w for w in caught if "only 5" in str(w.message)]
     assert few[0].filename == __file__
@@ -200,5 +213,6 @@ def test_a_position_clicked_only_by_pairs_that_never_move(method):
     position = [1, 3, 1, 2, 3]
     doc = ["a", "a", "b", "b", "c"]
     with pytest.raises(ValueError, match="Position 3 has no evidence.*max_position=2"):
-        estimate_position_bias(click, position, query_id=np.zeros(5), doc_id=doc,
+        estimate_position_bias(click, position, list_id=[0, 0, 1, 1, 2],
+                               query_id=np.zeros(5), doc_id=doc,
                                method=method, n_resamples=0)

@@ -156,6 +156,11 @@ def _swap_log(n_queries, n_sessions, theta, rng):
             np.repeat(query, n_positions), order.ravel())
 
 
+def _sessions(click, theta):
+    """The displayed list of each row of :func:`_swap_log`: one a session."""
+    return np.arange(click.shape[0]) // theta.shape[0]
+
+
 def test_conditional_is_unbiased_with_few_sessions():
     # 3 sessions per query: per-pair gammas from 3 impressions are where
     # em's maximum likelihood goes wrong; the conditional fit should not
@@ -163,7 +168,8 @@ def test_conditional_is_unbiased_with_few_sessions():
     theta = np.array([0.8, 0.9, 0.5, 0.45, 0.2])  # position 2 examined most
     rng = np.random.default_rng(11)
     click, position, query, doc = _swap_log(20000, 3, theta, rng)
-    bias = estimate_position_bias(click, position, query_id=query, doc_id=doc,
+    bias = estimate_position_bias(click, position, list_id=_sessions(click, theta),
+                                  query_id=query, doc_id=doc,
                                   method="conditional", n_resamples=0)
     np.testing.assert_allclose(bias.propensity, theta / theta[0], rtol=0.04)
 
@@ -179,7 +185,9 @@ def test_conditional_interval_coverage():
     for rep in range(60):
         rng = np.random.default_rng(100 + rep)
         click, position, query, doc = _swap_log(300, 4, theta, rng)
-        bias = estimate_position_bias(click, position, query_id=query, doc_id=doc,
+        bias = estimate_position_bias(click, position,
+                                      list_id=_sessions(click, theta),
+                                      query_id=query, doc_id=doc,
                                       method="conditional", confidence_level=0.9,
                                       n_resamples=200, random_state=rep)
         covered.append((bias.interval[1:, 0] <= theta[1:] / theta[0])
@@ -205,8 +213,10 @@ def test_a_log_of_exact_counts_gives_theta(method, theta, gamma, seen):
         click += [1] * clicked + [0] * (100 - clicked)
         position += [k + 1] * 100
         doc += [d] * 100
-    bias = estimate_position_bias(click, position, query_id=np.zeros(len(click)),
-                                  doc_id=doc, method=method, n_resamples=0)
+    # each row its own impression, all of one query
+    bias = estimate_position_bias(click, position, list_id=np.arange(len(click)),
+                                  query_id=np.zeros(len(click)), doc_id=doc,
+                                  method=method, n_resamples=0)
     np.testing.assert_allclose(bias.propensity, theta / theta[0], rtol=1e-6)
 
 

@@ -39,7 +39,7 @@ FACES = {
     "evaluate_clicks": lambda df, **kw: skrank.dask.evaluate_clicks(
         df, ["arp"], propensity=1.0, list_id="qid", **kw),
     "estimate_position_bias": lambda df, **kw: skrank.dask.estimate_position_bias(
-        df, method="harvest", doc_id="doc", n_resamples=0, **kw),
+        df, method="harvest", doc_id="doc", n_resamples=0, list_id="qid", **kw),
 }
 IN_MEMORY = {"evaluate": "skrank.evaluate", "evaluate_by": "skrank.evaluate_by",
              "evaluate_clicks": "skrank.clicks.evaluate",
