@@ -37,6 +37,8 @@ nan (0 when its pairs were never clicked at it).
 import numpy as np
 import scipy.sparse as sp
 
+from ._validation import check_evidence
+
 
 def pair_statistics(cell_item, cell_position, cell_rate, cell_query, *, n_positions,
                     n_queries):
@@ -220,18 +222,9 @@ def _newton(clicks, shown, use, free, tol, max_iter):
 
 def check_harvest_evidence(theta, has_max):
     """Refuse a position that AllPairs could not estimate (nan or 0), saying why."""
-    bad = ~(np.nan_to_num(theta, nan=0.0) > 0)
-    if bad.any():
-        first = int(np.flatnonzero(bad)[0]) + 1
-        what = ("no click there on a (query, document) pair also shown at "
-                "another position" if theta[first - 1] == 0 else
-                "no chain of (query, document) pairs, each shown at two "
-                "positions and clicked at one, links it to position 1, or its "
-                "pairs were clicked there only: no finite estimate")
-        hint = (f"pass max_position={first - 1} to leave it and the positions "
-                "below it out" if first > 1 else "position 1 is the reference")
-        raise ValueError(
-            f"Position {first} has no evidence ({what}): its propensity cannot "
-            f"be estimated and would be 0; {hint}."
-            + (" (`max_position` is set: lower it.)" if has_max and first > 1 else "")
-        )
+    check_evidence(theta, lambda value: (
+        "no click there on a (query, document) pair also shown at another "
+        "position" if value == 0 else
+        "no chain of (query, document) pairs, each shown at two positions and "
+        "clicked at one, links it to position 1, or its pairs were clicked "
+        "there only: no finite estimate"), has_max)

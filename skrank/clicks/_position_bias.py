@@ -23,6 +23,7 @@ from ._randomized import (
 from ._statistics import statistic_estimates
 from ._validation import (
     check_clicks,
+    check_evidence,
     check_lists_in_queries,
     check_one_row_per_position,
     check_positions,
@@ -459,7 +460,7 @@ def check_doc_id(method, doc_id):
 
 def check_click_evidence(n_clicks, max_position):
     """Refuse a position of 1..K without a click, before estimating."""
-    _check_evidence(n_clicks, "no click", max_position is not None)
+    check_evidence(n_clicks, "no click", max_position is not None)
 
 
 def finish_position_bias(method, theta, draws, n_impressions, n_clicks, max_position,
@@ -484,18 +485,6 @@ def finish_position_bias(method, theta, draws, n_impressions, n_clicks, max_posi
     )
 
 
-def _check_evidence(values, what, has_max):
-    """Refuse positions whose value is 0 or nan (no evidence), naming the first."""
-    bad = ~(np.nan_to_num(values, nan=0.0) > 0)
-    if bad.any():
-        first = int(np.flatnonzero(bad)[0]) + 1
-        hint = (f"pass max_position={first - 1} to leave it and the positions "
-                "below it out" if first > 1 else "position 1 is the reference")
-        raise ValueError(
-            f"Position {first} has no evidence ({what}): its propensity cannot "
-            f"be estimated and would be 0; {hint}."
-            + (" (`max_position` is set: lower it.)" if has_max and first > 1 else "")
-        )
 
 
 def _percentile_interval(draws, confidence_level):
@@ -568,7 +557,7 @@ def _em(click, position, query, doc, n_positions, n_resamples, rng, *, method="e
         check_pair_observations(item, cell_position, clicks, shown)
     fit = pbm_em if method == "em" else pbm_conditional
     moving = informative_cells(cells, conditional=True)  # pairs clicked, moved
-    _check_evidence(np.bincount(moving[1], moving[2], n_positions), "no click of a "
+    check_evidence(np.bincount(moving[1], moving[2], n_positions), "no click of a "
                     "(query, document) pair also shown at another position", False)
     cells = moving if method != "em" else informative_cells(cells, conditional=False)
     item, cell_position, clicks, shown, _ = cells

@@ -20,6 +20,8 @@ both terms are the statistics below.
 import numpy as np
 import scipy.sparse as sp
 
+from ._validation import check_evidence
+
 
 def _same_list_terms(click, position, list_):
     """The rows of lists that show position 1, and their list's click at 1."""
@@ -69,19 +71,10 @@ def randomized_theta(totals, n_positions):
 
 def check_randomized_evidence(theta, has_max):
     """Refuse a position whose like-with-like ratio is 0, nan or infinite."""
-    bad = ~(np.isfinite(theta) & (theta > 0))
-    if bad.any():
-        first = int(np.flatnonzero(bad)[0]) + 1
-        what = ("no click there in the lists that also show position 1"
-                if theta[first - 1] == 0 else
-                "no click at position 1 in the lists that show it")
-        hint = (f"pass max_position={first - 1} to leave it and the positions "
-                "below it out" + (" (`max_position` is set: lower it.)"
-                                  if has_max else ""))
-        raise ValueError(
-            f"Position {first} has no evidence ({what}): its propensity cannot "
-            f"be estimated and would be 0 or infinite; {hint}."
-        )
+    check_evidence(theta, lambda value: (
+        "no click there in the lists that also show position 1" if value == 0
+        else "no click at position 1 in the lists that show it"), has_max,
+        infinite=True)
 
 
 #: a position whose exchangeability statistic exceeds this many standard

@@ -269,3 +269,28 @@ def check_lists_in_queries(lists, query, query_ids):
 def _plain(value):
     """A numpy scalar as the Python value it holds (for messages)."""
     return value.item() if isinstance(value, np.generic) else value
+
+
+def check_evidence(values, what, has_max, *, infinite=False):
+    """Refuse the first position (1-based) whose value is 0 or nan: no evidence.
+
+    ``values`` holds one number per position 1..K (clicks, or an estimate);
+    ``what`` says what is missing, a string or a function of the bad value.
+    With ``infinite``, an infinite value is refused too (a ratio over no
+    clicks). The message names the position and ``max_position`` as the
+    way to leave it, and those below it, out.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    bad = ~(np.nan_to_num(values, nan=0.0, posinf=-1.0 if infinite else np.inf) > 0)
+    if not bad.any():
+        return
+    first = int(np.flatnonzero(bad)[0]) + 1
+    if callable(what):
+        what = what(values[first - 1])
+    hint = (f"pass max_position={first - 1} to leave it and the positions "
+            "below it out" if first > 1 else "position 1 is the reference")
+    raise ValueError(
+        f"Position {first} has no evidence ({what}): its propensity cannot be "
+        f"estimated and would be {'0 or infinite' if infinite else '0'}; {hint}."
+        + (" (`max_position` is set: lower it.)" if has_max and first > 1 else "")
+    )
