@@ -9,6 +9,9 @@ Usage (from the repository root, with ``pip install -e ".[bench]"``)::
     python benchmarks/run.py list                  # the other benchmarks, by name
     python benchmarks/run.py trec --rounds 1       # one of them: bench_trec.py's main
 
+    python benchmarks/run.py --against main        # the regression guard (guard.py):
+    python benchmarks/run.py --against HEAD~1 evaluate_by --rounds 10
+
 Writes ``<out>/results.json`` (every sample) and ``<out>/results.md`` (the
 tables). See ``benchmarks/README.md`` for what is measured and how.
 
@@ -258,6 +261,10 @@ def run_script(name, argv):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
+    if any(arg == "--against" or arg.startswith("--against=") for arg in argv):
+        import guard  # the working tree against a revision: guard.py
+
+        return guard.main(argv)
     if argv and argv[0] == "list":
         for name in scripts():
             print(f"{name:14s} benchmarks/bench_{name}.py")
