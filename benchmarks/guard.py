@@ -132,16 +132,42 @@ def _median(values):
     return (values[math.floor(middle)] + values[math.ceil(middle)]) / 2
 
 
+def figure(name, seconds, confidence=0.9):
+    """One case's wall-clock and CPU figures from the rounds' seconds.
+
+    ``seconds`` is ``{"before": [round, ...], "after": [round, ...]}``, a
+    round ``{name: {"wall": s, "cpu": s or None}}``. The case is ``SLOWER``
+    when either figure is (a slowdown on a busy machine often shows in the
+    CPU time alone: the wall clock also counts the time other programs had
+    the core), ``faster`` when either is and neither is ``SLOWER``.
+    """
+    pairs = [(b[name], a[name]) for b, a in zip(seconds["before"], seconds["after"])
+             if name in a and name in b]
+    out = {}
+    for clock in ("wall", "cpu"):
+        if all(b[clock] is not None and a[clock] is not None for b, a in pairs):
+            out[clock] = summarise([b[clock] for b, _ in pairs],
+                                   [a[clock] for _, a in pairs], confidence)
+    verdicts = [f["verdict"] for f in out.values()]
+    out["verdict"] = ("SLOWER" if "SLOWER" in verdicts else
+                      "faster" if "faster" in verdicts else
+                      "wide" if "wide" in verdicts else "")
+    return out
+
+
 def table(figures, rev):
-    """The report: one line per figure."""
-    lines = [f"| figure | {rev}, median s | working tree, median s | ratio | "
-             "interval | |", "|---|---:|---:|---:|---|---|"]
+    """The report: one line per figure, the wall-clock and the CPU ratios."""
+    lines = [f"| figure | {rev}, median s | working tree, median s | ratio, wall "
+             "(interval) | ratio, CPU (interval) | |", "|---|---:|---:|---|---|---|"]
     for name, f in figures.items():
         if "error" in f:
             lines.append(f"| {name} | | | | | {f['error']} |")
             continue
-        lines.append(f"| {name} | {f['before_median']:.3f} | {f['after_median']:.3f} | "
-                     f"{f['ratio']:.3f} | {f['low']:.3f}–{f['high']:.3f} | "
+        wall = f["wall"]
+        cells = [f"{c['ratio']:.3f} ({c['low']:.3f}–{c['high']:.3f})" if c else "—"
+                 for c in (f.get("wall"), f.get("cpu"))]
+        lines.append(f"| {name} | {wall['before_median']:.3f} | "
+                     f"{wall['after_median']:.3f} | {cells[0]} | {cells[1]} | "
                      f"{f['verdict']} |")
     return "\n".join(lines)
 
@@ -161,12 +187,17 @@ def child(args):
     try:
         for name in args.cases.split(","):
             call = guard_cases.build(name, args.data)
-            first = bench_common.time_call(call)[0]  # untimed in the figure: warm-up
-            times = [bench_common.time_call(call)[0] for _ in range(args.repeats)]
-            result["seconds"][name] = min(times)
-            if name == "spark":  # a session's first call is a figure of its own
-                result["seconds"]["spark (first call)"] = first
-            del call
+            first = bench_common.time_call(call)  # not in the figure: the warm-up
+            times = [bench_common.time_call(call) for _ in range(args.repeats)]
+            # the fastest wall and the least CPU, each over the timed calls
+            result["seconds"][name] = {"wall": min(t[0] for t in times),
+                                       "cpu": min(t[1] for t in times)}
+            if name == "spark":  # the work is in the JVM and its Python workers:
+                # the driver's CPU time says nothing; a session's first call
+                # is a figure of its own
+                result["seconds"][name]["cpu"] = None
+                result["seconds"]["spark (first call)"] = {"wall": first[0], "cpu": None}
+            del call, first
             bench_common.settle()
     finally:
         guard_cases.stop_spark()
@@ -215,7 +246,8 @@ def time_trec(python, tree, layouts, data):
     for layout, (qrels, run) in layouts.items():
         done = bench_common.run_command(guard_cases.trec_command(python, qrels, run),
                                         env=_env(tree), timeout=CHILD_TIMEOUT)
-        seconds[f"trec ({layout})"] = done.seconds
+        # the child's own CPU time (os.wait4), interpreter start included
+        seconds[f"trec ({layout})"] = {"wall": done.seconds, "cpu": done.cpu_seconds}
     return seconds
 
 
@@ -346,12 +378,8 @@ def main(argv=None):
         remove_worktree(repo, old)
         shutil.rmtree(scratch, ignore_errors=True)
 
-    figures = {}
-    for name in seconds["after"][0]:
-        rounds = [(b[name], a[name]) for b, a in zip(seconds["before"], seconds["after"])
-                  if name in a and name in b]
-        figures[name] = summarise([b for b, _ in rounds], [a for _, a in rounds],
-                                  args.confidence)
+    figures = {name: figure(name, seconds, args.confidence)
+               for name in seconds["after"][0]}
     for name, note in notes.items():
         figures[name] = {"error": note}
     print(f"\nworking tree / {args.against} ({commit[:10]}), {args.rounds} rounds "
