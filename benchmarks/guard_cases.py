@@ -42,13 +42,13 @@ SPARK_FOUR = ["ndcg@10", "map", "precision@10", "recall@10"]
 def sizes(full):
     """Rows (or lines) of each data set, quick or ``--full``."""
     return {
-        "evaluate": 2_000_000,  # bench_data's base case, 2e5 queries
+        "evaluate": 1_000_000,  # bench_data's base case, 1e5 queries
         "evaluate_by": (300_000, 30_000),  # rows, queries; 20 segments, 1,000 resamples
-        "compare": (100_000, 10_000),  # two systems, 1,000 resamples
-        "gridsearch": 100_000,  # 10 features, 3 folds x 2 settings, 3 metrics
+        "compare": (100_000, 10_000),  # two systems, 500 resamples
+        "gridsearch": 50_000,  # 10 features, 3 folds x 2 settings, 3 metrics
         "clicks": 1_000_000,  # per-row propensity array
-        "position_bias": 100_000,  # impressions of 10 documents, EM
-        "dask": 1_000_000,  # 4 partitions, synchronous scheduler
+        "position_bias": (200_000, 1_000),  # rows, queries of 10 documents; EM
+        "dask": 500_000,  # 4 partitions, synchronous scheduler
         "trec": (2_000_000, 2_000) if full else (200_000, 200),  # lines, queries
         "spark": (10_000_000, 1_000_000) if full else (1_000_000, 100_000),
     }
@@ -92,7 +92,8 @@ def prepare(names, root, *, full=False, cache=None):
             np.savez(root / "clicks.npz", click=data["click"], y_score=data["y_score"],
                      position=data["position"], list_id=data["query_id"])
         if "position_bias" in names:
-            data = bench_clicks.em_data(size["position_bias"])
+            rows, queries = size["position_bias"]
+            data = bench_clicks.em_data(rows, n_queries=queries)
             np.savez(root / "position_bias.npz", click=data["click"],
                      position=data["position"], query=data["query"], doc=data["doc"])
     if "trec" in names:
@@ -156,7 +157,7 @@ def build(name, root):
     if name == "compare":
         return lambda: skrank.compare(
             d["y_true"], {"a": d["a"], "b": d["b"]}, query_id=d["query_id"],
-            n_resamples=1000, random_state=0)
+            n_resamples=500, random_state=0)
     if name == "gridsearch":
         return _gridsearch(d)
     if name == "clicks":
