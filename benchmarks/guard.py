@@ -10,9 +10,11 @@ each in fresh processes with ``PYTHONPATH`` on that tree (the child checks
 that ``skrank.__file__`` is in it); the order of the trees alternates from
 round to round (ABBA), so that a drift of the machine's load falls on both.
 In a child, each case is called once untimed (imports, first-call caches),
-then ``--repeats`` times; the round's time is the fastest of those. The TREC
-command is timed as a whole process, interpreter start included, once per
-layout and round.
+then ``--repeats`` times; the round's time is the fastest of those, in
+wall-clock and in CPU time (the child's own: steadier on a shared machine;
+Spark has the wall clock only, its work being in the JVM). The TREC command
+is timed as a whole process, interpreter start included, once per layout
+and round.
 
 Each figure's ratio (working tree / REV) is the Hodges-Lehmann estimate of
 the per-round log ratios, with the distribution-free interval of the
@@ -20,9 +22,9 @@ Wilcoxon signed-rank test (see :func:`hodges_lehmann`). Why that and not a
 bootstrap: with 6-12 rounds a percentile bootstrap covers less than it
 says, and one round slowed by another program on a shared machine moves a
 mean (and a bootstrap of it) but barely moves the median of the Walsh
-averages. A figure is marked ``SLOWER`` when its interval lies entirely
-above 1.05, ``faster`` when it lies below 0.95; the exit status is 1 when
-any figure is ``SLOWER``.
+averages. A figure is marked ``SLOWER`` when its interval (wall-clock or
+CPU) lies entirely above 1.05, ``faster`` when it lies below 0.95; the exit
+status is 1 when any figure is ``SLOWER``.
 """
 
 import argparse
