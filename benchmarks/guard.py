@@ -48,7 +48,7 @@ FASTER = 0.95  # below this, a speed-up
 CHILD_TIMEOUT = 1800  # seconds
 
 
-# -- the statistics (pure functions) -----------------------------------------------------
+# -- the statistics (pure functions) -----------------------------------------------
 def signed_rank_cdf(n):
     """``P(T <= t)`` for t = 0..n(n+1)/2, T the signed-rank statistic of n
     symmetric, continuous differences (all 2**n sign patterns equally likely)."""
@@ -175,7 +175,7 @@ def table(figures, rev):
     return "\n".join(lines)
 
 
-# -- the child: time the cases on one tree ----------------------------------------------
+# -- the child: time the cases on one tree -----------------------------------------
 def child(args):
     import skrank
 
@@ -202,7 +202,8 @@ def child(args):
                 # the driver's CPU time says nothing; a session's first call
                 # is a figure of its own
                 result["seconds"][name]["cpu"] = None
-                result["seconds"]["spark (first call)"] = {"wall": first[0], "cpu": None}
+                result["seconds"]["spark (first call)"] = {"wall": first[0],
+                                                           "cpu": None}
             del call, first
             bench_common.settle()
     finally:
@@ -210,7 +211,7 @@ def child(args):
     Path(args.result).write_text(json.dumps(result))
 
 
-# -- the parent ---------------------------------------------------------------------------
+# -- the parent --------------------------------------------------------------------
 def run_child(python, tree, cases, data, repeats):
     """Seconds of each case on ``tree``, from one fresh process."""
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as handle:

@@ -54,9 +54,9 @@ def sizes(full):
     }
 
 
-# -- the parent: write the data ------------------------------------------------------
+# -- the parent: write the data ----------------------------------------------------
 def prepare(names, root, *, full=False, cache=None):
-    """Write the data of the cases ``names`` under ``root``; returns what the parent needs.
+    """Write the data of the cases ``names`` under ``root``; return what the parent uses.
 
     ``cache`` is a lasting folder for the Spark Parquet files (written once,
     reused by later runs). Returns ``{"trec": {layout: (qrels, run)}}``
@@ -123,7 +123,7 @@ def trec_command(python, qrels, run):
             "--compat", "trec_eval", "--format", "trec"]
 
 
-# -- the child: load the data, return the call -------------------------------------------
+# -- the child: load the data, return the call -------------------------------------
 def position_bias_keywords(function, query, doc):
     """Keywords for ``estimate_position_bias`` that this revision accepts.
 
@@ -147,9 +147,11 @@ def build(name, root):
         return _spark(Path((root / "spark_path.txt").read_text()))
     d = dict(np.load(root / f"{name}.npz"))
     import skrank
+    import skrank.clicks
 
     if name == "evaluate":
-        return lambda: skrank.evaluate(d["y_true"], d["y_score"], query_id=d["query_id"])
+        return lambda: skrank.evaluate(d["y_true"], d["y_score"],
+                                       query_id=d["query_id"])
     if name == "evaluate_by":
         return lambda: skrank.evaluate_by(
             d["y_true"], d["y_score"], by=d["segment"], query_id=d["query_id"],
@@ -161,15 +163,11 @@ def build(name, root):
     if name == "gridsearch":
         return _gridsearch(d)
     if name == "clicks":
-        import skrank.clicks
-
         propensity = 1.0 / d["position"]  # a per-row array, as read from a log
         return lambda: skrank.clicks.evaluate(
             d["click"], d["y_score"], position=d["position"], list_id=d["list_id"],
             propensity=propensity, metrics=["dcg@10", "precision@10", "arp"])
     if name == "position_bias":
-        import skrank.clicks
-
         function = skrank.clicks.estimate_position_bias
         keywords = position_bias_keywords(function, d["query"], d["doc"])
         return lambda: function(d["click"], d["position"], **keywords)
@@ -220,7 +218,8 @@ def _spark(path):
     """skrank.spark.evaluate on the Parquet files, in one local[2] session."""
     import bench_spark
 
-    warnings.filterwarnings("ignore", "PySpark does not yet fully support", FutureWarning)
+    warnings.filterwarnings("ignore", "PySpark does not yet fully support",
+                            FutureWarning)
     spark = _SPARK.get("session")
     if spark is None:
         spark = _SPARK["session"] = bench_spark.spark_session(2, "3g", None)
