@@ -291,7 +291,7 @@ def parse(argv):
     import guard_cases
 
     parser = argparse.ArgumentParser(
-        prog="run.py --against", description=__doc__.split("\n")[0])
+        prog="run.py", description=__doc__.split("\n")[0])
     parser.add_argument("--against", required=True, metavar="REV",
                         help="the git revision to compare the working tree with")
     parser.add_argument("names", nargs="*", metavar="NAME",

@@ -278,7 +278,9 @@ def main(argv=None):
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n")[0],
         epilog="Other benchmarks: python benchmarks/run.py NAME [options], NAME one "
-               f"of {', '.join(scripts())} (NAME --help for its options).")
+               f"of {', '.join(scripts())} (NAME --help for its options). The "
+               "regression guard: run.py --against REV [NAME ...] (--against REV "
+               "--help for its options).")
     parser.add_argument("--sizes", nargs="+", type=float, default=[1e5, 1e6, 1e7],
                         help="numbers of rows (default: 1e5 1e6 1e7)")
     parser.add_argument("--out", default=str(HERE / "out"),
