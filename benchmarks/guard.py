@@ -142,7 +142,8 @@ def figure(name, seconds, confidence=0.9):
     round ``{name: {"wall": s, "cpu": s or None}}``. The case is ``SLOWER``
     when either figure is (a slowdown on a busy machine often shows in the
     CPU time alone: the wall clock also counts the time other programs had
-    the core), ``faster`` when either is and neither is ``SLOWER``.
+    the core), ``faster`` when either is and neither is ``SLOWER``, ``wide``
+    when both are (neither figure rules out 0.95 or 1.05).
     """
     pairs = [(b[name], a[name]) for b, a in zip(seconds["before"], seconds["after"])
              if name in a and name in b]
@@ -154,7 +155,8 @@ def figure(name, seconds, confidence=0.9):
     verdicts = [f["verdict"] for f in out.values()]
     out["verdict"] = ("SLOWER" if "SLOWER" in verdicts else
                       "faster" if "faster" in verdicts else
-                      "wide" if "wide" in verdicts else "")
+                      "wide" if verdicts and all(v == "wide" for v in verdicts)
+                      else "")
     return out
 
 

@@ -165,6 +165,16 @@ def test_figure_flags_either_clock(guard):
     result = guard.figure("case", seconds)
     assert result["cpu"]["verdict"] == "SLOWER"
     assert result["verdict"] == "SLOWER"
+    # a wide wall clock beside a steady, unchanged CPU time: no verdict
+    seconds_same = {"before": [], "after": []}
+    for _ in range(8):
+        for side in seconds_same:
+            seconds_same[side].append({"case": {
+                "wall": math.exp(rng.gauss(0, 0.5)),
+                "cpu": math.exp(rng.gauss(0, 0.01))}})
+    same = guard.figure("case", seconds_same)
+    assert same["wall"]["verdict"] == "wide" and same["cpu"]["verdict"] == ""
+    assert same["verdict"] == ""
     # Spark: no CPU figure
     for side in seconds.values():
         for one in side:
