@@ -147,6 +147,10 @@ def figure(name, seconds, confidence=0.9):
     """
     pairs = [(b[name], a[name]) for b, a in zip(seconds["before"], seconds["after"])
              if name in a and name in b]
+    for side, index in (("REV", 0), ("working tree", 1)):
+        errors = [p[index]["error"] for p in pairs if "error" in p[index]]
+        if errors:
+            return {"error": f"fails on {side}: {errors[0][:200]}", "verdict": ""}
     out = {}
     for clock in ("wall", "cpu"):
         if all(b[clock] is not None and a[clock] is not None for b, a in pairs):
@@ -191,8 +195,12 @@ def child(args):
     result = {"skrank": str(where), "seconds": {}}
     try:
         for name in args.cases.split(","):
-            call = guard_cases.build(name, args.data)
-            first = bench_common.time_call(call)  # not in the figure: the warm-up
+            try:  # a case this revision cannot run is reported, not fatal
+                call = guard_cases.build(name, args.data)
+                first = bench_common.time_call(call)  # the warm-up: not in the figure
+            except Exception as error:  # noqa: BLE001
+                result["seconds"][name] = {"error": f"{type(error).__name__}: {error}"}
+                continue
             # Spark: a session's first call, then one more (the JVM's start
             # is most of a Spark child's time)
             repeats = 1 if name == "spark" else args.repeats
@@ -389,8 +397,8 @@ def main(argv=None):
         remove_worktree(repo, old)
         shutil.rmtree(scratch, ignore_errors=True)
 
-    figures = {name: figure(name, seconds, args.confidence)
-               for name in seconds["after"][0]}
+    names_seen = dict.fromkeys(n for side in seconds.values() for r in side for n in r)
+    figures = {name: figure(name, seconds, args.confidence) for name in names_seen}
     for name, note in notes.items():
         figures[name] = {"error": note}
     print(f"\nworking tree / {args.against} ({commit[:10]}), {args.rounds} rounds "

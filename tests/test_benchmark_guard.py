@@ -180,3 +180,12 @@ def test_figure_flags_either_clock(guard):
         for one in side:
             one["case"]["cpu"] = None
     assert "cpu" not in guard.figure("case", seconds)
+
+
+def test_a_case_that_fails_on_one_tree_is_reported(guard):
+    ok = {"wall": 1.0, "cpu": 1.0}
+    seconds = {"before": [{"case": {"error": "ImportError: no skrank.clicks"}}] * 8,
+               "after": [{"case": ok}] * 8}
+    result = guard.figure("case", seconds)
+    assert result["error"].startswith("fails on REV: ImportError")
+    assert "| case |" in guard.table({"case": result}, "v1")
