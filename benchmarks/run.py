@@ -9,7 +9,7 @@ Usage (from the repository root, with ``pip install -e ".[bench]"``)::
     python benchmarks/run.py list                  # the other benchmarks, by name
     python benchmarks/run.py trec --rounds 1       # one of them: bench_trec.py's main
 
-    python benchmarks/run.py --against main        # the regression guard (guard.py):
+    python benchmarks/run.py --against main        # the regression guard (guard.py)
     python benchmarks/run.py --against HEAD~1 evaluate_by --rounds 10
 
 Writes ``<out>/results.json`` (every sample) and ``<out>/results.md`` (the
