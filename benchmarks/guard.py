@@ -2,7 +2,7 @@
 
     python benchmarks/run.py --against main                 # the quick suite
     python benchmarks/run.py --against HEAD~1 evaluate_by    # one case
-    python benchmarks/run.py --against v0.9 --rounds 12 --full
+    python benchmarks/run.py --against v0.9 --rounds 12 --full   # slower, steadier
 
 REV is checked out in a temporary ``git worktree`` (removed afterwards).
 Each round runs every chosen case on both trees, one tree after the other,
@@ -319,7 +319,7 @@ def parse(argv):
                         help="of each interval (default 0.9: each flag is a one-sided "
                              "test at 5%%)")
     parser.add_argument("--full", action="store_true",
-                        help="Spark at 1e7 rows, the TREC command on 2e6 lines")
+                        help="the TREC command on 2e6 lines, Spark in every round")
     parser.add_argument("--json", type=Path, default=None,
                         help="write every round's seconds and the figures here")
     parser.add_argument("--data-cache", type=Path, default=HERE / "out" / "guard-data",
@@ -359,6 +359,8 @@ def main(argv=None):
     # a `kill` ends the run through the finally below: the worktree goes too
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     names = args.names or list(guard_cases.NAMES)
+    if args.full:
+        args.spark_rounds = args.rounds
     notes = {}
     if "spark" in names and spark_missing():
         notes["spark"] = f"skipped: {spark_missing()}"
