@@ -22,7 +22,9 @@ def guard():
     spec = importlib.util.spec_from_file_location("skrank_bench_guard",
                                                   BENCHMARKS / "guard.py")
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    path = list(sys.path)
+    spec.loader.exec_module(module)  # it puts benchmarks/ on sys.path: undone
+    sys.path[:] = path
     yield module
     sys.modules.pop("skrank_bench_guard", None)
 
