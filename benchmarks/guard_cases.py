@@ -166,8 +166,12 @@ def build(name, root):
         return _gridsearch(d)
     if name == "clicks":
         propensity = 1.0 / d["position"]  # a per-row array, as read from a log
-        return lambda: skrank.clicks.evaluate(
-            d["click"], d["y_score"], position=d["position"], list_id=d["list_id"],
+        function = skrank.clicks.evaluate
+        # the lists were query_id= before the click metrics' rename
+        lists = ("list_id" if "list_id" in inspect.signature(function).parameters
+                 else "query_id")
+        return lambda: function(
+            d["click"], d["y_score"], position=d["position"], **{lists: d["list_id"]},
             propensity=propensity, metrics=["dcg@10", "precision@10", "arp"])
     if name == "position_bias":
         function = skrank.clicks.estimate_position_bias
