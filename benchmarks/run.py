@@ -9,6 +9,9 @@ Usage (from the repository root, with ``pip install -e ".[bench]"``)::
     python benchmarks/run.py list                  # the other benchmarks, by name
     python benchmarks/run.py trec --rounds 1       # one of them: bench_trec.py's main
 
+    python benchmarks/run.py --against main        # the regression guard (guard.py)
+    python benchmarks/run.py --against HEAD~1 evaluate_by --rounds 10
+
 Writes ``<out>/results.json`` (every sample) and ``<out>/results.md`` (the
 tables). See ``benchmarks/README.md`` for what is measured and how.
 
@@ -258,6 +261,10 @@ def run_script(name, argv):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
+    if any(arg == "--against" or arg.startswith("--against=") for arg in argv):
+        import guard  # the working tree against a revision: guard.py
+
+        return guard.main(argv)
     if argv and argv[0] == "list":
         for name in scripts():
             print(f"{name:14s} benchmarks/bench_{name}.py")
@@ -271,7 +278,9 @@ def main(argv=None):
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n")[0],
         epilog="Other benchmarks: python benchmarks/run.py NAME [options], NAME one "
-               f"of {', '.join(scripts())} (NAME --help for its options).")
+               f"of {', '.join(scripts())} (NAME --help for its options). The "
+               "regression guard: run.py --against REV [NAME ...] (--against REV "
+               "--help for its options).")
     parser.add_argument("--sizes", nargs="+", type=float, default=[1e5, 1e6, 1e7],
                         help="numbers of rows (default: 1e5 1e6 1e7)")
     parser.add_argument("--out", default=str(HERE / "out"),
