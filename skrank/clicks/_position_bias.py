@@ -115,9 +115,31 @@ class PositionBias:
         return np.arange(1, self.max_position + 1)
 
     def __call__(self, position):
-        """The propensity of each row's position (an array like ``position``).
+        """The propensity of each row's position.
 
-        A position outside 1..K is a ValueError naming its first row.
+        Parameters
+        ----------
+        position : array-like of shape (n_rows,)
+            1-based positions, each in 1..K (:attr:`max_position`).
+
+        Returns
+        -------
+        propensity : ndarray of shape (n_rows,)
+            The estimated propensity of each row's position, relative to
+            position 1.
+
+        Raises
+        ------
+        ValueError
+            For a position that is not a whole number in 1..K, naming its
+            first row.
+
+        Examples
+        --------
+        >>> from skrank.clicks import PositionBias
+        >>> bias = PositionBias([1.0, 0.5, 0.25])
+        >>> bias([3, 1, 2, 2])
+        array([0.25, 1.  , 0.5 , 0.5 ])
         """
         return self._lookup(check_positions(position))
 
