@@ -105,6 +105,18 @@ def list_codes(query_id, n_rows, name="query_id"):
             "(or query) the row belongs to."
         )
     keys, labels = factorize(query_id, n_rows, name=name)
+    if keys.dtype.kind in "iu" and keys.shape[0]:
+        low, high = int(keys.min()), int(keys.max())
+        if high - low <= 4 * keys.shape[0] + 1024:
+            # dense ids (factorize's codes, or integers in a short range): a
+            # table of the ids present codes them without a sort
+            present = np.zeros(high - low + 1, dtype=bool)
+            offset = keys - low
+            present[offset] = True
+            codes = (np.cumsum(present) - 1)[offset]
+            distinct = np.flatnonzero(present) + low
+            ids = distinct.astype(keys.dtype) if labels is None else labels[distinct]
+            return codes.astype(np.intp), ids
     distinct, codes = np.unique(keys, return_inverse=True)
     ids = distinct if labels is None else labels[distinct]
     return codes.reshape(-1).astype(np.intp), ids

@@ -291,3 +291,19 @@ def test_a_missing_slate_id_is_named_slate_id():
         slate_estimate([1, 0], slate_id=["a", None], slot=[1, 1],
                        behavior_propensity=[0.5, 0.5],
                        evaluation_propensity=[0.5, 0.5])
+
+
+def test_list_codes_are_the_ranks_of_the_distinct_ids():
+    # the dense table (short integer ranges, factorised strings) and the sort
+    # (wide integer ranges) both give np.unique's inverse and values
+    rng = np.random.default_rng(0)
+    for trial in range(200):
+        n = int(rng.integers(1, 40))
+        ids = [rng.integers(-5, 5, n), rng.integers(0, 10**12, n),
+               np.array([f"q{x}" for x in rng.integers(0, 7, n)], dtype=object),
+               rng.integers(0, 3, n).astype(np.uint8)][trial % 4]
+        codes, labels = list_codes(ids, n)
+        distinct, inverse = np.unique(ids, return_inverse=True)
+        np.testing.assert_array_equal(codes, inverse.reshape(-1))
+        assert list(labels) == list(distinct)
+        assert codes.dtype == np.intp
