@@ -316,8 +316,8 @@ def topic_set_size(delta, sd=None, *, differences=None, alpha=0.05, beta=0.2,
     >>> from skrank.stats import topic_set_size
     >>> topic_set_size(0.1, 0.2)
     34
-    >>> topic_set_size(0.1, differences=[0.3, -0.1, 0.1, 0.2, -0.2, 0.3])
-    28
+    >>> topic_set_size(0.1, differences=[0.3, 0.1, -0.1])  # their sd is 0.2
+    34
     """
     delta = check_positive_real("delta", delta)
     sd = resolve_sd(sd, differences, metric)
