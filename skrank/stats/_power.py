@@ -199,13 +199,12 @@ def _sample_sd(differences):
             "`differences` holds nan or inf: drop the queries without a value "
             "(e.g. values[~np.isnan(values)]) first."
         )
-    sd = float(np.std(values, ddof=1))
-    if not sd > 0:
+    if values.min() == values.max():
         raise ValueError(
             "`differences` are all equal (standard deviation 0): no test size "
             "follows from them; pass `sd` instead."
         )
-    return sd
+    return float(np.std(values, ddof=1))
 
 
 def resolve_sd(sd, differences, metric):
