@@ -204,7 +204,7 @@ def test_simulated_power_where_statsmodels_fails(n, alpha, beta):
 
 def test_simulated_power_with_bounded_skewed_differences():
     # a query's difference of reciprocal ranks takes a few values (here
-    # -0.2, 0 or 0.3), not normal: at the ~1,300 queries the design asks
+    # -0.2, 0 or 0.3), not normal: at the ~1,200 queries the design asks
     # for, the t-test's power is still the design's
     rng = np.random.default_rng(3)
     replications = 2000
