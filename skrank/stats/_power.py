@@ -332,8 +332,8 @@ def minimum_detectable_effect(n_queries, sd=None, *, differences=None, alpha=0.0
     The converse of :func:`topic_set_size`: the mean difference ``delta``
     that a two-sided paired t-test at level ``alpha`` on ``n_queries``
     queries detects with power ``1 - beta``, when the per-query
-    differences have standard deviation ``sd``. Smaller true differences
-    are more likely to be missed.
+    differences have standard deviation ``sd`` (Sakai [1]_). Smaller true
+    differences are more likely to be missed.
 
     Parameters
     ----------
