@@ -81,6 +81,7 @@ _PUBLIC = {
         "SegmentEvaluationResult",
         "compare",
         "evaluate_by",
+        "minimum_detectable_effect", "topic_set_size",
     ),
     "io": (
         "RunEvaluationResult",

@@ -12,6 +12,7 @@ from ._compare import compare
 from ._compare_by import SegmentComparisonResult
 from ._evaluate_by import evaluate_by
 from ._paired import ComparisonResult
+from ._power import minimum_detectable_effect, topic_set_size
 from ._segment_summary import SegmentDifferenceResult, SegmentEvaluationResult
 from ._tables import ComparisonTable
 
@@ -26,4 +27,5 @@ __all__ = [
     "SegmentEvaluationResult",
     "compare",
     "evaluate_by",
+    "minimum_detectable_effect", "topic_set_size",
 ]

@@ -41,6 +41,8 @@ CALLS.update({
     ),
     "evaluate_run": (({"1": {"a": 1}}, {"1": {"a": 1.0}}), {"metrics": ["map"]}),
     "get_scorer": (("ndcg@10",), {}),
+    "topic_set_size": ((0.1, 0.2), {}),
+    "minimum_detectable_effect": ((30, 0.2), {}),
 })
 
 # keyword options that are data or seeds, not options with a fixed domain
@@ -50,6 +52,7 @@ NOT_OPTIONS = {
     "scoring",  # a scorer or metric names, like ``metrics``
     "by",  # segments: data, like ``query_id``
     "propensity",  # simulate_clicks: a callable or one number per position, data
+    "differences",  # topic_set_size: per-query differences, data
 }
 
 CASES = [
@@ -100,7 +103,7 @@ def test_every_option_of_a_public_function_is_declared():
 
 
 def test_declared_functions_are_checked():
-    assert len(PARAMETERS) == 37  # every public function with options
+    assert len(PARAMETERS) == 39  # every public function with options
     for name in PARAMETERS:
         func = getattr(skrank, name)
         assert hasattr(func, "__wrapped__"), f"{name} is not decorated with validate_params"
