@@ -85,8 +85,10 @@ def _ranges(rows, order):
     n_systems)``: system j of set s takes the score ``rows[q, order[s, q, j]]``
     on query q.
     """
-    sums = np.take_along_axis(rows[None, :, :], order, axis=2).sum(axis=1)
-    return (sums.max(axis=1) - sums.min(axis=1)) / rows.shape[0]
+    n, k = rows.shape
+    start = (np.arange(n, dtype=np.intp) * k)[:, None]  # of each query in rows.ravel()
+    sums = rows.ravel()[order + start].sum(axis=1)
+    return (sums.max(axis=1) - sums.min(axis=1)) / n
 
 
 def _count_reaching(ranges, observed, tolerance):
@@ -121,9 +123,14 @@ def randomised_tukey_p_values(values, a_index, b_index, n_resamples, rng):
             digits = (codes[:, None] // powers[None, :]) % orders  # (size, n)
             hits += _count_reaching(_ranges(rows, every[digits]), observed, tolerance)
         return hits / total
+    # few systems: draw each query's permutation from the table of all k!
+    every = np.array(list(permutations(range(k))), dtype=np.intp) if k <= 7 else None
     for start in range(0, n_resamples, size):
         count = min(size, n_resamples - start)
-        order = np.argsort(rng.random((count, n, k)), axis=2)
+        if every is None:
+            order = np.argsort(rng.random((count, n, k)), axis=2)
+        else:
+            order = every[rng.integers(0, orders, size=(count, n))]
         hits += _count_reaching(_ranges(rows, order), observed, tolerance)
     return (1.0 + hits) / (1.0 + n_resamples)
 
