@@ -139,7 +139,8 @@ def parametric_tukey_p_values(values, a_index, b_index):
     """The blocked (two-way ANOVA residual) Tukey HSD p-value of each pair.
 
     NaN with fewer than two queries; 1 for a pair with equal means, 0 for
-    a pair with different means when the residuals are all 0.
+    a pair with different means when the residuals are all 0 (up to
+    rounding: the systems differ by a constant on every query).
     """
     k, n = values.shape
     means = values.mean(axis=1)
@@ -149,6 +150,8 @@ def parametric_tukey_p_values(values, a_index, b_index):
     residuals = values - means[:, None] - values.mean(axis=0)[None, :] + values.mean()
     df = (k - 1) * (n - 1)
     mse = float(np.sum(residuals**2)) / df
+    if mse <= (1e-12 * float(np.abs(values).max())) ** 2:  # zero but for rounding
+        mse = 0.0
     with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         q = difference / np.sqrt(mse / n)
