@@ -114,7 +114,9 @@ def randomised_tukey_p_values(values, a_index, b_index, n_resamples, rng):
     per_set = n * k
     size = max(1, _CHUNK_CELLS // per_set)
     orders = math.factorial(k)
-    total = orders**n
+    # (k!)**n, computed only when the logarithms say it is small
+    small = n * math.log(orders) <= math.log(n_resamples) + 1e-9
+    total = orders**n if small else n_resamples + 1
     if total <= n_resamples:
         every = np.array(list(permutations(range(k))), dtype=np.intp)  # (k!, k)
         powers = orders ** np.arange(n, dtype=np.int64)
