@@ -157,9 +157,9 @@ def compare(
       range distribution's tail (``scipy.stats.studentized_range``). This
       is not the one-way ``scipy.stats.tukey_hsd`` (ranx's
       ``stat_test="tukey"``), which treats the systems' values as
-      independent samples: with per-query differences in difficulty its
-      error term is far larger, so it misses differences a paired test
-      finds. With two systems the blocked form equals the paired t-test.
+      independent samples: the differences in difficulty between queries
+      land in its error term, so its p-values are usually larger and it
+      misses differences a paired test finds. With two systems the blocked form equals the paired t-test.
       With ``by=`` each segment is its own family.
 
     References

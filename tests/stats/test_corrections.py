@@ -174,3 +174,33 @@ CORRECT_BY_HAND = {
     "bh": _step_up_by_hand,
     "by": lambda p: _step_up_by_hand(p, sum(1 / j for j in range(1, len(p) + 1))),
 }
+
+
+@pytest.mark.parametrize("correction", ["bh", "by"])
+def test_click_compare_and_compare_by_take_the_new_corrections(correction):
+    from skrank import clicks
+
+    rng = np.random.default_rng(8)
+    n = 60  # 20 lists of three rows, two lists per query
+    click = rng.integers(0, 2, size=n)
+    position = np.tile([1, 2, 3], 20)
+    systems = {name: rng.normal(size=n) for name in "abc"}
+    result = clicks.compare(click, systems, position=position,
+                            list_id=np.repeat(np.arange(20), 3),
+                            query_id=np.repeat(np.arange(10), 6), propensity=1.0,
+                            metrics=["precision@1"], n_resamples=200, random_state=0,
+                            correction=correction)
+    np.testing.assert_allclose(result.tests.column("p_t_test_corrected"),
+                               CORRECT_BY_HAND[correction](
+                                   result.tests.column("p_t_test")),
+                               rtol=0, atol=1e-15)
+    query = np.repeat(np.arange(12), 5)
+    y = rng.integers(0, 2, size=query.size)
+    segment = np.where(query < 6, "x", "y")
+    by = compare(y, systems=dict(zip("abc", rng.normal(size=(3, query.size)))),
+                 query_id=query, metrics=["mrr"], by=segment, n_resamples=100,
+                 random_state=0, correction=correction)
+    raw = by.tests.column("p_t_test")  # six rows: two segments x three pairs
+    assert len(raw) == 6
+    np.testing.assert_allclose(by.tests.column("p_t_test_corrected"),
+                               CORRECT_BY_HAND[correction](raw), rtol=0, atol=1e-15)
