@@ -80,6 +80,7 @@ _PUBLIC = {
         "SegmentDifferenceResult",
         "SegmentEvaluationResult",
         "compare",
+        "correct_p_values",
         "evaluate_by",
         "minimum_detectable_effect", "topic_set_size",
     ),

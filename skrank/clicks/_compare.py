@@ -78,9 +78,9 @@ def compare(
         Resamples of the bootstrap and of the randomisation test.
     confidence_level : float, default=0.95
         Of the bootstrap intervals, in (0, 1).
-    correction : {"holm", "bonferroni", None}, default="holm"
+    correction : {"holm", "bonferroni", "bh", "by", None}, default="holm"
         Multiple-comparison correction of the p-values, over the pairs
-        compared on each metric.
+        compared on each metric, as for :func:`skrank.compare`.
     random_state : int, RandomState instance or None, default=None
         Seeds the bootstrap and the randomisation test.
     doc_id : array-like of shape (n_rows,), default=None
@@ -117,8 +117,8 @@ def compare(
     * **paired tests** on :math:`d_q = (N^a_q - N^b_q) \\cdot n / \\sum_q D_q`
       (``n`` queries), whose mean is the difference of the estimates (the
       denominator is the same for both systems): a sign-flip randomisation
-      test and a paired t-test, as in :func:`skrank.compare`, with Holm's
-      or Bonferroni's correction over the pairs of a metric.
+      test and a paired t-test, as in :func:`skrank.compare`, with the
+      ``correction`` over the pairs of a metric.
 
     Examples
     --------

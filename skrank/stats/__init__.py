@@ -1,15 +1,17 @@
 """Comparing systems query by query, and metrics by segment: paired tests and
 confidence intervals from bootstraps over queries.
 
-The modules stack one way: ``_tables`` (result tables and their text) <-
-``_paired`` (paired tests) and ``_intervals`` (bootstrap intervals; the
-resampling itself is ``skrank._core._resample``, which ``skrank.clicks``
-shares) <- ``_segments`` (segment keys) <- ``_segment_summary`` (means and
+The modules stack one way: ``_tables`` (result tables and their text),
+``_corrections`` (multiple-comparison corrections) and ``_tukey`` (Tukey's
+HSD over all systems) <- ``_paired`` (paired tests) and ``_intervals``
+(bootstrap intervals; the resampling itself is ``skrank._core._resample``,
+which ``skrank.clicks`` shares) <- ``_segments`` (segment keys) <- ``_segment_summary`` (means and
 intervals by segment) <- ``_evaluate_by`` and ``_compare_by`` <- ``_compare``.
 """
 
 from ._compare import compare
 from ._compare_by import SegmentComparisonResult
+from ._corrections import correct_p_values
 from ._evaluate_by import evaluate_by
 from ._paired import ComparisonResult
 from ._power import minimum_detectable_effect, topic_set_size
@@ -26,6 +28,7 @@ __all__ = [
     "SegmentDifferenceResult",
     "SegmentEvaluationResult",
     "compare",
+    "correct_p_values",
     "evaluate_by",
     "minimum_detectable_effect", "topic_set_size",
 ]

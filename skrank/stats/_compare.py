@@ -24,12 +24,13 @@ from ._paired import (
     is_dask_frame,
     per_query_values,
 )
+from ._tukey import TEST
 
 
 @validate_params({
     "n_resamples": COUNT, "confidence_level": FRACTION,
     "correction": choice(*CORRECTIONS), "ties": choice(*TIES),
-    "no_relevant": choice(*NO_RELEVANT),
+    "no_relevant": choice(*NO_RELEVANT), "test": TEST,
 })
 def compare(
     y_true,
@@ -38,6 +39,7 @@ def compare(
     query_id=None,
     metrics=("ndcg@10", "map"),
     baseline=None,
+    test=None,
     n_resamples=10_000,
     confidence_level=0.95,
     correction="holm",
@@ -66,13 +68,23 @@ def compare(
         Metric names, as for :func:`evaluate`.
     baseline : str, default=None
         Compare every other system with this one; None compares every pair.
+    test : {None, "tukey_hsd", "tukey_hsd_parametric"} or list of them, default=None
+        Tests of all systems at once, each adding a column of p-values to
+        ``result.tests``: ``"tukey_hsd"`` the randomised Tukey HSD test
+        (``p_tukey_hsd``), ``"tukey_hsd_parametric"`` the blocked Tukey HSD
+        of the two-way analysis of variance (``p_tukey_hsd_parametric``).
+        See Notes. None adds nothing.
     n_resamples : int, default=10000
-        Resamples of the bootstrap and of the randomisation test.
+        Resamples of the bootstrap, of the randomisation test and of the
+        randomised Tukey HSD test.
     confidence_level : float, default=0.95
         Of the bootstrap intervals, in (0, 1).
-    correction : {"holm", "bonferroni", None}, default="holm"
+    correction : {"holm", "bonferroni", "bh", "by", None}, default="holm"
         Multiple-comparison correction of the p-values, over the pairs
-        compared on each metric.
+        compared on each metric (:func:`skrank.stats.correct_p_values`):
+        Holm's and Bonferroni's control the family-wise error rate,
+        Benjamini-Hochberg's (``"bh"``) and Benjamini-Yekutieli's
+        (``"by"``) the false discovery rate.
     ties : {"average", "input"}, default="average"
         ``"average"``: the exact expected value over all orders of rows with
         equal scores. ``"input"``: rows with equal scores keep their input
@@ -123,6 +135,33 @@ def compare(
     over its pairs (Holm's step-down method by default, which controls the
     family-wise error rate and is never less powerful than Bonferroni).
 
+    ``test=`` adds Tukey's HSD, which tests every pair of the k systems at
+    once and controls the family-wise error rate over all k(k-1)/2 pairs by
+    itself (its p-values are not corrected further; with ``baseline`` the
+    rows still hold only the pairs with the baseline, but the family is
+    every pair). Both forms keep the queries paired:
+
+    * ``"tukey_hsd"``, the randomised test (Carterette 2012): each query's
+      k values are permuted across the systems, and a pair's p-value is
+      the share of permutations whose **range** of system means (largest
+      minus smallest) reaches the pair's observed ``|difference|``: exact
+      over all ``(k!)**n`` permutations when there are at most
+      ``n_resamples``, otherwise ``(1 + hits) / (1 + n_resamples)``. It is
+      conservative when one system is far from the others: that system
+      makes the range large in every permutation, which inflates the
+      p-values of the pairs among the close systems.
+    * ``"tukey_hsd_parametric"``, the blocked Tukey HSD: the two-way
+      analysis of variance (systems x queries, no interaction) gives the
+      mean squared error of its residuals, MSE, on (k-1)(n-1) degrees of
+      freedom; ``q = |difference| / sqrt(MSE / n)`` and p is the studentized
+      range distribution's tail (``scipy.stats.studentized_range``). This
+      is not the one-way ``scipy.stats.tukey_hsd`` (ranx's
+      ``stat_test="tukey"``), which treats the systems' values as
+      independent samples: the differences in difficulty between queries
+      land in its error term, so its p-values are usually larger and it
+      misses differences a paired test finds. With two systems the blocked form equals the paired t-test.
+      With ``by=`` each segment is its own family.
+
     References
     ----------
     .. [1] M. D. Smucker, J. Allan and B. Carterette. A comparison of
@@ -130,6 +169,8 @@ def compare(
        CIKM 2007.
     .. [2] S. Holm. A simple sequentially rejective multiple test procedure.
        Scandinavian Journal of Statistics 6(2), 1979.
+    .. [3] B. Carterette. Multiple testing in statistical analysis of
+       systems-based information retrieval experiments. ACM TOIS 30(1), 2012.
 
     Examples
     --------
@@ -156,6 +197,7 @@ def compare(
             f"`baseline` must be one of the systems {names}, got {describe(baseline)}."
         )
     rng = make_rng(random_state)
+    tests = TEST.check("test", test)  # None, the unchecked default, becomes ()
     frames = [is_dask_frame(scores) for scores in systems.values()]
     if by is not None:
         if any(frames):
@@ -164,6 +206,7 @@ def compare(
             y_true, systems, by=by, query_id=query_id, metrics=metrics,
             baseline=baseline, n_resamples=n_resamples, level=level,
             correction=correction, ties=ties, no_relevant=no_relevant, rng=rng,
+            tests=tests,
         )
     if any(frames):
         if not all(frames) or y_true is not None or query_id is not None:
@@ -179,5 +222,5 @@ def compare(
         )
     return compare_per_query(
         per_query, names, metrics, baseline=baseline, n_resamples=n_resamples,
-        level=level, correction=correction, rng=rng,
+        level=level, correction=correction, rng=rng, tests=tests,
     )

@@ -4,12 +4,8 @@ The p-values are corrected over every segment and pair of a metric.
 """
 
 from .._core._aggregate import QueryValues
-from ._paired import (
-    compare_per_query,
-    correct_p_values,
-    per_query_values,
-    plot_differences,
-)
+from ._corrections import correct_p_values
+from ._paired import compare_per_query, per_query_values, plot_differences
 from ._segments import by_columns, query_index, segments_of_queries
 from ._tables import (
     ComparisonTable,
@@ -104,7 +100,7 @@ class SegmentComparisonResult:
 
 
 def compare_by(y_true, systems, *, by, query_id, metrics, baseline, n_resamples,
-               level, correction, ties, no_relevant, rng):
+               level, correction, ties, no_relevant, rng, tests=()):
     """:func:`compare`'s tests within each segment, corrected across segments."""
     names = list(systems)
     per_query = per_query_values(y_true, systems, metrics, query_id, ties, no_relevant)
@@ -123,7 +119,7 @@ def compare_by(y_true, systems, *, by, query_id, metrics, baseline, n_resamples,
         }
         result = compare_per_query(
             part, names, metrics, baseline=baseline, n_resamples=n_resamples,
-            level=level, correction=None, rng=rng,
+            level=level, correction=None, rng=rng, tests=tests,
         )
         summary_rows += [(*key, *row) for row in result.summary.rows]
         test_rows += [(*key, *row) for row in result.tests.rows]

@@ -23,7 +23,9 @@ from .._core._validation import check_option, describe
 from .._core._warnings import warn
 from ..metrics._evaluate import evaluate
 from .._core._resample import stratified_resample_sums
+from ._corrections import correct_p_values
 from ._tables import ComparisonTable, format_table, interval_text
+from ._tukey import TEST_NAMES, TUKEY_TESTS, tukey_p_values
 
 # largest number of resamples held in memory at once (times n_queries)
 _CHUNK_CELLS = 2_000_000
@@ -43,7 +45,10 @@ class ComparisonResult:
         the randomisation test's ``p_randomization``, the paired t-test's
         ``t_statistic`` and ``p_t_test``, and both p-values corrected for
         the number of pairs (``p_randomization_corrected``,
-        ``p_t_test_corrected``).
+        ``p_t_test_corrected``); with ``test=`` the p-values of the tests
+        of all systems at once, ``p_tukey_hsd`` and
+        ``p_tukey_hsd_parametric`` (not corrected further: each controls
+        the family-wise error rate over all pairs by itself).
     per_query : dict
         ``{metric: {system: QueryValues}}``, as :func:`evaluate` gives them.
 
@@ -89,6 +94,7 @@ class ComparisonResult:
         )
         suffix = "" if self._correction is None else f" ({self._correction})"
         corrected = self._correction is not None
+        all_pairs = [test for test in TUKEY_TESTS if f"p_{test}" in self.tests.columns]
         rows = []
         for row in self.tests.rows:
             values = dict(zip(self.tests.columns, row))
@@ -97,10 +103,11 @@ class ComparisonResult:
                 values["difference"], interval_text(values["ci_low"], values["ci_high"]),
                 values["p_randomization_corrected" if corrected else "p_randomization"],
                 values["p_t_test_corrected" if corrected else "p_t_test"],
+                *(values[f"p_{test}"] for test in all_pairs),
             ))
         tests = format_table(
             ("metric", "pair", "difference", ci, "p randomization" + suffix,
-             "p t-test" + suffix),
+             "p t-test" + suffix, *(f"p {TEST_NAMES[test]}" for test in all_pairs)),
             rows,
         )
         return f"{self._description}\n\n{summary}\n\n{tests}"
@@ -198,30 +205,6 @@ def frames_per_query_values(systems, metrics):
     return per_query
 
 
-def _holm(p):
-    """Holm's step-down adjusted p-values (nan stays nan, not counted)."""
-    p = np.asarray(p, dtype=float)
-    out = np.full(p.shape, np.nan)
-    finite = np.flatnonzero(~np.isnan(p))
-    m = finite.shape[0]
-    if m == 0:
-        return out
-    order = finite[np.argsort(p[finite], kind="stable")]
-    adjusted = np.maximum.accumulate(np.minimum(1.0, (m - np.arange(m)) * p[order]))
-    out[order] = adjusted
-    return out
-
-
-def correct_p_values(p, correction):
-    p = np.asarray(p, dtype=float)
-    if correction is None:
-        return p.copy()
-    if correction == "bonferroni":
-        m = np.count_nonzero(~np.isnan(p))
-        return np.minimum(1.0, p * m)
-    return _holm(p)
-
-
 def _chunks(total, n_columns):
     size = max(1, _CHUNK_CELLS // max(n_columns, 1))
     for start in range(0, total, size):
@@ -280,7 +263,7 @@ def _t_test(differences):
 
 
 def compare_per_query(per_query, names, metrics, *, baseline, n_resamples, level,
-                      correction, rng, bootstrap=None):
+                      correction, rng, bootstrap=None, tests=()):
     """The tests of :func:`compare` on per-query values already computed.
 
     ``per_query`` is ``{metric: {system: QueryValues}}`` with the queries in
@@ -289,6 +272,9 @@ def compare_per_query(per_query, names, metrics, *, baseline, n_resamples, level
     ``bootstrap(metric, values, n_resamples, rng)``, if given, returns the
     ``(n_resamples, n_systems)`` resampled estimates in place of the means
     of resampled queries (:func:`skrank.clicks.compare`'s ratios of sums).
+    ``tests`` names the tests of all systems at once (:data:`TUKEY_TESTS`),
+    each adding a ``p_<test>`` column; they draw from ``rng`` after every
+    other test, so the other columns do not depend on them.
     """
     if baseline is None:
         pairs = list(combinations(range(len(names)), 2))
@@ -298,11 +284,12 @@ def compare_per_query(per_query, names, metrics, *, baseline, n_resamples, level
     alpha = 1.0 - level
     quantiles = [alpha / 2, 1 - alpha / 2]
 
-    summary_rows, test_rows = [], []
+    summary_rows, test_rows, kept = [], [], []
     for metric in metrics:
         values = np.vstack([per_query[metric][name].value for name in names])
         keep = ~np.isnan(values).any(axis=0)
         values = values[:, keep]
+        kept.append(values)
         n = values.shape[1]
         if n == 0:
             warn(
@@ -345,20 +332,31 @@ def compare_per_query(per_query, names, metrics, *, baseline, n_resamples, level
                 float(p_random_corrected[j]), float(p_t_corrected[j]), n,
             ))
 
+    extra = {}
+    if tests:
+        a_index = np.array([a for a, _ in pairs])
+        b_index = np.array([b for _, b in pairs])
+        for values in kept:
+            for column, p in tukey_p_values(
+                values, a_index, b_index, tests, n_resamples, rng
+            ).items():
+                extra.setdefault(column, []).extend(float(value) for value in p)
     summary = ComparisonTable(
         ("metric", "system", "mean", "ci_low", "ci_high", "n_queries"), summary_rows
     )
-    tests = ComparisonTable(
+    test_table = ComparisonTable(
         ("metric", "system_a", "system_b", "difference", "ci_low", "ci_high",
          "p_randomization", "t_statistic", "p_t_test", "p_randomization_corrected",
-         "p_t_test_corrected", "n_queries"),
-        test_rows,
+         "p_t_test_corrected", "n_queries", *extra),
+        [(*row, *(column[i] for column in extra.values()))
+         for i, row in enumerate(test_rows)],
     )
     description = (
         f"ComparisonResult: {len(names)} systems, {len(metrics)} metric(s), "
-        f"{n_resamples} resamples (bootstrap intervals, randomisation test)"
+        f"{n_resamples} resamples (bootstrap intervals, randomisation test"
+        + ("".join(f", {TEST_NAMES[test]}" for test in tests)) + ")"
     )
-    return ComparisonResult(summary, tests, per_query, description=description,
+    return ComparisonResult(summary, test_table, per_query, description=description,
                             level=level, correction=correction)
 
 

@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 
 from skrank import average_precision_score, compare, reciprocal_rank_score
-from skrank.stats._paired import _holm
+from skrank.stats import correct_p_values
 
 from .._needs import needs
 
@@ -118,6 +118,10 @@ def test_reproducible_with_random_state():
     assert first.tests.rows != other.tests.rows
 
 
+def _holm(p):
+    return correct_p_values(p, "holm")
+
+
 def test_holm_by_hand():
     # sorted: 0.01 * 3 = 0.03, 0.03 * 2 = 0.06, then max(0.06, 0.04 * 1)
     np.testing.assert_allclose(_holm([0.01, 0.04, 0.03]), [0.03, 0.06, 0.06])
@@ -188,6 +192,9 @@ def test_tables_repr_and_frames():
         ({"n_resamples": 0}, "`n_resamples`"),
         ({"confidence_level": 95}, "`confidence_level`"),
         ({"correction": "fdr"}, "`correction`"),
+        ({"correction": "fdr_bh"}, "`correction`"),
+        ({"test": "tukey"}, "`test`"),
+        ({"test": ["tukey_hsd", "wilcoxon"]}, "`test`"),
         ({"metrics": ["nope"]}, "Unknown metric name"),
         ({"query_id": [1, 1]}, "query_id"),
     ],
