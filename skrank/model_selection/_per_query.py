@@ -123,7 +123,7 @@ def route_fit_params(estimator, cv, params, query_id, groups):
                        method_mapping=MethodMapping().add(caller="fit", callee="split"))
         routed = process_routing(router, "fit", **params)
         fit_params = dict(routed.estimator.fit)
-        if "splitter" in routed and groups is None:
+        if hasattr(cv, "get_metadata_routing") and groups is None:
             groups = routed.splitter.split.get("groups")
         return fit_params, groups
     if "groups" in params:
@@ -220,10 +220,11 @@ def fold_of_query(query_id, splits):
     return fold
 
 
-def _mean_of(values):
+def quiet_mean(values, weights):
+    """The weighted mean over non-nan values; nan, without a warning, if none."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
-        return float(weighted_mean(values.value, values.weight))
+        return float(weighted_mean(values, weights))
 
 
 def _check_metric_names(metrics):
@@ -346,7 +347,7 @@ def cross_val_per_query(estimator, X, y, *, query_id, cv=5, metrics=("ndcg@10",)
     )
     return Bunch(
         per_query=per_query,
-        mean={m: _mean_of(values) for m, values in per_query.items()},
+        mean={m: quiet_mean(v.value, v.weight) for m, v in per_query.items()},
         fold=fold_of_query(query_id, splits),
         splits=splits,
     )
