@@ -61,7 +61,7 @@ def check_query_folds(splits, query_id, n_rows, *, source="cv"):
         in_train[codes[train]] = True
         split = np.flatnonzero(in_train[codes[test]])
         if split.shape[0]:
-            query = query_id[test[split[0]]]
+            query = query_id[test[split[0]:split[0] + 1]].tolist()[0]
             raise ValueError(
                 f"`{source}` put query {query!r} in both the training and the test "
                 f"part of fold {j}: its rows must stay together. A row-level "
@@ -76,7 +76,7 @@ def check_query_folds(splits, query_id, n_rows, *, source="cv"):
     untested = np.flatnonzero(tested != 1)
     if untested.shape[0]:
         first = untested[0]
-        query = query_id[np.flatnonzero(codes == first)[0]]
+        query = query_id[codes == first][:1].tolist()[0]
         raise ValueError(
             f"`{source}` tests query {query!r} in {int(tested[first])} folds "
             f"({untested.shape[0]} queries are not tested exactly once): every "
@@ -104,9 +104,9 @@ def route_fit_params(estimator, cv, params, query_id, groups):
     parameter goes to ``fit`` (as scikit-learn does), and ``query_id`` too
     when ``fit`` has a ``query_id`` parameter (:class:`skrank.QueryGroupRanker`).
     """
+    if params is not None and not isinstance(params, dict):
+        raise ValueError(f"`params` must be a dict or None, got {describe(params)}.")
     params = dict(params or {})
-    if not isinstance(params, dict):
-        raise ValueError(f"`params` must be a dict, got {describe(params)}.")
     if get_config().get("enable_metadata_routing", False):
         try:
             wants_qid = get_routing_for_object(estimator).consumes("fit", ["query_id"])
