@@ -97,6 +97,25 @@ class CandidateComparisonResult(ComparisonResult):
         -------
         index : int
             The chosen candidate's index in ``cv_results_``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from skrank import QueryValues
+        >>> from skrank.stats._paired import compare_per_query
+        >>> from skrank.model_selection import CandidateComparisonResult
+        >>> ids, ones = np.arange(8), np.ones(8)
+        >>> values = {"best": ones, "small": ones - 0.01 * (ids == 0)}
+        >>> per_query = {"m": {k: QueryValues(ids, v, ones) for k, v in values.items()}}
+        >>> comparison = compare_per_query(
+        ...     per_query, ["best", "small"], ["m"], baseline="best", n_resamples=1000,
+        ...     level=0.95, correction="holm", rng=np.random.default_rng(0))
+        >>> result = CandidateComparisonResult(
+        ...     comparison, candidates=[1, 0], params=[{"d": 9}, {"d": 2}],
+        ...     fold_means={}, test="randomisation",
+        ...     cv_results={"param_d": np.array([2, 9])})
+        >>> result.simplest("param_d")     # d=2 loses 0.01 on one query of 8: p = 1
+        0
         """
         if not 0 < alpha < 1 or isinstance(alpha, bool):
             raise ValueError(f"`alpha` must be in (0, 1), got {describe(alpha)}.")
@@ -327,20 +346,26 @@ def compare_candidates(search, X, y, *, query_id, groups=None, metrics=None, top
 
     Examples
     --------
+    >>> import sklearn
     >>> from sklearn.linear_model import LogisticRegression
     >>> from sklearn.model_selection import GridSearchCV, GroupKFold
     >>> from skrank import get_scorer, load_digits_retrieval
     >>> from skrank.model_selection import compare_candidates
     >>> data = load_digits_retrieval(n_queries=60, n_candidates=20)
-    >>> search = GridSearchCV(LogisticRegression(), {"C": [0.01, 1.0]},
+    >>> X, y, qid = data.data, data.target, data.query_id
+    >>> search = GridSearchCV(LogisticRegression(), {"C": [0.001, 1.0]},
     ...                       scoring=get_scorer("ndcg@10"), cv=GroupKFold(3),
     ...                       refit=False)
-    >>> search = search.fit(data.data, data.target, groups=data.query_id)  # doctest: +SKIP
-    >>> result = compare_candidates(search, data.data, data.target,
-    ...                             query_id=data.query_id, n_resamples=200,
-    ...                             random_state=0)  # doctest: +SKIP
-    >>> result.candidates  # doctest: +SKIP
-    [1, 0]
+    >>> with sklearn.config_context(enable_metadata_routing=True):
+    ...     search = search.fit(X, y, query_id=qid, groups=qid)
+    >>> result = compare_candidates(search, X, y, query_id=qid, n_resamples=200,
+    ...                             random_state=0)
+    >>> result.candidates == [search.cv_results_["rank_test_score"].argmin(), 0]
+    True
+    >>> result.fold_means["ndcg@10"].shape       # (candidates, folds)
+    (2, 3)
+    >>> result.simplest("param_C") in result.candidates
+    True
     """
     search = _check_search(search)
     n_rows = _n_rows(X)
