@@ -114,6 +114,8 @@ def route_fit_params(estimator, cv, params, query_id, groups):
             wants_qid = set()
         if wants_qid and "query_id" not in params:
             params["query_id"] = query_id
+        elif not wants_qid:  # given as `query_id=`; what search.fit got for its scorer
+            params.pop("query_id", None)
         router = MetadataRouter(owner="cross_val_per_query").add(
             estimator=estimator,
             method_mapping=MethodMapping().add(caller="fit", callee="fit"),

@@ -212,3 +212,22 @@ def test_simplest_reads_the_chosen_test():
 def test_simplest_bad_input(complexity, kwargs, name):
     with pytest.raises(ValueError, match=f"`{name}`"):
         _hand_built().simplest(complexity, **kwargs)
+
+
+def test_a_randomized_search_with_the_params_its_fit_got(data):
+    from sklearn.model_selection import RandomizedSearchCV
+
+    search = RandomizedSearchCV(LogisticRegression(), {"C": [0.001, 0.1, 10.0]},
+                                n_iter=2, random_state=0,
+                                scoring=skrank.get_scorer("map"), cv=GroupKFold(3))
+    with sklearn.config_context(enable_metadata_routing=True):
+        search.fit(data.data, data.target, query_id=data.query_id,
+                   groups=data.query_id)
+        # the same params as search.fit: query_id (for the scorer) and groups
+        result = compare_candidates(
+            search, data.data, data.target, query_id=data.query_id, n_resamples=50,
+            params={"query_id": data.query_id, "groups": data.query_id})
+    assert result.candidates[0] == search.best_index_
+    np.testing.assert_allclose(result.fold_means["map"],
+                               _split_scores(search, "score", result.candidates),
+                               rtol=0, atol=1e-12)
