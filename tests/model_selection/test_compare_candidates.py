@@ -52,7 +52,7 @@ def test_fold_means_are_the_searchs_split_scores(data):
     assert isinstance(result, skrank.ComparisonResult)
     np.testing.assert_allclose(result.fold_means["ndcg@10"],
                                _split_scores(search, "score", result.candidates),
-                               rtol=0, atol=1e-12)
+                               rtol=0, atol=1e-15)
 
 
 def test_several_metrics_and_the_per_query_values_of_each_candidate(data):
@@ -66,7 +66,7 @@ def test_several_metrics_and_the_per_query_values_of_each_candidate(data):
     for key in ("ndcg@10", "mrr"):
         np.testing.assert_allclose(result.fold_means[key],
                                    _split_scores(search, key, result.candidates),
-                                   rtol=0, atol=1e-12)
+                                   rtol=0, atol=1e-15)
     for name, params in zip(result.per_query["mrr"], result.params):
         alone = cross_val_per_query(LogisticRegression(**params), data.data,
                                     data.target, query_id=data.query_id, cv=3,
@@ -230,4 +230,20 @@ def test_a_randomized_search_with_the_params_its_fit_got(data):
     assert result.candidates[0] == search.best_index_
     np.testing.assert_allclose(result.fold_means["map"],
                                _split_scores(search, "score", result.candidates),
-                               rtol=0, atol=1e-12)
+                               rtol=0, atol=1e-15)
+
+
+def test_a_dict_of_scorers_with_a_loss_weights_and_options_in_parallel(data):
+    # gauc weighs queries by their rows, coverage_error is a loss (negated in
+    # cv_results_), the linear-gain nDCG carries an option of its own
+    scoring = {"gauc": skrank.get_scorer("gauc"),
+               "cov": skrank.get_scorer("coverage_error"),
+               "lin": skrank.make_ranking_scorer("ndcg@5", gain="linear")}
+    search = _search(data, scoring, refit="lin")
+    result = compare_candidates(search, data.data, data.target,
+                                query_id=data.query_id, n_resamples=50, n_jobs=2)
+    for key in scoring:
+        np.testing.assert_allclose(result.fold_means[key],
+                                   _split_scores(search, key, result.candidates),
+                                   rtol=0, atol=1e-15)
+    assert all(v <= -1 for v in result.summary.column("mean")[3:6])  # -coverage
