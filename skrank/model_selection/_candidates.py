@@ -8,7 +8,7 @@ the paired tests of :mod:`skrank.stats` (``compare_per_query``), with the
 search's best as the baseline.
 """
 
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn import clone
@@ -117,10 +117,10 @@ class CandidateComparisonResult(ComparisonResult):
         >>> result.simplest("param_d")     # d=2 loses 0.01 on one query of 8: p = 1
         0
         """
-        if not 0 < alpha < 1 or isinstance(alpha, bool):
+        if isinstance(alpha, bool) or not isinstance(alpha, Real) or not 0 < alpha < 1:
             raise ValueError(f"`alpha` must be in (0, 1), got {describe(alpha)}.")
-        if margin is not None and (isinstance(margin, bool) or not np.isfinite(
-                margin) or margin < 0):
+        if margin is not None and (isinstance(margin, bool) or not isinstance(
+                margin, Real) or not np.isfinite(margin) or margin < 0):
             raise ValueError(
                 f"`margin` must be a non-negative number or None, got {describe(margin)}."
             )
@@ -300,8 +300,8 @@ def compare_candidates(search, X, y, *, query_id, groups=None, metrics=None, top
         Compare only the ``top`` best candidates by the search's refit
         metric (the best included); None: all.
     correction : {"holm", "bonferroni", None}, default="holm"
-        Correction of each metric's p-values over its comparisons, as for
-        :func:`skrank.compare`.
+        Correction of each metric's p-values over its comparisons: any
+        correction :func:`skrank.compare` takes, passed through.
     test : {"randomisation", "t"}, default="randomisation"
         The test whose corrected p-values :meth:`~CandidateComparisonResult.simplest`
         reads; both are in ``result.tests``.

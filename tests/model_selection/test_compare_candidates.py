@@ -207,7 +207,8 @@ def test_simplest_reads_the_chosen_test():
 
 @pytest.mark.parametrize("complexity, kwargs, name", [
     ("param_depth", {}, "complexity"), (3, {}, "complexity"),
-    ("param_d", {"alpha": 0}, "alpha"), ("param_d", {"margin": -1}, "margin"),
+    ("param_d", {"alpha": 0}, "alpha"), ("param_d", {"alpha": "0.05"}, "alpha"),
+    ("param_d", {"margin": -1}, "margin"), ("param_d", {"margin": "1"}, "margin"),
 ])
 def test_simplest_bad_input(complexity, kwargs, name):
     with pytest.raises(ValueError, match=f"`{name}`"):
