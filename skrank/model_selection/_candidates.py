@@ -23,6 +23,7 @@ from ._oof import _n_rows
 from ._per_query import (
     check_query_folds,
     check_query_ids,
+    check_rows,
     fit_predict_folds,
     fold_of_query,
     per_query_of_scores,
@@ -370,6 +371,7 @@ def compare_candidates(search, X, y, *, query_id, groups=None, metrics=None, top
     search = _check_search(search)
     n_rows = _n_rows(X)
     query_id = check_query_ids(query_id, n_rows)
+    check_rows(y, groups, n_rows)
     metric_plan = _search_metrics(search, metrics)
     order = _ranked_candidates(search, top)
     splitter = check_cv(search.cv, y, classifier=is_classifier(search.estimator))

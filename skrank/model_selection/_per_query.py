@@ -46,6 +46,16 @@ def check_query_ids(query_id, n_rows):
     return ids
 
 
+def check_rows(y, groups, n_rows):
+    """``y`` and ``groups`` (if given) must hold one entry per row of X."""
+    for name, value in (("y", y), ("groups", groups)):
+        if value is not None and (np.ndim(value) != 1 or _n_rows(value) != n_rows):
+            raise ValueError(
+                f"`{name}` must hold one value per row of X ({n_rows} rows), got "
+                f"shape {np.shape(value)}."
+            )
+
+
 def check_query_folds(splits, query_id, n_rows, *, source="cv"):
     """(train, test) index arrays that keep queries whole and test each once.
 
@@ -331,8 +341,7 @@ def cross_val_per_query(estimator, X, y, *, query_id, cv=5, metrics=("ndcg@10",)
     metrics = _check_metric_names(metrics)
     n_rows = _n_rows(X)
     query_id = check_query_ids(query_id, n_rows)
-    if _n_rows(y) != n_rows:
-        raise ValueError(f"`y` has {_n_rows(y)} rows and X {n_rows}: one per row.")
+    check_rows(y, groups, n_rows)
     splitter = _query_splitter(cv, estimator, y)
     fit_params, routed_groups = route_fit_params(estimator, splitter, params,
                                                  query_id, groups)

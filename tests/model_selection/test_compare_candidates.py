@@ -109,7 +109,7 @@ def test_a_scoring_without_metric_names_needs_metrics(data):
     ({"top": 1}, "top"), ({"top": "2"}, "top"), ({"test": "wilcoxon"}, "test"),
     ({"correction": "sidak"}, "correction"), ({"n_resamples": 0}, "n_resamples"),
     ({"confidence_level": 1.5}, "confidence_level"), ({"metrics": []}, "metrics"),
-    ({"query_id": None}, "query_id"), ({"params": "w"}, "params"),
+    ({"query_id": None}, "query_id"), ({"groups": [1, 2]}, "groups"), ({"params": "w"}, "params"),
 ])
 def test_bad_input_names_the_parameter(data, kwargs, name):
     search = _search(data, skrank.get_scorer("ndcg@10"))

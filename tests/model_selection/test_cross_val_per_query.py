@@ -94,7 +94,7 @@ def test_a_query_not_tested_exactly_once_is_refused(data):
     ({"ties": "random"}, "ties"),
     ({"no_relevant": "drop"}, "no_relevant"),
     ({"response_method": "score"}, "response_method"),
-    ({"query_id": None}, "query_id"),
+    ({"query_id": None}, "query_id"), ({"groups": [1, 2]}, "groups"),
     ({"query_id": np.arange(3)}, "query_id"),
     ({"params": [1, 2]}, "params"),
 ])
@@ -133,3 +133,9 @@ def test_fit_params_are_routed_and_sliced_per_fold(data, routing):
     assert len(_RecordsWeights.seen) == 3
     for got, train in zip(_RecordsWeights.seen, trains):
         np.testing.assert_array_equal(got, weight[train])
+
+
+def test_y_of_another_length_is_named(data):
+    with pytest.raises(ValueError, match="`y` must hold one value per row of X"):
+        cross_val_per_query(Ridge(), data.data, data.target[:-1],
+                            query_id=data.query_id)
