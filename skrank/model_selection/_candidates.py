@@ -37,7 +37,7 @@ _P_COLUMN = {"randomisation": "p_randomization_corrected", "t": "p_t_test_correc
 
 
 class CandidateComparisonResult(ComparisonResult):
-    """What :func:`compare_candidates` returns: a :class:`ComparisonResult` of candidates.
+    """What :func:`compare_candidates` returns: a ComparisonResult of candidates.
 
     The systems are a search's candidates, named ``"<index>: <params>"``,
     the search's best first (the baseline every other candidate is compared
@@ -70,7 +70,8 @@ class CandidateComparisonResult(ComparisonResult):
         self.test = test
         self._cv_results = cv_results
         self._description = self._description.replace(
-            "ComparisonResult:", "CandidateComparisonResult (baseline: the search's best):", 1
+            "ComparisonResult:",
+            "CandidateComparisonResult (baseline: the search's best):", 1,
         )
 
     def simplest(self, complexity, *, alpha=0.05, margin=None):
@@ -123,7 +124,8 @@ class CandidateComparisonResult(ComparisonResult):
         if margin is not None and (isinstance(margin, bool) or not isinstance(
                 margin, Real) or not np.isfinite(margin) or margin < 0):
             raise ValueError(
-                f"`margin` must be a non-negative number or None, got {describe(margin)}."
+                "`margin` must be a non-negative number or None, got "
+                f"{describe(margin)}."
             )
         values = self._complexities(complexity)
         ok = np.ones(len(self.candidates), dtype=bool)

@@ -1,4 +1,4 @@
-"""Per-query values out of fold: each query scored by the fold model that did not see it.
+"""Per-query values out of fold: each query scored by a fold model that did not see it.
 
 :func:`cross_val_per_query` is the face; :func:`compare_candidates` (in
 ``_candidates``) shares the steps: query-whole folds that test each query

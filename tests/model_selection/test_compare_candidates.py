@@ -109,7 +109,8 @@ def test_a_scoring_without_metric_names_needs_metrics(data):
     ({"top": 1}, "top"), ({"top": "2"}, "top"), ({"test": "wilcoxon"}, "test"),
     ({"correction": "sidak"}, "correction"), ({"n_resamples": 0}, "n_resamples"),
     ({"confidence_level": 1.5}, "confidence_level"), ({"metrics": []}, "metrics"),
-    ({"query_id": None}, "query_id"), ({"groups": [1, 2]}, "groups"), ({"params": "w"}, "params"),
+    ({"query_id": None}, "query_id"), ({"groups": [1, 2]}, "groups"),
+    ({"params": "w"}, "params"),
 ])
 def test_bad_input_names_the_parameter(data, kwargs, name):
     search = _search(data, skrank.get_scorer("ndcg@10"))
@@ -179,7 +180,8 @@ def _hand_built(test="randomisation"):
                                    rng=np.random.default_rng(0))
     return CandidateComparisonResult(
         comparison, candidates=[7, 4, 2], params=[{"d": 5}, {"d": 3}, {"d": 1}],
-        fold_means={}, test=test, cv_results={"param_d": np.array([9, 9, 1, 9, 3, 9, 9, 5])},
+        fold_means={}, test=test,
+        cv_results={"param_d": np.array([9, 9, 1, 9, 3, 9, 9, 5])},
     )
 
 

@@ -42,7 +42,8 @@ def test_equals_cross_val_predict_then_evaluate(data):
     expected = skrank.evaluate(y, oof, query_id=qid, metrics=METRICS, aggregate=None)
     means = skrank.evaluate(y, oof, query_id=qid, metrics=METRICS)
     for m in METRICS:
-        np.testing.assert_array_equal(result.per_query[m].query_id, expected[m].query_id)
+        np.testing.assert_array_equal(result.per_query[m].query_id,
+                                      expected[m].query_id)
         assert np.all(np.diff(result.per_query[m].query_id) > 0)  # ids ascending
         _same(result.per_query[m].value, expected[m].value)
         assert result.mean[m] == pytest.approx(means[m], abs=1e-15)
@@ -66,7 +67,8 @@ def test_groups_coarser_than_queries_drive_the_splitter(data):
     result = cross_val_per_query(Ridge(), X, y, query_id=qid, cv=GroupKFold(5),
                                  groups=groups)
     oof = cross_val_predict(Ridge(), X, y, groups=groups, cv=GroupKFold(5))
-    expected = skrank.evaluate(y, oof, query_id=qid, metrics=["ndcg@10"], aggregate=None)
+    expected = skrank.evaluate(y, oof, query_id=qid, metrics=["ndcg@10"],
+                               aggregate=None)
     _same(result.per_query["ndcg@10"].value, expected["ndcg@10"].value)
 
 
@@ -110,7 +112,8 @@ class _RecordsWeights(RegressorMixin, BaseEstimator):
     seen = []
 
     def fit(self, X, y, sample_weight=None):
-        type(self).seen.append(None if sample_weight is None else np.array(sample_weight))
+        type(self).seen.append(
+            None if sample_weight is None else np.array(sample_weight))
         self.model_ = Ridge().fit(X, y, sample_weight=sample_weight)
         return self
 
