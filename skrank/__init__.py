@@ -59,10 +59,13 @@ _PUBLIC = {
         "weighted_average_precision_score",
     ),
     "model_selection": (
+        "CandidateComparisonResult",
         "FAPCutoffClassifier",
         "MultiMetricScorer",
         "QueryGroupRanker",
         "RankingScorer",
+        "compare_candidates",
+        "cross_val_per_query",
         "get_scorer",
         "get_scorer_names",
         "make_ranking_scorer",
