@@ -15,7 +15,14 @@ from sklearn import clone
 from sklearn.base import is_classifier
 from sklearn.model_selection import check_cv
 
-from .._core._params import CORRECTIONS, COUNT, FRACTION, choice, validate_params
+from .._core._params import (
+    CORRECTIONS,
+    COUNT,
+    FRACTION,
+    Rule,
+    choice,
+    validate_params,
+)
 from .._core._validation import describe
 from ..stats._intervals import make_rng
 from ..stats._paired import ComparisonResult, compare_per_query
@@ -241,11 +248,6 @@ def _ranked_candidates(search, top):
         best = order[0]
     order = [int(best)] + [i for i in order if i != best]
     if top is not None:
-        if isinstance(top, bool) or not isinstance(top, Integral) or top < 2:
-            raise ValueError(
-                f"`top` must be None or an int >= 2 (the best and at least one "
-                f"other candidate), got {describe(top)}."
-            )
         order = order[:int(top)]
     if len(order) < 2:
         raise ValueError("The search has one candidate: nothing to compare it with.")
@@ -264,8 +266,22 @@ def _fold_means(values, fold, n_splits):
     ])
 
 
+def _check_top(name, value):
+    if value is not None and (isinstance(value, bool) or not isinstance(value, Integral)
+                              or value < 2):
+        raise ValueError(
+            f"`{name}` must be None or an int >= 2 (the best and at least one "
+            f"other candidate), got {describe(value)}."
+        )
+    return value
+
+
+#: ``top``: None, or how many of the best candidates to compare (at least two)
+TOP = Rule(_check_top, (1, 0, 2.5, "3", True))
+
+
 @validate_params({
-    "n_resamples": COUNT, "confidence_level": FRACTION,
+    "top": TOP, "n_resamples": COUNT, "confidence_level": FRACTION,
     "correction": choice(*CORRECTIONS), "test": choice(*TESTS),
 })
 def compare_candidates(search, X, y, *, query_id, groups=None, metrics=None, top=None,

@@ -25,6 +25,19 @@ PARAMETERS = {
     if hasattr(getattr(skrank, name), "parameter_rules")
 }
 
+def _fitted_search():
+    """A small fitted search over two candidates, folds keeping queries whole."""
+    from sklearn.model_selection import GridSearchCV, GroupKFold
+
+    import sklearn
+
+    search = GridSearchCV(LinearRegression(), {"fit_intercept": [True, False]},
+                          scoring=skrank.get_scorer("ndcg"), cv=GroupKFold(2),
+                          refit=False)
+    with sklearn.config_context(enable_metadata_routing=True):
+        return search.fit(S[:, None], Y, query_id=Q, groups=Q)
+
+
 # a valid call of each function, to which one bad option is added
 CALLS = {name: ((Y, S), {"query_id": Q}) for name in PARAMETERS}
 CALLS.update({
@@ -42,6 +55,10 @@ CALLS.update({
     "evaluate_run": (({"1": {"a": 1}}, {"1": {"a": 1.0}}), {"metrics": ["map"]}),
     "get_scorer": (("ndcg@10",), {}),
     "topic_set_size": ((0.1, 0.2), {}),
+    "cross_val_per_query": (
+        (LinearRegression(), S[:, None], Y), {"query_id": Q, "cv": 2}),
+    "compare_candidates": (
+        (_fitted_search(), S[:, None], Y), {"query_id": Q, "n_resamples": 20}),
     "minimum_detectable_effect": ((30, 0.2), {}),
 })
 
@@ -53,6 +70,8 @@ NOT_OPTIONS = {
     "by",  # segments: data, like ``query_id``
     "propensity",  # simulate_clicks: a callable or one number per position, data
     "differences",  # topic_set_size: per-query differences, data
+    "groups", "params",  # model selection: fold groups and fit params, data
+    "cv",  # a splitter, or a number of group folds: checked by scikit-learn's check_cv
 }
 
 CASES = [
@@ -103,7 +122,7 @@ def test_every_option_of_a_public_function_is_declared():
 
 
 def test_declared_functions_are_checked():
-    assert len(PARAMETERS) == 39  # every public function with options
+    assert len(PARAMETERS) == 41  # every public function with options
     for name in PARAMETERS:
         func = getattr(skrank, name)
         assert hasattr(func, "__wrapped__"), f"{name} is not decorated with validate_params"
