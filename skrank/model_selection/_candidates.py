@@ -65,6 +65,29 @@ class CandidateComparisonResult(ComparisonResult):
         of the search's scoring, its ``cv_results_`` split scores.
     test : {"randomisation", "t"}
         The test whose corrected p-values :meth:`simplest` reads.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import sklearn
+    >>> from sklearn.linear_model import Ridge
+    >>> from sklearn.model_selection import GridSearchCV, GroupKFold
+    >>> import skrank
+    >>> from skrank.model_selection import compare_candidates
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 3))
+    >>> y = (X[:, 0] + rng.normal(size=300) > 0).astype(int)
+    >>> qid = np.repeat(np.arange(30), 10)
+    >>> search = GridSearchCV(Ridge(), {"alpha": [1.0, 1e4]}, cv=GroupKFold(3),
+    ...                       scoring=skrank.get_scorer("ndcg@5"), refit=False)
+    >>> with sklearn.config_context(enable_metadata_routing=True):
+    ...     search = search.fit(X, y, query_id=qid, groups=qid)
+    >>> result = compare_candidates(search, X, y, query_id=qid, n_resamples=200,
+    ...                             random_state=0)
+    >>> type(result).__name__, len(result.candidates)
+    ('CandidateComparisonResult', 2)
+    >>> result.candidates[0] == int(search.cv_results_["rank_test_score"].argmin())
+    True
     """
 
     def __init__(self, comparison, *, candidates, params, fold_means, test,
