@@ -224,8 +224,9 @@ def test_simulated_power_with_bounded_skewed_differences():
     (2.0, 3, 10.0), (-2.0, 3, 1.0), (2.1, 20, 3.0), (-1.5, 7, 0.5), (0.3, 1, 0.0),
 ])
 def test_quadrature_tail_equals_scipy_where_scipy_is_finite(x, df, nc):
-    upper = stats.nct.sf(x, df, nc)
-    lower = stats.nct.cdf(x, df, nc)
+    with np.errstate(divide="ignore"):  # scipy 1.10's boost kernels warn here
+        upper = stats.nct.sf(x, df, nc)
+        lower = stats.nct.cdf(x, df, nc)
     assert _nct_tail_by_quadrature(x, df, nc, upper=True) == pytest.approx(
         upper, rel=1e-8, abs=1e-13)
     assert _nct_tail_by_quadrature(x, df, nc, upper=False) == pytest.approx(
