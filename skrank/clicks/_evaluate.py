@@ -13,7 +13,6 @@ from .._core._aggregate import (
     partial_mean,
     vector_dot,
 )
-from .._core._factorize import factorize
 from .._core._layout import rank_queries, segment_sum
 from .._core._validation import check_positive_int, check_score
 from .._core._warnings import warn
@@ -24,6 +23,7 @@ from ._validation import (
     check_one_row_per_position,
     check_positions,
     check_same_rows,
+    list_codes,
 )
 from ._position_bias import propensity_per_row
 
@@ -446,17 +446,12 @@ def divide(numerator, denominator):
     return float("nan")
 
 
-def _codes(name, values, n_rows):
-    """Integer codes 0..n-1 of the ids of ``values`` (any hashable type)."""
-    keys, _ = factorize(values, n_rows, name=name)
-    return np.unique(keys, return_inverse=True)[1].reshape(-1)
-
 
 def _list_query(ranked, query_id):
     """The query code of each list; a ValueError if a list spans two queries."""
     if query_id is None:
         return np.arange(ranked.n_queries)
-    query = _codes("query_id", query_id, ranked.n_rows)[ranked.order]
+    query = list_codes(query_id, ranked.n_rows, name="query_id")[0][ranked.order]
     start = ranked.query_start
     low, high = np.minimum.reduceat(query, start), np.maximum.reduceat(query, start)
     split = np.flatnonzero(low != high)
@@ -495,7 +490,7 @@ def _ideal_order_keys(weight, list_code, list_query, doc_id):
     row's own weight where no other list showed the document).
     """
     n_rows = weight.shape[0]
-    doc = _codes("doc_id", doc_id, n_rows)
+    doc = list_codes(doc_id, n_rows, name="doc_id")[0]
     if _pair_codes(list_code, doc).max() + 1 != n_rows:
         raise ValueError(
             "`doc_id` repeats a document within a list: a list shows each "
