@@ -283,8 +283,10 @@ def worktree(repo, rev, where):
     """Check out ``rev`` at ``where`` (a detached worktree); returns its commit."""
     commit = subprocess.run(["git", "-C", str(repo), "rev-parse", "--verify",
                              f"{rev}^{{commit}}"], capture_output=True, text=True)
-    if commit.returncode:
-        raise SystemExit(f"not a git revision: {rev!r}")
+    if commit.returncode:  # a usage error (2), not a slowdown (1)
+        print(f"run.py: error: --against: not a git revision: {rev!r}",
+              file=sys.stderr)
+        raise SystemExit(2)
     subprocess.run(["git", "-C", str(repo), "worktree", "add", "--detach", "--quiet",
                     str(where), commit.stdout.strip()], check=True)
     return commit.stdout.strip()

@@ -191,3 +191,19 @@ def test_a_case_that_fails_on_one_tree_is_reported(guard):
     result = guard.figure("case", seconds)
     assert result["error"].startswith("fails on REV: ImportError")
     assert "| case |" in guard.table({"case": result}, "v1")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--against", "no-such-rev", "evaluate"], "not a git revision: 'no-such-rev'"),
+    (["--against", "HEAD", "no_such_case"], "no case named no_such_case"),
+])
+def test_the_command_refuses_bad_input_with_status_2(argv, message):
+    # as a user runs it: a usage error exits 2 (1 means a slowdown was found),
+    # before any worktree or benchmark
+    import subprocess
+
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, str(root / "benchmarks" / "run.py"), *argv],
+                          capture_output=True, text=True, timeout=120, cwd=root)
+    assert done.returncode == 2, done.stderr
+    assert message in done.stderr
