@@ -104,7 +104,7 @@ _ALIASES = {
 }
 # every subpackage, also those whose names stay in their own namespace
 # (skrank.clicks.evaluate, skrank.dask.evaluate, skrank.spark.evaluate)
-_SUBPACKAGES = ("clicks", "dask", "datasets", "io", "metrics", "model_selection", "plot",
+_SUBPACKAGES = ("clicks", "dask", "datasets", "diversity", "io", "metrics", "model_selection", "plot",
                 "spark", "stats")
 
 

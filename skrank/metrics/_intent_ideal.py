@@ -1,0 +1,91 @@
+"""ndeval's greedy "ideal" ranking of a query's judged rows, for all queries at once.
+
+At each rank the row with the largest marginal gain
+``sum_j v_j * rel_j * (1 - alpha)**c_j`` (``c_j``: rows relevant to intent j
+already placed) takes the rank; equal gains go to the larger document key
+(ndeval compares docnos with ``strcmp``: the larger wins). Finding the true
+ideal is NP-hard; the greedy one can be beaten by a run, so alpha-nDCG can
+exceed 1 (Clarke et al., 2008; ndeval's own comment).
+
+Rows with the same intents (the same *pattern*) have the same gain, so the
+greedy step chooses among each query's patterns (at most ``2**n_intents - 1``
+of them), and within a pattern takes the rows by descending key. One
+iteration per rank, vectorised over the queries; gains are summed intent by
+intent in column order, as ndeval adds them, so ties are decided on the
+same floating-point values.
+"""
+
+import numpy as np
+
+
+def _pattern_codes(relevant):
+    """One integer per distinct row of the boolean matrix (0: no intent)."""
+    n_intents = relevant.shape[1]
+    if n_intents <= 62:
+        bits = np.left_shift(np.int64(1), np.arange(n_intents, dtype=np.int64))
+        return relevant.astype(np.int64) @ bits
+    _, codes = np.unique(relevant, axis=0, return_inverse=True)
+    codes = codes.reshape(-1) + 1
+    return np.where(relevant.any(axis=1), codes, 0)
+
+
+def greedy_ideal_gains(layout, depth):
+    """The weighted marginal gain at each rank 1..depth of each query's greedy ideal.
+
+    Returns an array of shape (n_queries, depth') with depth' <= depth (the
+    ranks beyond are all 0: no relevant row left).
+    """
+    ranked = layout.ranked
+    relevant = layout.relevant
+    n_queries = ranked.n_queries
+    code = _pattern_codes(relevant)
+    rows = np.flatnonzero(code > 0)
+    if rows.shape[0] == 0 or depth == 0:
+        return np.zeros((n_queries, 0))
+    query = ranked.query[rows]
+    # rows by (query, pattern, descending key): each group's rows in taking order
+    order = np.lexsort((-layout.doc_key[rows], code[rows], query))
+    rows, query = rows[order], query[order]
+    pattern_of_row = code[rows]
+    new_group = np.ones(rows.shape[0], dtype=bool)
+    new_group[1:] = (query[1:] != query[:-1]) | (pattern_of_row[1:] != pattern_of_row[:-1])
+    group_start = np.flatnonzero(new_group)
+    group_size = np.diff(group_start, append=rows.shape[0])
+    group_query = query[group_start]
+    pattern = relevant[rows[group_start]]  # (n_groups, n_intents)
+    keys = layout.doc_key[rows]
+    # the groups of each query that has any: a segment of the group arrays
+    new_query = np.ones(group_query.shape[0], dtype=bool)
+    new_query[1:] = group_query[1:] != group_query[:-1]
+    query_group_start = np.flatnonzero(new_query)
+    queries_with_groups = group_query[query_group_start]
+    group_segment = np.cumsum(new_query) - 1
+
+    depth = int(min(depth, np.bincount(query, minlength=n_queries).max()))
+    gains = np.zeros((n_queries, depth))
+    # the running factor of each intent, per query with groups: v_j (1 - alpha)**c_j
+    factor = layout.weight[queries_with_groups].copy()
+    q = 1.0 - layout.alpha
+    used = np.zeros(group_start.shape[0], dtype=np.int64)
+    no_key = np.iinfo(np.int64).min
+    for rank in range(depth):
+        left = used < group_size
+        if not left.any():
+            gains = gains[:, :rank]
+            break
+        gain = np.zeros(group_start.shape[0])
+        for j in range(pattern.shape[1]):  # in column order, as ndeval sums
+            gain += np.where(pattern[:, j], factor[group_segment, j], 0.0)
+        gain = np.where(left, gain, -1.0)
+        best = np.maximum.reduceat(gain, query_group_start)
+        candidate = left & (gain == best[group_segment])
+        next_key = np.where(
+            candidate, keys[np.minimum(group_start + used, rows.shape[0] - 1)], no_key
+        )
+        best_key = np.maximum.reduceat(next_key, query_group_start)
+        chosen = np.flatnonzero(candidate & (next_key == best_key[group_segment]))
+        segment = group_segment[chosen]
+        gains[queries_with_groups[segment], rank] = gain[chosen]
+        used[chosen] += 1
+        factor[segment] *= np.where(pattern[chosen], q, 1.0)
+    return gains

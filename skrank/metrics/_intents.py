@@ -1,0 +1,234 @@
+"""Intent-aware (diversity) measures: the layout of 2-D grades and the kernels.
+
+``y_true`` has one column per intent (a subtopic); a row is relevant to an
+intent when its grade there is >= ``relevance_level``. The rows are ranked
+once (:func:`~skrank._core._layout.rank_queries` on the rows' scores), and
+the grades follow that order. Every measure is a sum over intents of a
+per-intent quantity weighted by ``v[q, j]`` (1, or the intent's weight, for
+the intents the query has; 0 for the others) and divided by
+``Z[q] = sum_j v[q, j]``, so ndeval's uniform weighting is ``v = 1``.
+
+The per-intent quantities are the existing tie-aware kernels of the
+single-relevance metrics run on the layout with that intent's column as its
+relevance (hits@k for P-IA, hit rate for S-recall, AP for MAP-IA), and one
+new quantity: the expected redundancy-discounted gain at each position,
+``E[rel_j(r) (1 - alpha)^{c_j(r)}]`` with ``c_j(r)`` the rows relevant to j
+ranked above r, from which alpha-DCG, ERR-IA and NRBP are positional sums.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._core._layout import rank_queries, segment_sum
+from .._core._ties import expected_hits_at_k
+from ._average_precision import _average_precision_per_query
+from ._first_relevant import _hit_rate_per_query
+from ._intent_ideal import greedy_ideal_gains
+
+#: beyond this rank a geometric weight beta**(r - 1) adds less than 2**-60
+#: of the total (used to stop NRBP's tie expectations and its ideal)
+_NEGLIGIBLE = 2.0 ** -60
+
+
+@dataclass(frozen=True, eq=False)
+class IntentRanking:
+    """Rows ranked once, with their intents' relevance in ranked order."""
+
+    ranked: object  # RankedQueries of the rows (relevance: relevant to any intent)
+    relevant: np.ndarray  # (n_rows, n_intents) bool, ranked order, retrieved or not
+    weight: np.ndarray  # (n_queries, n_intents) v: intent weight, 0 if absent
+    doc_key: np.ndarray  # (n_rows,) int64, ranked order: larger wins the ideal's ties
+    alpha: float
+
+    @property
+    def total(self):
+        """Z: the sum of each query's intent weights."""
+        return self.weight.sum(axis=1)
+
+    def intent(self, j):
+        """The layout with intent ``j``'s relevance (structure shared)."""
+        return self.ranked.with_relevance(self.relevant[:, j].astype(np.float64))
+
+
+def rank_intents(relevant, score, *, query_id, intent_weight, doc_key, ties, alpha):
+    """Lay out checked inputs: ``relevant`` (n_rows, n_intents) bool, ``score`` 1-D."""
+    any_relevant = relevant.any(axis=1).astype(np.float64)
+    ranked = rank_queries(any_relevant, score, query_id=query_id, ties=ties)
+    relevant = relevant[ranked.order]
+    if relevant.shape[0]:
+        counts = np.add.reduceat(relevant.astype(np.int64), ranked.query_start, axis=0)
+    else:
+        counts = np.zeros((0, relevant.shape[1]), dtype=np.int64)
+    base = np.ones(relevant.shape[1]) if intent_weight is None else intent_weight
+    weight = np.where(counts > 0, base[None, :], 0.0)
+    return IntentRanking(ranked, relevant, weight, doc_key[ranked.order], alpha)
+
+
+def _position_weight(rank, measure, beta):
+    """The weight of each rank in a positional sum: alpha-DCG, ERR-IA or NRBP."""
+    rank = np.asarray(rank, dtype=np.float64)
+    if measure == "dcg":
+        return np.log(2.0) / np.log(rank + 1.0)  # ndeval's discount
+    if measure == "err":
+        return 1.0 / rank
+    return np.power(beta, rank - 1.0)
+
+
+def _rank_limit(measure, k, beta):
+    """The last rank a positional sum needs (None: every rank)."""
+    if measure != "nrbp":
+        return k
+    if beta >= 1.0:
+        return k
+    if beta <= 0.0:
+        return 1
+    limit = int(np.ceil(np.log(_NEGLIGIBLE * (1.0 - beta)) / np.log(beta))) + 1
+    return limit if k is None else min(k, limit)
+
+
+def _redundant_gain(ranked, q, limit):
+    """E[rel(r) * q**c(r)] at each row (its position), for one intent's layout.
+
+    ``c(r)``: the relevant rows ranked above r. Without ties it is
+    ``rel * q**c``. A tie block of B rows holding b relevant ones, with a
+    relevant rows above it, is shuffled uniformly: at its position t
+    (0-based) the relevant rows among the first t positions, Y_t, are
+    hypergeometric, and the expectation is
+    ``q**a * sum_y P(Y_t = y) * (b - y) / (B - t) * q**y``. The law of
+    Y_t is carried from t to t + 1 by its exact recursion (one loop over
+    the positions, up to ``limit`` ranks, vectorised over the blocks).
+    Rows ranked below ``limit`` are 0.
+    """
+    relevant = ranked.is_relevant
+    rank = ranked.rank
+    with np.errstate(divide="ignore"):
+        log_q = np.log(q) if q > 0 else -np.inf
+    if not ranked.has_ties:
+        before = _relevant_before(ranked)
+        out = np.where(relevant > 0, _power(q, before), 0.0)
+        return out if limit is None else np.where(rank <= limit, out, 0.0)
+    size = ranked.block_size
+    first = ranked.block_first_rank
+    b = ranked.block_relevant
+    a = ranked.relevant_before_block
+    block_factor = _power(q, a)
+    # single rows and blocks without relevant rows: rel * q**a
+    out = np.where(relevant > 0, block_factor[ranked.block], 0.0)
+    shuffled = (size > 1) & (b > 0)
+    if limit is not None:
+        shuffled &= first <= limit
+    blocks = np.flatnonzero(shuffled)
+    if blocks.shape[0] == 0:
+        return out if limit is None else np.where(rank <= limit, out, 0.0)
+    B = size[blocks].astype(np.float64)
+    nb = b[blocks]
+    span = B if limit is None else np.minimum(B, limit - first[blocks] + 1)
+    n_positions = int(span.max())
+    width = int(min(n_positions, nb.max())) + 1
+    law = np.zeros((blocks.shape[0], width))  # P(Y_t = y), y < width
+    law[:, 0] = 1.0
+    y = np.arange(width, dtype=np.float64)
+    powers = np.exp(np.where(y > 0, y * log_q, 0.0)) if q > 0 else (y == 0) * 1.0
+    start = ranked.block_start[blocks]
+    for t in range(n_positions):
+        live = t < span
+        rest = np.where(live, B - t, 1.0)
+        take = np.clip(nb[:, None] - y[None, :], 0.0, None) / rest[:, None]
+        take[~live] = 0.0
+        value = (law * take * powers[None, :]).sum(axis=1)
+        out[start[live] + t] = (block_factor[blocks] * value)[live]
+        # the next position holds a relevant row with probability take
+        moved = law * take
+        law = law - moved
+        law[:, 1:] += moved[:, :-1]
+    return out if limit is None else np.where(rank <= limit, out, 0.0)
+
+
+def _power(q, exponent):
+    exponent = np.asarray(exponent, dtype=np.float64)
+    if q == 0.0:
+        return (exponent == 0).astype(np.float64)
+    return np.power(q, exponent)
+
+
+def _relevant_before(ranked):
+    """Relevant rows ranked above each row in its query (untied layout)."""
+    running = np.cumsum(ranked.is_relevant)
+    offset = (running - ranked.is_relevant)[ranked.query_start]
+    return running - ranked.is_relevant - offset[ranked.query]
+
+
+def _ideal_ideal(n_queries_total, k, measure, q, beta, query_size):
+    """ndeval's "ideal ideal": sum over r <= k of q**(r-1) * weight(r), per query (Z = 1)."""
+    longest = int(query_size.max()) if query_size.shape[0] else 1
+    depth = longest if k is None else k
+    r = np.arange(1, depth + 1, dtype=np.float64)
+    terms = _power(q, r - 1.0) * _position_weight(r, measure, beta)
+    if measure == "nrbp":
+        return np.full(n_queries_total, terms.sum())
+    cumulative = np.cumsum(terms)
+    if k is None:
+        return cumulative[query_size - 1]
+    return np.full(n_queries_total, cumulative[k - 1])
+
+
+def positional_per_query(layout, *, measure, k, beta, normalize):
+    """alpha-DCG@k, ERR-IA@k, NRBP (``normalize=False``: ndeval's collection-
+    independent values) or alpha-nDCG@k, nERR-IA@k, nNRBP (``True``: over
+    the greedy ideal); 0 where a query has no intent (its Z is 0)."""
+    ranked = layout.ranked
+    q = 1.0 - layout.alpha
+    limit = _rank_limit(measure, k, beta)
+    weight_of_rank = _position_weight(ranked.rank, measure, beta)
+    total = np.zeros(ranked.n_queries)
+    for j in range(layout.relevant.shape[1]):
+        v = layout.weight[:, j]
+        if not v.any():
+            continue
+        gain = _redundant_gain(layout.intent(j), q, limit)
+        total += v * segment_sum(gain * weight_of_rank, ranked.query_start)
+    z = layout.total
+    if normalize:
+        depth = limit if limit is not None else int(ranked.query_size.max())
+        ideal = greedy_ideal_gains(layout, depth)  # (n_queries, depth) weighted gains
+        r = np.arange(1, ideal.shape[1] + 1)
+        ideal_total = ideal @ _position_weight(r, measure, beta)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(ideal_total > 0, total / ideal_total, 0.0)
+    scale = _ideal_ideal(ranked.n_queries, k, measure, q, beta, ranked.query_size)
+    if measure == "nrbp":  # Clarke et al.'s (1 - (1 - alpha) beta), as ndeval
+        scale = 1.0 / (1.0 - q * beta) if q * beta < 1.0 else scale
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(z > 0, total / (z * scale), 0.0)
+
+
+def precision_ia_per_query(layout, *, k):
+    """P-IA@k: sum_j v_j hits_j@k / (k Z)."""
+    ranked = layout.ranked
+    total = np.zeros(ranked.n_queries)
+    for j in np.flatnonzero(layout.weight.any(axis=0)):
+        total += layout.weight[:, j] * expected_hits_at_k(layout.intent(j), k)
+    length = ranked.n_retrieved if k is None else np.full(ranked.n_queries, float(k))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(layout.total > 0, total / (length * layout.total), 0.0)
+
+
+def subtopic_recall_per_query(layout, *, k):
+    """S-recall@k: sum_j v_j P(intent j is in the top k) / Z."""
+    total = np.zeros(layout.ranked.n_queries)
+    for j in np.flatnonzero(layout.weight.any(axis=0)):
+        total += layout.weight[:, j] * _hit_rate_per_query(layout.intent(j), k=k)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(layout.total > 0, total / layout.total, 0.0)
+
+
+def map_ia_per_query(layout, *, k):
+    """MAP-IA: sum_j v_j AP_j@k / Z, AP_j over all the rows relevant to j."""
+    total = np.zeros(layout.ranked.n_queries)
+    for j in np.flatnonzero(layout.weight.any(axis=0)):
+        v = layout.weight[:, j]
+        ap = _average_precision_per_query(layout.intent(j), k=k)
+        total += np.where(v > 0, v * np.nan_to_num(ap), 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(layout.total > 0, total / layout.total, 0.0)
