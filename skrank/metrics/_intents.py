@@ -160,6 +160,7 @@ def _relevant_before(ranked):
 
 
 def _ideal_ideal(n_queries_total, k, measure, q, beta, query_size):
+    # query_size: the rows each query retrieved
     """ndeval's "ideal ideal": sum over r <= k of q**(r-1) * weight(r), per query (Z = 1)."""
     longest = int(query_size.max()) if query_size.shape[0] else 1
     depth = longest if k is None else k
@@ -168,8 +169,8 @@ def _ideal_ideal(n_queries_total, k, measure, q, beta, query_size):
     if measure == "nrbp":
         return np.full(n_queries_total, terms.sum())
     cumulative = np.cumsum(terms)
-    if k is None:
-        return cumulative[query_size - 1]
+    if k is None:  # the whole list: as many ranks as the query retrieved
+        return cumulative[np.maximum(query_size, 1) - 1]
     return np.full(n_queries_total, cumulative[k - 1])
 
 
@@ -196,7 +197,7 @@ def positional_per_query(layout, *, measure, k, beta, normalize):
         ideal_total = ideal @ _position_weight(r, measure, beta)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(ideal_total > 0, total / ideal_total, 0.0)
-    scale = _ideal_ideal(ranked.n_queries, k, measure, q, beta, ranked.query_size)
+    scale = _ideal_ideal(ranked.n_queries, k, measure, q, beta, ranked.n_retrieved)
     if measure == "nrbp":  # Clarke et al.'s (1 - (1 - alpha) beta), as ndeval
         scale = 1.0 / (1.0 - q * beta) if q * beta < 1.0 else scale
     with np.errstate(invalid="ignore", divide="ignore"):

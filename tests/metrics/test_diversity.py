@@ -1,0 +1,313 @@
+"""Intent-aware measures (skrank.diversity) against ndeval, a brute-force
+reference written from the definitions (every tie order enumerated) and
+hand-worked values."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from skrank.diversity import (
+    alpha_dcg_score,
+    alpha_ndcg_score,
+    err_ia_score,
+    map_ia_score,
+    nerr_ia_score,
+    nnrbp_score,
+    nrbp_score,
+    precision_ia_score,
+    subtopic_recall_score,
+)
+from tests._ndeval import as_arrays, needs_ndeval, random_collection, run_ndeval, write_files
+
+FUNCTIONS = {
+    "alpha_dcg": alpha_dcg_score, "alpha_ndcg": alpha_ndcg_score, "err_ia": err_ia_score,
+    "nerr_ia": nerr_ia_score, "nrbp": nrbp_score, "nnrbp": nnrbp_score,
+    "p_ia": precision_ia_score, "map_ia": map_ia_score, "s_recall": subtopic_recall_score,
+}
+# ndeval's printed names -> (function, takes a cutoff)
+NDEVAL_NAMES = {
+    "ERR-IA": ("err_ia", True), "nERR-IA": ("nerr_ia", True),
+    "alpha-DCG": ("alpha_dcg", True), "alpha-nDCG": ("alpha_ndcg", True),
+    "NRBP": ("nrbp", False), "nNRBP": ("nnrbp", False), "MAP-IA": ("map_ia", False),
+    "P-IA": ("p_ia", True), "strec": ("s_recall", True),
+}
+
+
+# ---------------------------------------------------------- the reference --
+
+def reference(ranked, judged, keys, *, weight, alpha, beta, k):
+    """Every measure of one query, from the definitions, loops and all.
+
+    ranked: the retrieved rows' 0/1 intent vectors in rank order; judged:
+    every row of the query (retrieved or not) and ``keys`` their doc keys
+    (equal ideal gains: larger key first); weight: one per intent.
+    """
+    q = 1.0 - alpha
+    m = len(weight)
+    present = [any(row[j] for row in judged) for j in range(m)]
+    v = [weight[j] if present[j] else 0.0 for j in range(m)]
+    z = sum(v)
+    if z == 0:
+        return dict.fromkeys(FUNCTIONS, 0.0)
+    n = len(ranked)
+    depth = n if k is None else k
+
+    def gains(rows):
+        seen = [0] * m
+        out = []
+        for row in rows:
+            out.append(sum(v[j] * q ** seen[j] for j in range(m) if row[j]))
+            seen = [s + r for s, r in zip(seen, row)]
+        return out
+
+    def disc(r):
+        return 1.0 / math.log2(r + 1)
+
+    run = gains(ranked)
+    # the greedy ideal over every judged row
+    left = list(range(len(judged)))
+    factor = list(v)
+    ideal = []
+    while left:
+        best = max(left, key=lambda i: (sum(factor[j] for j in range(m) if judged[i][j]),
+                                        keys[i]))
+        ideal.append(sum(factor[j] for j in range(m) if judged[best][j]))
+        factor = [f * q if judged[best][j] else f for j, f in enumerate(factor)]
+        left.remove(best)
+    ideal += [0.0] * max(0, depth - len(ideal))
+
+    def positional(g, weight_of):
+        # k=None: the run's whole list, and every rank of the ideal
+        last = len(g) if k is None else min(k, len(g))
+        return sum(weight_of(r) * g[r - 1] for r in range(1, last + 1))
+
+    ideal_ideal = {
+        "dcg": z * sum(q ** (r - 1) * disc(r) for r in range(1, depth + 1)),
+        "err": z * sum(q ** (r - 1) / r for r in range(1, depth + 1)),
+    }
+    out = {}
+    for stem, weight_of in (("dcg", disc), ("err", lambda r: 1.0 / r)):
+        value = positional(run, weight_of)
+        best = positional(ideal, weight_of)
+        name = "alpha_dcg" if stem == "dcg" else "err_ia"
+        out[name] = value / ideal_ideal[stem]
+        out["alpha_ndcg" if stem == "dcg" else "nerr_ia"] = value / best if best else 0.0
+    rbp = positional(run, lambda r: beta ** (r - 1))
+    out["nrbp"] = (1 - q * beta) * rbp / z
+    ideal_rbp = positional(ideal, lambda r: beta ** (r - 1))
+    out["nnrbp"] = rbp / ideal_rbp if ideal_rbp else 0.0
+    top = ranked[:depth]
+    hits = [sum(row[j] for row in top) for j in range(m)]
+    out["p_ia"] = sum(v[j] * hits[j] for j in range(m)) / ((n if k is None else k) * z)
+    out["s_recall"] = sum(v[j] for j in range(m) if hits[j]) / z
+    ap = 0.0
+    for j in range(m):
+        if not v[j]:
+            continue
+        total = sum(row[j] for row in judged)
+        found, s = 0, 0.0
+        for r, row in enumerate(top, 1):
+            if row[j]:
+                found += 1
+                s += found / r
+        ap += v[j] * s / total
+    out["map_ia"] = ap / z
+    return out
+
+
+def expected_over_tie_orders(relevant, score, keys, *, retrieved, **options):
+    """The reference averaged over every order of the tied retrieved rows."""
+    rows = [i for i in range(len(score)) if retrieved[i]]
+    rows.sort(key=lambda i: -score[i])
+    blocks = [list(g) for _, g in itertools.groupby(rows, key=lambda i: score[i])]
+    judged = [list(r) for r in relevant]
+    totals, count = dict.fromkeys(FUNCTIONS, 0.0), 0
+    for orders in itertools.product(*(itertools.permutations(b) for b in blocks)):
+        ranked = [list(relevant[i]) for block in orders for i in block]
+        for name, value in reference(ranked, judged, keys, **options).items():
+            totals[name] += value
+        count += 1
+    return {name: value / count for name, value in totals.items()}
+
+
+def _random_queries(seed, *, n_queries=3, max_rows=6, n_intents=3, tie_levels=2):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, max_rows + 1, size=n_queries)
+    query = np.repeat(np.arange(n_queries) * 7 + 3, sizes)
+    n = query.shape[0]
+    grades = rng.integers(0, 3, size=(n, n_intents)) * (rng.random((n, n_intents)) < 0.45)
+    score = rng.integers(0, tie_levels, size=n).astype(float) + 1.0
+    retrieved = rng.random(n) < 0.85
+    doc = rng.permutation(n) + 100
+    return grades, score, query, retrieved, doc
+
+
+CASES = [(seed, alpha, beta, k) for seed, (alpha, beta, k) in
+         enumerate([(0.5, 0.5, 3), (0.3, 0.8, None), (0.9, 0.2, 2), (1.0, 0.5, 1),
+                    (0.0, 0.7, 5), (0.5, 1.0, None), (0.6, 0.4, 4), (0.2, 0.5, 3)])]
+
+
+@pytest.mark.parametrize("seed, alpha, beta, k", CASES)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_ties_are_the_mean_over_every_order_of_the_tied_rows(seed, alpha, beta, k,
+                                                             weighted):
+    grades, score, query, retrieved, doc = _random_queries(seed)
+    weight = np.array([0.5, 0.2, 0.3]) if weighted else None
+    relevant = grades >= 1
+    y_score = np.where(retrieved, score, -1.0)
+    for name, func in FUNCTIONS.items():
+        # the cutoff of nrbp, nnrbp, map_ia is None by default: give it explicitly
+        got = func(grades, y_score, query_id=query, k=k, alpha=alpha, beta=beta,
+                   intent_weight=weight, doc_id=doc, retrieved="positive",
+                   aggregate=None)
+        for qid, value in zip(got.query_id, got.value):
+            rows = np.flatnonzero(query == qid)
+            expected = expected_over_tie_orders(
+                relevant[rows].astype(int), score[rows], doc[rows],
+                retrieved=retrieved[rows], weight=[1.0] * 3 if weight is None else weight,
+                alpha=alpha, beta=beta, k=k,
+            )[name]
+            assert value == pytest.approx(expected, rel=1e-9, abs=1e-12), (name, qid)
+
+
+def test_input_ties_follow_the_input_order():
+    grades, score, query, retrieved, doc = _random_queries(11, n_queries=1, max_rows=6)
+    rows = np.argsort(-score, kind="stable")
+    ranked = [list(r) for r in (grades[rows] >= 1).astype(int)]
+    expected = reference(ranked, ranked, list(doc[rows]), weight=[1.0] * 3,
+                         alpha=0.5, beta=0.5, k=4)
+    for name, func in FUNCTIONS.items():
+        assert func(grades, score, k=4, doc_id=doc, ties="input") == pytest.approx(
+            expected[name], abs=1e-12), name
+
+
+def test_constant_scores_give_the_expectation_over_all_orders():
+    grades = np.array([[1, 0], [1, 0], [0, 1]])
+    # S-recall@1: the first row covers one intent of two whatever it is
+    assert subtopic_recall_score(grades, [1, 1, 1], k=1) == pytest.approx(0.5)
+    # S-recall@2: both intents unless the two A rows come first: 1 - 1/3 of the time
+    assert subtopic_recall_score(grades, [1, 1, 1], k=2) == pytest.approx(
+        (1 / 3) * 0.5 + (2 / 3) * 1.0)
+    # P-IA@1 = (2/3 * 1 + 1/3 * 1) / 2: every row is relevant to one intent
+    assert precision_ia_score(grades, [1, 1, 1], k=1) == pytest.approx(0.5)
+
+
+# ------------------------------------------------------------ hand-worked --
+
+def test_hand_worked_values():
+    y = [[1, 0], [1, 0], [0, 1]]  # in score order: A, A, B
+    d2 = 1 / math.log2(3)
+    assert alpha_dcg_score(y, [3, 2, 1], k=2) == pytest.approx(
+        (1 + 0.5 * d2) / (2 * (1 + 0.5 * d2)))
+    assert alpha_ndcg_score(y, [3, 2, 1], k=2) == pytest.approx((1 + 0.5 * d2) / (1 + d2))
+    assert nerr_ia_score(y, [3, 2, 1], k=2) == pytest.approx((1 + 0.5 / 2) / (1 + 1 / 2))
+    assert map_ia_score(y, [3, 2, 1]) == pytest.approx(((1 + 2 / 2) / 2 + 1 / 3) / 2)
+
+
+def test_at_one_is_normalised_unlike_ndeval():
+    # one row covering both intents: a perfect top 1 (ndeval prints 2.0)
+    y = [[1, 1], [0, 0]]
+    assert alpha_dcg_score(y, [2, 1], k=1) == pytest.approx(1.0)
+    assert err_ia_score(y, [2, 1], k=1) == pytest.approx(1.0)
+
+
+def test_nnrbp_is_zero_without_relevant_rows_unlike_ndeval():
+    y = [[0, 0], [0, 0], [1, 0], [0, 1]]
+    got = nnrbp_score(y, [2, 1, 2, 1], query_id=[1, 1, 2, 2], aggregate=None)
+    assert got.value[0] == 0.0
+    assert nnrbp_score(y, [2, 1, 2, 1], query_id=[1, 1, 2, 2]) == pytest.approx(0.5)
+    assert math.isnan(nnrbp_score(y, [2, 1, 2, 1], query_id=[1, 1, 2, 2],
+                                  no_relevant="skip", aggregate=None).value[0])
+
+
+def test_a_ranking_can_beat_the_greedy_ideal():
+    # greedy takes {1,2,3} first; {1,4}, {2,5}, {3,6} cover more by rank 3 at alpha = 1
+    y = np.array([[1, 1, 1, 0, 0, 0], [1, 0, 0, 1, 0, 0], [0, 1, 0, 0, 1, 0],
+                  [0, 0, 1, 0, 0, 1]])
+    value = alpha_ndcg_score(y, [1, 4, 3, 2], k=3, alpha=1.0)
+    d = [1 / math.log2(r + 1) for r in (1, 2, 3)]
+    assert value == pytest.approx((2 * d[0] + 2 * d[1] + 2 * d[2])
+                                  / (3 * d[0] + 1 * d[1] + 1 * d[2]))
+    assert value > 1
+
+
+def test_ideal_ties_go_to_the_larger_doc_id():
+    # X={A,B}, Y={C,D}, Z={A,C} all gain 2 at the ideal's first rank. X or Y
+    # first: gains 2, 2, 1; Z first: 2, 1.5, 1.5 (worse at rank 2).
+    y = np.array([[1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 1, 0]])
+    score = [3, 2, 1]  # the run: X, Y, Z: gains 2, 2, 1
+    d2 = 1 / math.log2(3)
+    # Z has the largest id: the greedy ideal takes it first, and the run beats it
+    assert alpha_ndcg_score(y, score, k=2, doc_id=["a", "b", "c"]) == pytest.approx(
+        (2 + 2 * d2) / (2 + 1.5 * d2))
+    assert alpha_ndcg_score(y, score, k=2, doc_id=["b", "c", "a"]) == pytest.approx(1.0)
+    # without doc_id the earlier row wins
+    assert alpha_ndcg_score(y, score, k=2) == pytest.approx(1.0)
+
+
+def test_intent_weight_is_renormalised_over_the_query_intents():
+    y = [[1, 0, 0], [0, 1, 0]]
+    # intent 2 is absent: weights 0.2, 0.6 -> 0.25, 0.75
+    assert subtopic_recall_score(y, [2, 1], k=1, intent_weight=[0.2, 0.6, 0.2]) == (
+        pytest.approx(0.25))
+
+
+# ----------------------------------------------------------------- ndeval --
+
+@pytest.mark.parametrize("seed, alpha, beta", [(0, 0.5, 0.5), (1, 0.3, 0.8),
+                                               (2, 0.9, 0.2)])
+def test_every_measure_per_topic_equals_ndeval(tmp_path, seed, alpha, beta):
+    binary = needs_ndeval()
+    qrels, run = random_collection(seed)
+    out = run_ndeval(binary, *write_files(tmp_path, qrels, run), alpha=alpha, beta=beta)
+    y_true, y_score, query, doc = as_arrays(qrels, run)
+    checked = 0
+    for label, (stem, has_cutoff) in NDEVAL_NAMES.items():
+        for k in (5, 10, 20) if has_cutoff else (None,):
+            got = FUNCTIONS[stem](y_true, y_score, query_id=query, doc_id=doc, k=k,
+                                  alpha=alpha, beta=beta, retrieved="positive",
+                                  aggregate=None)
+            mine = dict(zip((str(t) for t in got.query_id), got.value))
+            column = label if k is None else f"{label}@{k}"
+            for topic, row in out.items():
+                if topic == "amean" or topic not in mine:
+                    continue
+                if stem == "nnrbp" and math.isnan(row[column]):
+                    assert mine[topic] == 0.0  # the documented departure
+                    continue
+                assert mine[topic] == pytest.approx(row[column], abs=6e-7), (column, topic)
+                checked += 1
+            if stem != "nnrbp":  # ndeval's mean: over the judged topics of the run
+                mean = FUNCTIONS[stem](y_true, y_score, query_id=query, doc_id=doc, k=k,
+                                       alpha=alpha, beta=beta, retrieved="positive")
+                assert mean == pytest.approx(out["amean"][column], abs=6e-7), column
+    assert checked > 100
+
+
+# -------------------------------------------------------------- bad input --
+
+@pytest.mark.parametrize("func", list(FUNCTIONS.values()))
+def test_one_dimensional_y_true_is_refused(func):
+    with pytest.raises(ValueError, match="`y_true` must be 2-D"):
+        func([1, 0, 1], [3, 2, 1])
+
+
+def test_bad_input_names_the_argument():
+    with pytest.raises(ValueError, match="`y_true` must be non-negative"):
+        alpha_ndcg_score([[1, -1], [0, 1]], [2, 1])
+    with pytest.raises(ValueError, match="`intent_weight`"):
+        alpha_ndcg_score([[1, 0], [0, 1]], [2, 1], intent_weight=[1, 2, 3])
+    with pytest.raises(ValueError, match="`intent_weight`"):
+        alpha_ndcg_score([[1, 0], [0, 1]], [2, 1], intent_weight=[1, -2])
+    with pytest.raises(ValueError, match="`alpha`"):
+        alpha_ndcg_score([[1, 0], [0, 1]], [2, 1], alpha=1.5)
+    with pytest.raises(ValueError, match="`beta`"):
+        nrbp_score([[1, 0], [0, 1]], [2, 1], beta=-0.1)
+    with pytest.raises(ValueError, match="`doc_id` must be unique"):
+        alpha_ndcg_score([[1, 0], [0, 1]], [2, 1], doc_id=["a", "a"])
+    with pytest.raises(ValueError, match="`y_score`"):
+        alpha_ndcg_score([[1, 0], [0, 1]], [2, 1, 0])
+    with pytest.raises(ValueError, match="`ties`"):
+        alpha_ndcg_score([[1, 0], [0, 1]], [2, 1], ties="pessimistic")
