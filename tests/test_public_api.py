@@ -32,6 +32,8 @@ ALLOWED = {
     "io": {"_core", "metrics", "stats"},
     "dask": {"_core", "metrics", "stats", "clicks"},
     "spark": {"_core", "metrics"},
+    # the intent-aware measures: a public namespace over metrics' functions
+    "diversity": {"metrics"},
     # the click scorer stands on model selection's QueryScorer (never the
     # reverse); clicks.compare returns stats' ComparisonResult
     "clicks": {"_core", "metrics", "plot", "model_selection", "stats"},

@@ -14,6 +14,7 @@ from .._core._presets import convert_scores, preset_request
 from .._core._validation import LABEL_SCORES_WARNING, check_positive_int
 from ._presets_apply import validate_with_preset_per_metric
 from ._calls import call_metric, dry_run
+from ._intent_names import evaluate_intents, match_intent_name
 from ._names import resolve_metric_name
 
 DEFAULT_METRICS = ("ndcg@10", "map", "mrr", "precision@10", "recall@10")
@@ -111,6 +112,15 @@ def evaluate(
     Without ``query_id``, 1-D input is scored as ONE ranked list, however
     many rows it has; pass ``query_id`` to score each query and average.
 
+    The intent-aware measures of :mod:`skrank.diversity` (``"alpha_ndcg@20"``,
+    ``"alpha_dcg@20"``, ``"err_ia@20"``, ``"nerr_ia@20"``, ``"nrbp"``,
+    ``"nnrbp"``, ``"map_ia"``, ``"p_ia@10"``, ``"s_recall@10"``) take a 2-D
+    ``y_true`` of shape (n_rows, n_intents) and the options ``alpha``,
+    ``beta``, ``relevance_level``, ``intent_weight`` and ``doc_id``; they are
+    computed from one sort, and asked for alone (not with 1-D metrics).
+    ``no_relevant`` applies to them as given (``"skip"`` by default here;
+    ndeval and their functions score such a query 0: ``no_relevant="zero"``).
+
     ``"coverage_error"``, ``"label_ranking_loss"`` and
     ``"label_ranking_average_precision"`` (scikit-learn's multilabel
     ranking metrics) have their own rules for ties and for queries with no
@@ -132,6 +142,16 @@ def evaluate(
     metrics = list(metrics)
     if not metrics:
         raise ValueError("`metrics` is empty: name at least one metric.")
+    if any(match_intent_name(name) for name in metrics):
+        if sample_weight is not None or compat is not None or score_dtype is not None:
+            raise ValueError(
+                "The intent-aware metrics take no `sample_weight`, `compat` or "
+                "`score_dtype`."
+            )
+        return evaluate_intents(
+            y_true, y_score, metrics, query_id=query_id, ties=ties, retrieved=retrieved,
+            no_relevant=no_relevant, aggregate=aggregate, **options,
+        )
     resolved = [resolve_metric_name(name, compat) for name in metrics]
     parsed = [(r.spec, r.k) for r in resolved]
     check_aggregate_options(no_relevant, aggregate)

@@ -12,7 +12,9 @@ from .._core._params import (
     validate_params,
 )
 from .._core._validation import describe
+from ..metrics._intent_names import match_intent_name
 from ..metrics._registry import metric_names, parse_metric_name
+from ._intent_scorer import IntentScorer
 from ._scorer import MultiMetricScorer, RankingScorer, parse_name
 
 
@@ -135,6 +137,9 @@ def get_scorer(name, *, compat=None):
         ``"map"``, ``"gauc"``, ...), with ``@k`` for a cutoff where the
         metric takes one (``"ndcg@10"``, ``"precision@5"``); any positive
         integer ``k`` works. A list of names gives one multi-metric scorer.
+        The intent-aware names of :mod:`skrank.diversity` (``"alpha_ndcg@10"``,
+        ``"nerr_ia@20"``, ``"s_recall@10"``, ...) give a scorer that also
+        requests the 2-D grades ``intents`` by metadata routing.
         With ``compat``, the peer's own names work too (``"ndcg@10-"``).
     compat : str, default=None
         A peer's conventions (see :func:`describe_convention`), as
@@ -184,6 +189,12 @@ def get_scorer(name, *, compat=None):
     >>> get_scorer(["ndcg@10", "map", "gauc"])
     get_scorer(['ndcg@10', 'map', 'gauc'])
     """
+    intents = [name] if isinstance(name, str) else list(name) if isinstance(
+        name, (list, tuple)) else []
+    if intents and all(match_intent_name(one) is not None for one in intents):
+        if compat is not None:
+            raise ValueError("The intent-aware metrics have no `compat` presets.")
+        return IntentScorer(name if isinstance(name, str) else intents)
     if compat is not None:
         if isinstance(name, (list, tuple)):
             return make_ranking_scorer(list(name), compat=compat)

@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 
+import skrank
 from skrank.diversity import (
     alpha_dcg_score,
     alpha_ndcg_score,
@@ -284,6 +285,22 @@ def test_every_measure_per_topic_equals_ndeval(tmp_path, seed, alpha, beta):
                                        alpha=alpha, beta=beta, retrieved="positive")
                 assert mean == pytest.approx(out["amean"][column], abs=6e-7), column
     assert checked > 100
+    # skrank.evaluate: every name from one sort, equal to ndeval per topic too
+    names = [f"{stem}@{k}" for stem in ("alpha_ndcg", "alpha_dcg", "err_ia", "nerr_ia",
+                                         "p_ia", "s_recall") for k in (5, 10, 20)]
+    names += ["nrbp", "map_ia"]
+    labels = dict(zip(("alpha_ndcg", "alpha_dcg", "err_ia", "nerr_ia", "p_ia", "s_recall",
+                       "nrbp", "map_ia"),
+                      ("alpha-nDCG", "alpha-DCG", "ERR-IA", "nERR-IA", "P-IA", "strec",
+                       "NRBP", "MAP-IA")))
+    results = skrank.evaluate(y_true, y_score, query_id=query, metrics=names, alpha=alpha,
+                              beta=beta, doc_id=doc, retrieved="positive",
+                              no_relevant="zero", aggregate=None)
+    for name, got in results.items():
+        stem, _, k = name.partition("@")
+        column = labels[stem] + (f"@{k}" if k else "")
+        for topic, value in zip(got.query_id, got.value):
+            assert value == pytest.approx(out[str(topic)][column], abs=6e-7), (name, topic)
 
 
 # -------------------------------------------------------------- bad input --
