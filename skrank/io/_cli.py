@@ -60,7 +60,11 @@ def _parser():
                     help="print each query's value as well as the mean")
     ev.add_argument("--format", choices=("table", "trec", "json", "csv"),
                     default="table", help="output format (default: table)")
-    ev.add_argument("--compat", choices=_PRESETS, default=None,
+    ev.add_argument("--alpha", type=float, default=0.5, metavar="A",
+                    help="redundancy penalty of the intent-aware measures (ndeval -alpha)")
+    ev.add_argument("--beta", type=float, default=0.5, metavar="B",
+                    help="NRBP's patience (ndeval -beta)")
+    ev.add_argument("--compat", choices=_PRESETS + ("ndeval",), default=None,
                     help="trec_eval: reproduce trec_eval 10.0 (ties by document id, "
                     "descending); another peer: score the run's lines as it does")
     ev.add_argument("-l", "--relevance-level", type=float, default=1, metavar="LEVEL",
@@ -225,6 +229,18 @@ def _evaluate(args):
         raise ValueError(
             f"-R {args.rel_format}: skrank reads plain qrels only (-R qrels); trec_eval's "
             "preference and judgment-group formats (qrels_prefs, qrels_jg) are not read.")
+    from ._ndeval import diversity_name
+
+    if args.compat == "ndeval" or (args.measures and all(
+            diversity_name(m) is not None for m in args.measures)):
+        results = [
+            evaluate_run(args.qrels, run, args.measures or ["alpha-nDCG@20"],
+                         compat=args.compat, complete_qrels=args.complete_qrels,
+                         max_docs=args.max_docs, alpha=args.alpha, beta=args.beta)
+            for run in args.runs
+        ]
+        run_lines, hidden = [], ()
+        return _print_results(args, results, run_lines, hidden)
     from ._trec_measures import expand_nicknames
 
     measures, missing = expand_nicknames(args.measures or ["map", "ndcg", "P_10",
@@ -261,6 +277,11 @@ def _evaluate(args):
             )
             for run in args.runs
         ]
+    return _print_results(args, results, run_lines, hidden)
+
+
+def _print_results(args, results, run_lines, hidden):
+    """Print the results of ``skrank evaluate`` in the format asked for."""
     names = _run_names(args.runs, results)
     columns = list(results[0].mean)
     out = []

@@ -14,13 +14,16 @@ from .._core._params import (
     FLAG,
     REAL,
     TIES,
+    Rule,
     validate_params,
 )
+from ..metrics._diversity import UNIT_INTERVAL
 from .._core._threads import Background
 from .._core._threads import ahead as run_ahead
 from ._ids import _byte_order
 from ._join import _layout, _qrels_rows, join_and_check
 from ._measures import parse_measures
+from ._ndeval import diversity_name, evaluate_diversity_run
 from ._pieces import NotStreamable, _pieces, stream_pieces
 from ._read import as_table
 from ._tables import no_shared_query
@@ -126,8 +129,14 @@ def _mean(values, *, sequential):
     return float(values.mean())
 
 
+def _check_run_compat(name, value):
+    """A preset name, None, or ``"ndeval"`` (the diversity measures)."""
+    return value if value == "ndeval" else COMPAT.check(name, value)
+
+
 @validate_params({
-    "compat": COMPAT, "relevance_level": REAL,
+    "compat": Rule(_check_run_compat, COMPAT.bad), "relevance_level": REAL,
+    "alpha": UNIT_INTERVAL, "beta": UNIT_INTERVAL,
     "complete_qrels": FLAG, "judged_docs_only": FLAG, "max_docs": CUTOFF,
     "ties": choice(*TIES), "no_relevant": choice("zero", "skip", "one"),
 })
@@ -143,6 +152,8 @@ def evaluate_run(
     max_docs=None,
     ties="average",
     no_relevant="zero",
+    alpha=0.5,
+    beta=0.5,
 ):
     """Evaluate a TREC run against qrels: the mean and per-query value of each measure.
 
@@ -204,6 +215,9 @@ def evaluate_run(
         scores, the input order, or the lower (higher) grade first. Ignored
         with ``compat="trec_eval"``; with another preset, the preset's
         unless given.
+    alpha, beta : float in [0, 1], default=0.5
+        The redundancy penalty and NRBP's patience of the intent-aware
+        measures (ndeval's ``-alpha`` and ``-beta``).
     no_relevant : {"zero", "skip", "one"}, default="zero"
         What a query without a relevant document scores in the skrank
         metrics: 0 and kept in the mean (trec_eval, ranx), left out, or 1.
@@ -227,6 +241,16 @@ def evaluate_run(
     recall, R-precision and bpref, as in trec_eval: they become rows with
     ``y_score=-inf``, skrank's mark for "judged, not retrieved".
 
+    The intent-aware measures of :mod:`skrank.diversity` take subtopic
+    qrels, ``topic subtopic docno judgment`` (the second column is the
+    subtopic), and ndeval's names as it prints them (``alpha-nDCG@20``,
+    ``nERR-IA@20``, ``NRBP``, ``nNRBP``, ``MAP-IA``, ``P-IA@10``,
+    ``strec@10``, any cutoff) or skrank's (``alpha_ndcg@20``). They are
+    asked for alone. ``compat="ndeval"`` ranks as ``ndeval -traditional``
+    (score descending, ties by docno descending) and averages over the
+    topics of both files, or every qrels topic with ``complete_qrels=True``
+    (``-c``); otherwise ``ties`` applies (the exact expectation by default).
+
     Examples
     --------
     >>> from skrank import evaluate_run
@@ -239,6 +263,21 @@ def evaluate_run(
     >>> result.per_query["map"].value   # per query, beside .query_id
     array([0.5, 1. ])
     """
+    listed = [metrics] if isinstance(metrics, str) else list(metrics)
+    diversity = [diversity_name(name) is not None for name in listed]
+    if compat == "ndeval" or (listed and all(diversity)):
+        if not all(diversity):
+            raise ValueError(
+                "With compat='ndeval' or ndeval's measures, ask only for intent-aware "
+                "measures (alpha-nDCG@20, ERR-IA@20, NRBP, MAP-IA, P-IA@10, strec@10, "
+                "...); evaluate the others in another call."
+            )
+        query_ids, per_query, mean = evaluate_diversity_run(
+            qrels, run, listed, compat=compat, complete_qrels=complete_qrels,
+            max_docs=max_docs, ties=ties, no_relevant=no_relevant, alpha=alpha,
+            beta=beta, relevance_level=relevance_level,
+        )
+        return RunEvaluationResult(mean, per_query, query_ids)
     if compat not in (None, "trec_eval"):
         _check_preset_run_options(compat, complete_qrels, judged_docs_only, max_docs)
         explicit = _explicit_run_options(ties, no_relevant)
