@@ -22,6 +22,7 @@ from ._diversity import (
     subtopic_recall_score,
 )
 from ._intents import (
+    rank_limit,
     map_ia_per_query,
     positional_per_query,
     precision_ia_per_query,
@@ -117,6 +118,10 @@ def evaluate_intents(y_true, y_score, names, *, query_id=None, ties="average",
         intent_weight=options.get("intent_weight"), doc_id=options.get("doc_id"),
         ties=ties, retrieved=retrieved,
     )
+    for stem, k in parsed.values():  # one computation of the gains for every cutoff
+        metric = INTENT_METRICS[stem]
+        if metric.kernel is positional_per_query:
+            layout.reserve_ranks(rank_limit(metric.options["measure"], k, beta))
     results = {}
     for name, (stem, k) in parsed.items():
         metric = INTENT_METRICS[stem]

@@ -16,7 +16,7 @@ new quantity: the expected redundancy-discounted gain at each position,
 ranked above r, from which alpha-DCG, ERR-IA and NRBP are positional sums.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -40,6 +40,8 @@ class IntentRanking:
     weight: np.ndarray  # (n_queries, n_intents) v: intent weight, 0 if absent
     doc_key: np.ndarray  # (n_rows,) int64, ranked order: larger wins the ideal's ties
     alpha: float
+    # what several measures of one call share: intent layouts, gains, the ideal
+    cache: dict = field(default_factory=dict, repr=False)
 
     @property
     def total(self):
@@ -47,8 +49,52 @@ class IntentRanking:
         return self.weight.sum(axis=1)
 
     def intent(self, j):
-        """The layout with intent ``j``'s relevance (structure shared)."""
-        return self.ranked.with_relevance(self.relevant[:, j].astype(np.float64))
+        """The layout with intent ``j``'s relevance (structure shared; cached)."""
+        key = ("intent", j)
+        if key not in self.cache:
+            self.cache[key] = self.ranked.with_relevance(
+                self.relevant[:, j].astype(np.float64))
+        return self.cache[key]
+
+    def reserve_ranks(self, limit):
+        """Let the next redundant gains reach rank ``limit`` (None: all), so
+        that measures with different cutoffs share one computation."""
+        held = self.cache.get("rank_limit", 0)
+        if held is not None and (limit is None or limit > held):
+            self.cache["rank_limit"] = limit
+
+    def top_rows(self):
+        """The rows ranked within the reserved limit (all rows for None)."""
+        reach = self.cache.get("rank_limit", 0)
+        key = ("top", reach)
+        if key not in self.cache:
+            self.cache[key] = (np.arange(self.ranked.n_rows) if reach is None
+                               else np.flatnonzero(self.ranked.rank <= reach))
+        return self.cache[key]
+
+    def redundant_gains(self, j, limit):
+        """:func:`_redundant_gain` of intent ``j`` on :meth:`top_rows`, 0 below
+        rank ``limit`` (cached: computed once to the reserved limit)."""
+        self.reserve_ranks(limit)
+        reach = self.cache["rank_limit"]
+        key = ("gain", j, reach)
+        if key not in self.cache:
+            gain = _redundant_gain(self.intent(j), 1.0 - self.alpha, reach)
+            self.cache[key] = gain[self.top_rows()]
+        gain = self.cache[key]
+        if limit is None or limit == reach:
+            return gain
+        return np.where(self.ranked.rank[self.top_rows()] <= limit, gain, 0.0)
+
+    def ideal_gains(self, depth):
+        """:func:`greedy_ideal_gains` to ``depth`` ranks (cached, computed once
+        to the deepest rank reserved)."""
+        held = self.cache.get("ideal")
+        if held is None or held[0] < depth:
+            reach = self.cache.get("rank_limit", 0)
+            deepest = depth if reach is None else max(depth, reach)
+            held = self.cache["ideal"] = (deepest, greedy_ideal_gains(self, deepest))
+        return held[1][:, :depth]
 
 
 def rank_intents(relevant, score, *, query_id, intent_weight, doc_key, ties, alpha):
@@ -57,7 +103,7 @@ def rank_intents(relevant, score, *, query_id, intent_weight, doc_key, ties, alp
     ranked = rank_queries(any_relevant, score, query_id=query_id, ties=ties)
     relevant = relevant[ranked.order]
     if relevant.shape[0]:
-        counts = np.add.reduceat(relevant.astype(np.int64), ranked.query_start, axis=0)
+        counts = np.add.reduceat(relevant, ranked.query_start, axis=0, dtype=np.int64)
     else:
         counts = np.zeros((0, relevant.shape[1]), dtype=np.int64)
     base = np.ones(relevant.shape[1]) if intent_weight is None else intent_weight
@@ -75,7 +121,7 @@ def _position_weight(rank, measure, beta):
     return np.power(beta, rank - 1.0)
 
 
-def _rank_limit(measure, k, beta):
+def rank_limit(measure, k, beta):
     """The last rank a positional sum needs (None: every rank)."""
     if measure != "nrbp":
         return k
@@ -180,19 +226,23 @@ def positional_per_query(layout, *, measure, k, beta, normalize):
     the greedy ideal); 0 where a query has no intent (its Z is 0)."""
     ranked = layout.ranked
     q = 1.0 - layout.alpha
-    limit = _rank_limit(measure, k, beta)
-    weight_of_rank = _position_weight(ranked.rank, measure, beta)
+    limit = rank_limit(measure, k, beta)
+    layout.reserve_ranks(limit)
+    top = layout.top_rows()
+    weight_of_rank = _position_weight(ranked.rank[top], measure, beta)
+    query = ranked.query[top]
     total = np.zeros(ranked.n_queries)
     for j in range(layout.relevant.shape[1]):
         v = layout.weight[:, j]
         if not v.any():
             continue
-        gain = _redundant_gain(layout.intent(j), q, limit)
-        total += v * segment_sum(gain * weight_of_rank, ranked.query_start)
+        gain = layout.redundant_gains(j, limit)
+        total += v * np.bincount(query, weights=gain * weight_of_rank,
+                                 minlength=ranked.n_queries)
     z = layout.total
     if normalize:
         depth = limit if limit is not None else int(ranked.query_size.max())
-        ideal = greedy_ideal_gains(layout, depth)  # (n_queries, depth) weighted gains
+        ideal = layout.ideal_gains(depth)  # (n_queries, depth) weighted gains
         r = np.arange(1, ideal.shape[1] + 1)
         ideal_total = ideal @ _position_weight(r, measure, beta)
         with np.errstate(invalid="ignore", divide="ignore"):
