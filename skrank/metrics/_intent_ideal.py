@@ -73,9 +73,7 @@ def greedy_ideal_gains(layout, depth):
         if not left.any():
             gains = gains[:, :rank]
             break
-        gain = np.zeros(group_start.shape[0])
-        for j in range(pattern.shape[1]):  # in column order, as ndeval sums
-            gain += np.where(pattern[:, j], factor[group_segment, j], 0.0)
+        gain = _pattern_gains(pattern, factor[group_segment])
         gain = np.where(left, gain, -1.0)
         best = np.maximum.reduceat(gain, query_group_start)
         candidate = left & (gain == best[group_segment])
@@ -89,3 +87,16 @@ def greedy_ideal_gains(layout, depth):
         used[chosen] += 1
         factor[segment] *= np.where(pattern[chosen], q, 1.0)
     return gains
+
+
+def _pattern_gains(pattern, factor):
+    """Row sums of ``factor`` over ``pattern``, added in column order from 0.0
+    (as ndeval adds its gains): numpy sums fewer than 8 terms one after the
+    other; more columns are added one by one."""
+    terms = np.where(pattern, factor, 0.0)
+    if pattern.shape[1] < 8:
+        return terms.sum(axis=1)
+    gain = np.zeros(pattern.shape[0])
+    for j in range(pattern.shape[1]):
+        gain += terms[:, j]
+    return gain

@@ -52,6 +52,9 @@ class IntentRanking:
         """The layout with intent ``j``'s relevance (structure shared; cached)."""
         key = ("intent", j)
         if key not in self.cache:
+            for name in ("rank", "block", "block_size", "block_first_rank",
+                         "block_query"):
+                getattr(self.ranked, name)  # computed once, shared by every intent
             self.cache[key] = self.ranked.with_relevance(
                 self.relevant[:, j].astype(np.float64))
         return self.cache[key]
@@ -79,8 +82,8 @@ class IntentRanking:
         reach = self.cache["rank_limit"]
         key = ("gain", j, reach)
         if key not in self.cache:
-            gain = _redundant_gain(self.intent(j), 1.0 - self.alpha, reach)
-            self.cache[key] = gain[self.top_rows()]
+            self.cache[key] = _redundant_gain(self.intent(j), 1.0 - self.alpha, reach,
+                                              self.top_rows())
         gain = self.cache[key]
         if limit is None or limit == reach:
             return gain
@@ -133,7 +136,7 @@ def rank_limit(measure, k, beta):
     return limit if k is None else min(k, limit)
 
 
-def _redundant_gain(ranked, q, limit):
+def _redundant_gain(ranked, q, limit, rows):
     """E[rel(r) * q**c(r)] at each row (its position), for one intent's layout.
 
     ``c(r)``: the relevant rows ranked above r. Without ties it is
@@ -144,29 +147,28 @@ def _redundant_gain(ranked, q, limit):
     ``q**a * sum_y P(Y_t = y) * (b - y) / (B - t) * q**y``. The law of
     Y_t is carried from t to t + 1 by its exact recursion (one loop over
     the positions, up to ``limit`` ranks, vectorised over the blocks).
-    Rows ranked below ``limit`` are 0.
+    Returns the values at ``rows`` (ascending: every row ranked ``limit``
+    or better, or all rows).
     """
-    relevant = ranked.is_relevant
-    rank = ranked.rank
+    relevant = ranked.is_relevant[rows]
     with np.errstate(divide="ignore"):
         log_q = np.log(q) if q > 0 else -np.inf
     if not ranked.has_ties:
-        before = _relevant_before(ranked)
-        out = np.where(relevant > 0, _power(q, before), 0.0)
-        return out if limit is None else np.where(rank <= limit, out, 0.0)
+        before = _relevant_before(ranked)[rows]
+        return np.where(relevant > 0, _power(q, before), 0.0)
     size = ranked.block_size
     first = ranked.block_first_rank
     b = ranked.block_relevant
     a = ranked.relevant_before_block
-    block_factor = _power(q, a)
     # single rows and blocks without relevant rows: rel * q**a
-    out = np.where(relevant > 0, block_factor[ranked.block], 0.0)
+    block_of_row = ranked.block[rows]
+    out = np.where(relevant > 0, _power(q, a[block_of_row]), 0.0)
     shuffled = (size > 1) & (b > 0)
     if limit is not None:
         shuffled &= first <= limit
     blocks = np.flatnonzero(shuffled)
     if blocks.shape[0] == 0:
-        return out if limit is None else np.where(rank <= limit, out, 0.0)
+        return out
     B = size[blocks].astype(np.float64)
     nb = b[blocks]
     span = B if limit is None else np.minimum(B, limit - first[blocks] + 1)
@@ -176,19 +178,20 @@ def _redundant_gain(ranked, q, limit):
     law[:, 0] = 1.0
     y = np.arange(width, dtype=np.float64)
     powers = np.exp(np.where(y > 0, y * log_q, 0.0)) if q > 0 else (y == 0) * 1.0
-    start = ranked.block_start[blocks]
+    start = np.searchsorted(rows, ranked.block_start[blocks])  # positions in ``rows``
+    block_factor = _power(q, a[blocks])
     for t in range(n_positions):
         live = t < span
         rest = np.where(live, B - t, 1.0)
         take = np.clip(nb[:, None] - y[None, :], 0.0, None) / rest[:, None]
         take[~live] = 0.0
         value = (law * take * powers[None, :]).sum(axis=1)
-        out[start[live] + t] = (block_factor[blocks] * value)[live]
+        out[start[live] + t] = (block_factor * value)[live]
         # the next position holds a relevant row with probability take
         moved = law * take
         law = law - moved
         law[:, 1:] += moved[:, :-1]
-    return out if limit is None else np.where(rank <= limit, out, 0.0)
+    return out
 
 
 def _power(q, exponent):
