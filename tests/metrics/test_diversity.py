@@ -328,3 +328,16 @@ def test_bad_input_names_the_argument():
         alpha_ndcg_score([[1, 0], [0, 1]], [2, 1, 0])
     with pytest.raises(ValueError, match="`ties`"):
         alpha_ndcg_score([[1, 0], [0, 1]], [2, 1], ties="pessimistic")
+
+
+def test_ties_are_the_mean_of_the_orders_ndeval_and_pyndeval_pick():
+    # topic 1: x relevant, y not, tied scores. Recorded with
+    #   ndeval 4.5 -traditional (y first, docno descending):
+    #     ERR-IA@5 0.363086, alpha-nDCG@5 0.630930
+    #   pyndeval 0.0.8, pyndeval.ndeval(qrels, run) in a side venv (x first,
+    #     whatever the run's order): ERR-IA@5 0.726172, alpha-nDCG@5 1.0
+    grades, score = [[1], [0]], [1.0, 1.0]
+    assert err_ia_score(grades, score, k=5) == pytest.approx(
+        (0.363086 + 0.726172) / 2, abs=1e-6)
+    assert alpha_ndcg_score(grades, score, k=5) == pytest.approx(
+        (0.630930 + 1.0) / 2, abs=1e-6)
