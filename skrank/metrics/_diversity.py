@@ -265,9 +265,11 @@ def alpha_ndcg_score(y_true, y_score, *, query_id=None, k=20, alpha=0.5, beta=0.
     rows (retrieved or not): each rank takes the row of largest marginal
     gain ``sum_j v_j rel_j q^{c_j}``, equal gains going to the larger
     ``doc_id``. The true ideal is NP-hard to find, and a ranking can beat
-    the greedy one, so alpha-nDCG can exceed 1 (with two intents A, B and
-    rows {A}, {A,B}, {B}... any ranking whose first k rows cover more
-    than the greedy choice did).
+    the greedy one, so alpha-nDCG can exceed 1: with rows X = {A, B},
+    Y = {C, D}, Z = {A, C} and ``doc_id`` x, y, z, the greedy ideal takes
+    z first (three gains of 2 tie; z is the largest id), then gains 1.5,
+    1.5, while the ranking X, Y, Z gains 2, 2, 1 (alpha-nDCG@5 = 1.0177,
+    as ndeval prints it).
 
     Examples
     --------

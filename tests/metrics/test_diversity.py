@@ -341,3 +341,26 @@ def test_ties_are_the_mean_of_the_orders_ndeval_and_pyndeval_pick():
         (0.363086 + 0.726172) / 2, abs=1e-6)
     assert alpha_ndcg_score(grades, score, k=5) == pytest.approx(
         (0.630930 + 1.0) / 2, abs=1e-6)
+
+
+def test_a_long_tie_block_past_nrbp_rank_limit_has_the_closed_form():
+    # 30 tied rows, 12 relevant to the one intent; beta = 0.1, so the
+    # expectation stops after about 20 ranks (below rounding)
+    B, b, beta = 30, 12, 0.1
+    grades = np.zeros((B, 1))
+    grades[:b] = 1
+    score = np.ones(B)
+    # alpha = 0: every relevant row gains 1, each position holds one w.p. b/B
+    expected = (1 - beta) * sum(beta ** (r - 1) * b / B for r in range(1, B + 1))
+    assert nrbp_score(grades, score, alpha=0.0, beta=beta) == pytest.approx(expected,
+                                                                             rel=1e-12)
+    # alpha = 1: only the first relevant row gains; it is at rank r with
+    # probability C(B - r, b - 1) / C(B, b)
+    first = sum(math.comb(B - r, b - 1) / math.comb(B, b) * beta ** (r - 1)
+                for r in range(1, B + 1))
+    assert nrbp_score(grades, score, alpha=1.0, beta=beta) == pytest.approx(first,
+                                                                             rel=1e-12)
+    # and alpha-DCG@25 at alpha = 1: the same law, discounted by log2(r + 1)
+    dcg = sum(math.comb(B - r, b - 1) / math.comb(B, b) / math.log2(r + 1)
+              for r in range(1, 26))
+    assert alpha_dcg_score(grades, score, alpha=1.0, k=25) == pytest.approx(dcg, rel=1e-12)

@@ -65,3 +65,17 @@ def test_without_intents_the_error_says_how_to_pass_them():
     # a 2-D y is read as the grades
     assert scorer(model, X, intents, query_id=query) == pytest.approx(
         alpha_ndcg_score(intents, model.predict(X), query_id=query, k=10))
+
+
+def test_the_scorer_pickles_and_scores_in_two_jobs():
+    import pickle
+
+    X, y, intents, query = _data(2)
+    scorer = pickle.loads(pickle.dumps(skrank.get_scorer("nerr_ia@10")))
+    with sklearn.config_context(enable_metadata_routing=True):
+        result = cross_validate(Ridge(), X, y, cv=GroupKFold(3), scoring=scorer, n_jobs=2,
+                                params={"query_id": query, "groups": query,
+                                        "intents": intents}, error_score="raise")
+    from skrank.diversity import nerr_ia_score
+    np.testing.assert_allclose(result["test_score"],
+                               _fold_values(X, y, intents, query, nerr_ia_score))
