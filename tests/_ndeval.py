@@ -13,7 +13,6 @@ import subprocess
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 _BUILD = Path("/work/shared/tools/build_ndeval.sh")
 
@@ -34,6 +33,8 @@ def ndeval_binary():
 
 
 def needs_ndeval():
+    import pytest
+
     path = ndeval_binary()
     if path is None:
         pytest.skip("ndeval is not built (set NDEVAL, or build it with "

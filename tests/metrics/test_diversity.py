@@ -364,3 +364,26 @@ def test_a_long_tie_block_past_nrbp_rank_limit_has_the_closed_form():
     dcg = sum(math.comb(B - r, b - 1) / math.comb(B, b) / math.log2(r + 1)
               for r in range(1, 26))
     assert alpha_dcg_score(grades, score, alpha=1.0, k=25) == pytest.approx(dcg, rel=1e-12)
+
+
+# pyndeval 0.0.8 on random_collection(0) (no ties), per topic 1..6:
+# alpha-nDCG@10, ERR-IA@20, nNRBP, MAP-IA; printed by `python
+# tests/_peer_diversity.py` in a side venv with pyndeval 0.0.8 and
+# ir-measures 0.4.3 (whose alpha_nDCG@10 gives the same first column).
+# Topic 2 has no relevant document: pyndeval's nNRBP is nan there, skrank's 0.
+PYNDEVAL_RANDOM_0 = {
+    "alpha_ndcg": [0.704746, 0.0, 0.438771, 0.518818, 0.766534, 0.13447],
+    "err_ia": [0.550747, 0.0, 0.287796, 0.460917, 0.529973, 0.101042],
+    "nnrbp": [0.597295, 0.0, 0.322741, 0.5488, 0.70921, 0.003518],
+    "map_ia": [0.293934, 0.0, 0.187374, 0.221977, 0.309799, 0.103139],
+}
+
+
+@pytest.mark.parametrize("stem, k", [("alpha_ndcg", 10), ("err_ia", 20), ("nnrbp", None),
+                                     ("map_ia", None)])
+def test_pyndeval_numbers_recorded(stem, k):
+    y_true, y_score, query, doc = as_arrays(*random_collection(0))
+    got = FUNCTIONS[stem](y_true, y_score, query_id=query, doc_id=doc, k=k,
+                          retrieved="positive", aggregate=None)
+    assert got.query_id.tolist() == [1, 2, 3, 4, 5, 6]
+    np.testing.assert_allclose(got.value, PYNDEVAL_RANDOM_0[stem], atol=6e-7)
