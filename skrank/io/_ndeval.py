@@ -102,7 +102,7 @@ def evaluate_diversity_run(qrels, run, metrics, *, compat, complete_qrels, max_d
     # (ndeval -traditional) docno descending by bytes
     ranked = sorted(((topic_of[t], -s, _descending(d), d) for t, d, s in retrieved
                      if topic_of[t] in keep), key=lambda r: r[:3])
-    rows, position, count = {}, {}, {}
+    position, count = {}, {}
     for topic, neg_score, _, doc in ranked:
         if (topic, doc) in position:
             raise ValueError(f"The run holds document {doc!r} twice for a topic.")
@@ -123,11 +123,13 @@ def evaluate_diversity_run(qrels, run, metrics, *, compat, complete_qrels, max_d
         y_score = np.array([n - position[key][0] if key in position else 0.0
                             for key in keys])
         ties = "input"
-    else:  # the run's scores, made positive; unretrieved rows score 0
-        score = np.array([position[key][1] if key in position else np.nan
-                          for key in keys])
-        low = np.nanmin(score) if np.isfinite(score).any() else 0.0
-        y_score = np.where(np.isnan(score), 0.0, score - low + 1.0)
+    else:  # the run's scores as their dense ranks (order and ties kept,
+        # all positive); unretrieved rows score 0
+        found = np.array([key in position for key in keys], dtype=bool)
+        score = np.array([position[key][1] for key in keys if key in position])
+        y_score = np.zeros(n)
+        if score.shape[0]:
+            y_score[found] = np.unique(score, return_inverse=True)[1].reshape(-1) + 1.0
     topics = sorted(keep)
     index = {topic: i for i, topic in enumerate(topics)}
     query_codes = np.array([index[key[0]] for key in keys], dtype=np.int64)

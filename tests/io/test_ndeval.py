@@ -70,3 +70,17 @@ def test_mixing_with_trec_eval_measures_is_refused(tmp_path):
     with pytest.raises(ValueError, match="only for intent-aware"):
         skrank.evaluate_run(str(qrels_path), str(run_path), ["alpha-nDCG@20", "map"],
                             compat="ndeval")
+
+
+def test_without_compat_ties_are_the_expectation(tmp_path):
+    # x (relevant) and y tie: ndeval -traditional puts y first, the expectation
+    # is the mean of both orders
+    (tmp_path / "q").write_text("1 1 x 1\n1 1 y 0\n")
+    (tmp_path / "r").write_text("1 Q0 x 1 1e-30 r\n1 Q0 y 2 1e-30 r\n")
+    ndeval = skrank.evaluate_run(str(tmp_path / "q"), str(tmp_path / "r"),
+                                 ["alpha-nDCG@5"], compat="ndeval")
+    average = skrank.evaluate_run(str(tmp_path / "q"), str(tmp_path / "r"),
+                                  ["alpha-nDCG@5"])
+    d2 = 1 / math.log2(3)
+    assert ndeval.mean["alpha-nDCG@5"] == pytest.approx(d2)
+    assert average.mean["alpha-nDCG@5"] == pytest.approx((1 + d2) / 2)
