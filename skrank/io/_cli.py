@@ -20,6 +20,7 @@ examples:
   skrank evaluate qrels.txt run.txt -m map -q --format trec --compat trec_eval
   skrank evaluate qrels.txt bm25.run dense.run -m map -m ndcg@10
   skrank evaluate qrels.txt.gz run.txt.gz -m recall_1000 -c -l 2 --format json
+  skrank evaluate subtopic-qrels.txt run.txt -m alpha-nDCG@20 -m NRBP --compat ndeval
 
 Measures: trec_eval's names as it prints them (num_ret num_rel num_rel_ret
 map P_10 recall_10 ndcg ndcg_cut_10 map_cut_10 Rprec bpref recip_rank
@@ -28,6 +29,10 @@ success_10 iprec_at_recall_0.10 rbp set_F utility infAP ...), its -m forms
 relstring.5, with -q --format trec), its
 nicknames (-m all_trec, -m official, -m set; printed in trec_eval's order
 with --format trec) and skrank's metric names (ndcg@10, mrr, fap, ...).
+Diversity: with subtopic qrels (topic subtopic docno judgment), ndeval's
+names (alpha-nDCG@20 alpha-DCG@20 ERR-IA@20 nERR-IA@20 NRBP nNRBP MAP-IA
+P-IA@10 strec@10, any cutoff) asked alone; --compat ndeval ranks and
+averages as ndeval -traditional (-c: every qrels topic; --alpha, --beta).
 Several runs give one comparison table with paired tests (randomisation and
 t-test, Holm-corrected over the pairs), as skrank.compare does.
 """
