@@ -211,7 +211,7 @@ def _relevant_before(ranked):
 def _ideal_ideal(n_queries_total, k, measure, q, beta, query_size):
     # query_size: the rows each query retrieved
     """ndeval's "ideal ideal": sum over r <= k of q**(r-1) * weight(r), per query (Z = 1)."""
-    longest = int(query_size.max()) if query_size.shape[0] else 1
+    longest = max(int(query_size.max()), 1) if query_size.shape[0] else 1
     depth = longest if k is None else k
     r = np.arange(1, depth + 1, dtype=np.float64)
     terms = _power(q, r - 1.0) * _position_weight(r, measure, beta)
@@ -263,7 +263,9 @@ def precision_ia_per_query(layout, *, k):
     total = np.zeros(ranked.n_queries)
     for j in np.flatnonzero(layout.weight.any(axis=0)):
         total += layout.weight[:, j] * expected_hits_at_k(layout.intent(j), k)
-    length = ranked.n_retrieved if k is None else np.full(ranked.n_queries, float(k))
+    # k=None: the rows retrieved (at least 1: a query that retrieved none scores 0)
+    length = (np.maximum(ranked.n_retrieved, 1) if k is None
+              else np.full(ranked.n_queries, float(k)))
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(layout.total > 0, total / (length * layout.total), 0.0)
 

@@ -387,3 +387,9 @@ def test_pyndeval_numbers_recorded(stem, k):
                           retrieved="positive", aggregate=None)
     assert got.query_id.tolist() == [1, 2, 3, 4, 5, 6]
     np.testing.assert_allclose(got.value, PYNDEVAL_RANDOM_0[stem], atol=6e-7)
+
+
+def test_a_query_that_retrieved_nothing_scores_zero():
+    grades, score = [[1, 0], [0, 1]], [-1, -1]  # judged, not retrieved
+    for func in FUNCTIONS.values():
+        assert func(grades, score, k=None, retrieved="positive") == 0.0
