@@ -13,6 +13,7 @@ NAMES = ["ERR-IA@5", "ERR-IA@20", "nERR-IA@10", "alpha-DCG@20", "alpha-nDCG@5",
          "alpha-nDCG@20", "NRBP", "nNRBP", "MAP-IA", "P-IA@10", "strec@5", "strec@20"]
 
 
+@pytest.mark.peers
 @pytest.mark.parametrize("seed, complete, alpha, beta", [
     (0, False, 0.5, 0.5), (1, True, 0.4, 0.6), (2, True, 0.8, 0.3)])
 def test_evaluate_run_equals_ndeval_per_topic_and_on_the_mean(tmp_path, seed, complete,
@@ -48,6 +49,7 @@ def test_any_cutoff_and_skrank_names(tmp_path):
     assert list(a.mean.values()) == list(b.mean.values())
 
 
+@pytest.mark.peers
 def test_the_command_prints_ndeval_means(tmp_path):
     binary = needs_ndeval()
     qrels, run = random_collection(4, ties=True)

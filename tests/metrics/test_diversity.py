@@ -257,6 +257,7 @@ def test_intent_weight_is_renormalised_over_the_query_intents():
 
 # ----------------------------------------------------------------- ndeval --
 
+@pytest.mark.peers
 @pytest.mark.parametrize("seed, alpha, beta", [(0, 0.5, 0.5), (1, 0.3, 0.8),
                                                (2, 0.9, 0.2)])
 def test_every_measure_per_topic_equals_ndeval(tmp_path, seed, alpha, beta):
@@ -330,6 +331,7 @@ def test_bad_input_names_the_argument():
         alpha_ndcg_score([[1, 0], [0, 1]], [2, 1], ties="pessimistic")
 
 
+@pytest.mark.peers
 def test_ties_are_the_mean_of_the_orders_ndeval_and_pyndeval_pick():
     # topic 1: x relevant, y not, tied scores. Recorded with
     #   ndeval 4.5 -traditional (y first, docno descending):
@@ -379,6 +381,7 @@ PYNDEVAL_RANDOM_0 = {
 }
 
 
+@pytest.mark.peers
 @pytest.mark.parametrize("stem, k", [("alpha_ndcg", 10), ("err_ia", 20), ("nnrbp", None),
                                      ("map_ia", None)])
 def test_pyndeval_numbers_recorded(stem, k):
