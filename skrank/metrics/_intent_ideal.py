@@ -17,6 +17,10 @@ same floating-point values.
 
 import numpy as np
 
+#: the (query, slot) table is used while it holds at most this many slots per
+#: group (plus 64); otherwise the steps run on the groups' segments
+PADDING = 4
+
 
 def _pattern_codes(relevant):
     """One integer per distinct row of the boolean matrix (0: no intent)."""
@@ -66,6 +70,16 @@ def greedy_ideal_gains(layout, depth):
     # the running factor of each intent, per query with groups: v_j (1 - alpha)**c_j
     factor = layout.weight[queries_with_groups].copy()
     q = 1.0 - layout.alpha
+    slot = np.arange(group_start.shape[0]) - query_group_start[group_segment]
+    n_slots = int(slot.max()) + 1
+    if queries_with_groups.shape[0] * n_slots <= PADDING * group_start.shape[0] + 64:
+        # few patterns a query: a (query, slot) table, reduced along its rows
+        table = (group_segment, slot)
+        filled = _padded(queries_with_groups.shape[0], n_slots, table)
+        return _greedy_padded(
+            gains, factor, q, keys, filled(group_size, 0), filled(group_start, 0),
+            filled(pattern, False), queries_with_groups,
+        )
     used = np.zeros(group_start.shape[0], dtype=np.int64)
     no_key = np.iinfo(np.int64).min
     for rank in range(depth):
@@ -100,3 +114,45 @@ def _pattern_gains(pattern, factor):
     for j in range(pattern.shape[1]):
         gain += terms[:, j]
     return gain
+
+
+def _padded(n_rows, n_columns, table):
+    """A function placing group values in a (query, slot) table, padded."""
+    def fill(values, pad):
+        out = np.full((n_rows, n_columns) + values.shape[1:], pad, dtype=values.dtype)
+        out[table] = values
+        return out
+
+    return fill
+
+
+def _greedy_padded(gains, factor, q, keys, size, start, pattern, queries):
+    """The greedy steps on a (query, slot) table of each query's patterns.
+
+    ``size``, ``start`` (first row of the group in ``keys``), ``pattern``
+    (slot x intents) per query and slot; padding slots have size 0. Each
+    step takes, per query, the slot of largest gain, equal gains to the
+    larger next key; fills ``gains`` (rank columns) and returns it.
+    """
+    used = np.zeros(size.shape, dtype=np.int64)
+    last = keys.shape[0] - 1
+    no_key = np.iinfo(np.int64).min
+    for rank in range(gains.shape[1]):
+        left = used < size
+        gain = np.where(pattern, factor[:, None, :], 0.0)
+        gain = (gain.sum(axis=2) if pattern.shape[2] < 8
+                else _pattern_gains(pattern.reshape(-1, pattern.shape[2]),
+                                    np.repeat(factor, pattern.shape[1], axis=0)
+                                    ).reshape(left.shape))
+        gain[~left] = -1.0
+        best = gain.max(axis=1)
+        active = np.flatnonzero(best >= 0.0)
+        if active.shape[0] == 0:
+            return gains[:, :rank]
+        next_key = np.where(gain == best[:, None],
+                            keys[np.minimum(start + used, last)], no_key)
+        choice = next_key[active].argmax(axis=1)
+        gains[queries[active], rank] = best[active]
+        used[active, choice] += 1
+        factor[active] *= np.where(pattern[active, choice], q, 1.0)
+    return gains

@@ -151,9 +151,13 @@ CASES = [(seed, alpha, beta, k) for seed, (alpha, beta, k) in
 
 
 @pytest.mark.parametrize("seed, alpha, beta, k", CASES)
-@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("weighted, padded", [(False, True), (True, True), (True, False)])
 def test_ties_are_the_mean_over_every_order_of_the_tied_rows(seed, alpha, beta, k,
-                                                             weighted):
+                                                             weighted, padded, monkeypatch):
+    from skrank.metrics import _intent_ideal
+
+    if not padded:  # the greedy steps on the groups' segments, not the table
+        monkeypatch.setattr(_intent_ideal, "PADDING", -10**9)
     grades, score, query, retrieved, doc = _random_queries(seed)
     weight = np.array([0.5, 0.2, 0.3]) if weighted else None
     relevant = grades >= 1
