@@ -23,14 +23,18 @@ PADDING = 4
 
 
 def _pattern_codes(relevant):
-    """One integer per distinct row of the boolean matrix (0: no intent)."""
+    """The rows relevant to some intent, and one integer per distinct row of
+    the boolean matrix there (its bits, for up to 62 intents)."""
+    rows = np.flatnonzero(relevant.any(axis=1))
+    picked = relevant[rows]
     n_intents = relevant.shape[1]
     if n_intents <= 62:
-        bits = np.left_shift(np.int64(1), np.arange(n_intents, dtype=np.int64))
-        return relevant.astype(np.int64) @ bits
-    _, codes = np.unique(relevant, axis=0, return_inverse=True)
-    codes = codes.reshape(-1) + 1
-    return np.where(relevant.any(axis=1), codes, 0)
+        codes = np.zeros(rows.shape[0], dtype=np.int64)
+        for j in range(n_intents):
+            codes |= picked[:, j].astype(np.int64) << j
+        return rows, codes
+    _, codes = np.unique(picked, axis=0, return_inverse=True)
+    return rows, codes.reshape(-1)
 
 
 def greedy_ideal_gains(layout, depth):
@@ -42,15 +46,14 @@ def greedy_ideal_gains(layout, depth):
     ranked = layout.ranked
     relevant = layout.relevant
     n_queries = ranked.n_queries
-    code = _pattern_codes(relevant)
-    rows = np.flatnonzero(code > 0)
+    rows, code = _pattern_codes(relevant)
     if rows.shape[0] == 0 or depth == 0:
         return np.zeros((n_queries, 0))
     query = ranked.query[rows]
     # rows by (query, pattern, descending key): each group's rows in taking order
-    order = np.lexsort((-layout.doc_key[rows], code[rows], query))
+    order = np.lexsort((-layout.doc_key[rows], code, query))
     rows, query = rows[order], query[order]
-    pattern_of_row = code[rows]
+    pattern_of_row = code[order]
     new_group = np.ones(rows.shape[0], dtype=bool)
     new_group[1:] = (query[1:] != query[:-1]) | (pattern_of_row[1:] != pattern_of_row[:-1])
     group_start = np.flatnonzero(new_group)
