@@ -104,8 +104,7 @@ def rank_intents(relevant, score, *, query_id, intent_weight, doc_key, ties, alp
     """Lay out checked inputs: ``relevant`` (n_rows, n_intents) bool, ``score`` 1-D."""
     any_relevant = relevant.any(axis=1).astype(np.float64)
     ranked = rank_queries(any_relevant, score, query_id=query_id, ties=ties)
-    # column by column (Fortran order): each intent's column is read contiguously
-    relevant = np.asfortranarray(relevant[ranked.order])
+    relevant = relevant[ranked.order]
     if relevant.shape[0]:
         counts = np.add.reduceat(relevant, ranked.query_start, axis=0, dtype=np.int64)
     else:
