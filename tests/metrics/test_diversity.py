@@ -400,3 +400,17 @@ def test_a_query_that_retrieved_nothing_scores_zero():
     grades, score = [[1, 0], [0, 1]], [-1, -1]  # judged, not retrieved
     for func in FUNCTIONS.values():
         assert func(grades, score, k=None, retrieved="positive") == 0.0
+
+
+def test_evaluate_refuses_mixing_and_options_the_measures_lack():
+    grades = np.array([[1, 0], [0, 1]])
+    with pytest.raises(ValueError, match="not an intent-aware metric"):
+        skrank.evaluate(grades, [2, 1], metrics=["alpha_ndcg@2", "ndcg@2"])
+    with pytest.raises(ValueError, match="sample_weight"):
+        skrank.evaluate(grades, [2, 1], metrics=["alpha_ndcg@2"], sample_weight=[1, 1])
+    with pytest.raises(ValueError, match="'gain'"):
+        skrank.evaluate(grades, [2, 1], metrics=["alpha_ndcg@2"], gain="linear")
+    with pytest.raises(ValueError, match="`alpha`"):
+        skrank.evaluate(grades, [2, 1], metrics=["alpha_ndcg@2"], alpha=2.0)
+    # the default cutoffs of names without one are the functions' (nrbp: whole list)
+    assert skrank.evaluate(grades, [2, 1], metrics=["alpha_ndcg"])["alpha_ndcg"] == 1.0
