@@ -88,7 +88,9 @@ _PUBLIC = {
         "minimum_detectable_effect", "topic_set_size",
     ),
     "fairness": (
+        "awrf_score",
         "expected_exposure",
+        "group_exposure",
     ),
     "io": (
         "RunEvaluationResult",

@@ -7,5 +7,6 @@ ranking uniform over the orders of its tied rows.
 """
 
 from ._exposure import expected_exposure
+from ._groups import awrf_score, group_exposure
 
-__all__ = ["expected_exposure"]
+__all__ = ["awrf_score", "expected_exposure", "group_exposure"]
