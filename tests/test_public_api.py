@@ -31,7 +31,7 @@ ALLOWED = {
     "model_selection": {"_core", "metrics", "stats"},
     "plot": {"_core", "metrics", "model_selection"},
     "io": {"_core", "metrics", "stats"},
-    "dask": {"_core", "metrics", "stats", "clicks"},
+    "dask": {"_core", "metrics", "stats", "clicks", "fairness"},
     "spark": {"_core", "metrics"},
     # the click scorer stands on model selection's QueryScorer (never the
     # reverse); clicks.compare returns stats' ComparisonResult
