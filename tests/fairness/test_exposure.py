@@ -279,3 +279,33 @@ def test_bad_arrays_are_refused_naming_the_argument(y_true, y_score, name):
         warnings.simplefilter("ignore")
         with pytest.raises(ValueError, match=f"`{name}`"):
             expected_exposure(y_true, y_score)
+
+
+# ---------------------------------------------------------- properties --
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    grades=st.lists(st.integers(0, 3), min_size=1, max_size=7),
+    data=st.data(),
+    user_model=st.sampled_from(["gerr", "rbp"]),
+    patience=st.sampled_from([0.2, 0.5, 0.9]),
+    utility=st.sampled_from([0.0, 0.4, 1.0]),
+    complete=st.booleans(),
+)
+def test_any_small_query_equals_every_tie_order(grades, data, user_model, patience,
+                                                utility, complete):
+    scores = data.draw(st.lists(st.sampled_from([0.5, 1.5, 3.0]), min_size=len(grades),
+                                max_size=len(grades)))
+    options = dict(user_model=user_model, patience=patience, utility=utility,
+                   complete=complete)
+    if not complete and not any(grades):
+        return  # no target: left out (tested above)
+    got = expected_exposure(grades, scores, **options)
+    expected = _brute_force_query(grades, scores, **options)
+    for name in expected:
+        assert got[name] == pytest.approx(expected[name], rel=1e-11, abs=1e-14)
+    # bounds: EE-L >= 0; EE-D, EE-R >= 0; the identity EE-L = EE-D - 2 EE-R + |target|^2
+    assert got["ee_l"] >= -1e-12 and got["ee_d"] > 0 and got["ee_r"] >= 0
