@@ -74,13 +74,35 @@ def _tie_integral(n_relevant, n_other, patience, keep):
     return np.bincount(owner, weights=terms, minlength=n_other.shape[0]) / a
 
 
+def block_factors(size, relevant, patience, keep):
+    """Per tie block: E[patience**J * keep**X] for a relevant and a non-relevant row.
+
+    ``size`` rows, ``relevant`` of them relevant. A relevant row shares its
+    block with ``relevant - 1`` relevant rows and every other one; a
+    non-relevant row with all relevant and ``other - 1`` others (see
+    :func:`_tie_integral`). A block of one row: 1.
+    """
+    relevant = np.asarray(relevant).astype(np.int64)
+    other = np.asarray(size).astype(np.int64) - relevant
+    tied = np.flatnonzero(relevant + other > 1)
+    as_relevant = np.ones(relevant.shape[0])
+    as_other = np.ones(relevant.shape[0])
+    has_rel = tied[relevant[tied] > 0]
+    as_relevant[has_rel] = _tie_integral(
+        relevant[has_rel] - 1, other[has_rel], patience, keep)
+    has_other = tied[other[tied] > 0]
+    as_other[has_other] = _tie_integral(
+        relevant[has_other], other[has_other] - 1, patience, keep)
+    return as_relevant, as_other
+
+
 def row_exposure(ranked, *, patience, keep):
     """Expected exposure of each ranked row (ranked order), ties exact.
 
     ``keep`` is ``1 - utility`` for GERR and 1 for RBP. A row of a tie block
     that starts at 0-based position ``s`` below ``A`` relevant rows gets
     ``patience**s * keep**A * E[patience**J * keep**X]`` (see
-    :func:`_tie_integral`); rows that were not retrieved get none.
+    :func:`block_factors`); rows that were not retrieved get none.
     """
     start = (ranked.block_first_rank - 1).astype(np.float64)
     above = ranked.relevant_before_block.astype(np.float64)
@@ -90,26 +112,62 @@ def row_exposure(ranked, *, patience, keep):
     if not ranked.has_ties:
         exposure = head
     else:
-        size = ranked.block_size
-        relevant = ranked.block_relevant.astype(np.int64)
-        other = size - relevant
-        # a relevant row shares its block with relevant-1 relevant rows and
-        # every other one; a non-relevant row with all relevant, other-1 others
-        tied = np.flatnonzero(size > 1)
-        as_relevant = np.ones(size.shape[0])
-        as_other = np.ones(size.shape[0])
-        has_rel = tied[relevant[tied] > 0]
-        as_relevant[has_rel] = _tie_integral(
-            relevant[has_rel] - 1, other[has_rel], patience, keep)
-        has_other = tied[other[tied] > 0]
-        as_other[has_other] = _tie_integral(
-            relevant[has_other], other[has_other] - 1, patience, keep)
+        as_relevant, as_other = block_factors(
+            ranked.block_size, ranked.block_relevant, patience, keep)
         block = ranked.block
         exposure = head[block] * np.where(
             ranked.is_relevant > 0, as_relevant[block], as_other[block])
     if ranked.retrieved is not None:
         exposure = np.where(ranked.retrieved, exposure, 0.0)
     return exposure
+
+
+def _grade_levels(relevance):
+    """``(levels, code)``: the grades a row can have, and each row's index in them.
+
+    Whole-number grades are their own codes (no sort); other grades are
+    factorised by ``np.unique``.
+    """
+    top = float(relevance.max())
+    if top < 2.0**20 and np.array_equal(relevance, np.floor(relevance)):
+        return np.arange(int(top) + 1, dtype=np.float64), relevance.astype(np.int64)
+    levels, code = np.unique(relevance, return_inverse=True)
+    return levels, code.reshape(-1)
+
+
+def ideal_exposure(relevance, codes, n_queries, *, patience, keep):
+    """Each row's exposure in its query's ideal stochastic ranking (input order).
+
+    The ideal ranking sorts a query's rows by grade, uniformly at random
+    within a grade: each (query, grade) cell is one tie block, which starts
+    below the rows of the higher grades (all relevant). The cells come from
+    counts, without a sort; with more cells than a few per row (many
+    distinct grades), the rows are sorted by grade instead.
+    """
+    levels, grade = _grade_levels(relevance)
+    n_levels = levels.shape[0]
+    if n_queries * n_levels > 4 * relevance.shape[0] + 1024:
+        with warnings.catch_warnings():  # 0/1 grades as scores are meant here
+            warnings.filterwarnings("ignore", re.escape(LABEL_SCORES_WARNING),
+                                    UserWarning)
+            ideal = rank_queries(relevance, relevance, query_id=codes)
+        return _input_order(row_exposure(ideal, patience=patience, keep=keep), ideal)
+    cell = codes * n_levels + grade
+    count = np.bincount(cell, minlength=n_queries * n_levels)
+    table = count.reshape(n_queries, n_levels)
+    higher = (np.cumsum(table[:, ::-1], axis=1)[:, ::-1] - table).reshape(-1)
+    relevant_level = np.tile(levels > 0, n_queries)
+    occupied = np.flatnonzero(count)
+    as_relevant, as_other = block_factors(
+        count[occupied], np.where(relevant_level[occupied], count[occupied], 0),
+        patience, keep)
+    factor = np.zeros(count.shape[0])
+    factor[occupied] = np.where(relevant_level[occupied], as_relevant, as_other)
+    start = higher[cell].astype(np.float64)
+    head = np.power(patience, start)
+    if keep != 1.0:  # every row of a higher grade is relevant
+        head = head * np.power(keep, start)
+    return head * factor[cell]
 
 
 def _input_order(values, ranked):
@@ -150,22 +208,20 @@ def exposure_per_query(relevance, score, codes, *, user_model, patience, utility
     keep = 1.0 - utility if user_model == "gerr" else 1.0
     run = _run_exposure(relevance, score, codes, patience=patience, keep=keep,
                         ties=ties)
-    with warnings.catch_warnings():  # 0/1 grades as scores are meant here
-        warnings.filterwarnings("ignore", re.escape(LABEL_SCORES_WARNING), UserWarning)
-        ideal = rank_queries(relevance, relevance, query_id=codes)
-    target = _input_order(row_exposure(ideal, patience=patience, keep=keep), ideal)
+    n_queries = int(codes.max()) + 1 if codes.shape[0] else 0
+    target = ideal_exposure(relevance, codes, n_queries, patience=patience, keep=keep)
     if not complete:  # unjudged (grade 0) rows are no part of the target
         target = np.where(relevance > 0, target, 0.0)
-    n_queries = int(codes.max()) + 1 if codes.shape[0] else 0
-
-    def per_query(values):
-        return np.bincount(codes, weights=values, minlength=n_queries)
-
-    has_target = per_query((relevance > 0).astype(np.float64)) > 0
+    has_target = np.bincount(codes, weights=relevance > 0, minlength=n_queries) > 0
     if complete:
         has_target[:] = True
-    return per_query(run * run), per_query(run * target), per_query(target * target), \
-        has_target
+    return (_per_query(run * run, codes, n_queries),
+            _per_query(run * target, codes, n_queries),
+            _per_query(target * target, codes, n_queries), has_target)
+
+
+def _per_query(values, codes, n_queries):
+    return np.bincount(codes, weights=values, minlength=n_queries)
 
 
 @validate_params({

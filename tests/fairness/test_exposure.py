@@ -309,3 +309,21 @@ def test_any_small_query_equals_every_tie_order(grades, data, user_model, patien
         assert got[name] == pytest.approx(expected[name], rel=1e-11, abs=1e-14)
     # bounds: EE-L >= 0; EE-D, EE-R >= 0; the identity EE-L = EE-D - 2 EE-R + |target|^2
     assert got["ee_l"] >= -1e-12 and got["ee_d"] > 0 and got["ee_r"] >= 0
+
+
+def test_many_distinct_grades_sort_instead_of_counting_and_agree():
+    # 600 queries of 3 rows with distinct real grades: more (query, grade)
+    # cells than ideal_exposure counts, so the ideal ranking is sorted
+    rng = np.random.default_rng(4)
+    query = np.repeat(np.arange(600), 3)
+    y = np.round(rng.uniform(0, 3, size=query.shape[0]), 6)
+    y[::4] = 0.0
+    score = rng.integers(0, 2, size=query.shape[0]) + 0.5
+    for complete in [False, True]:
+        got = expected_exposure(y, score, query_id=query, complete=complete,
+                                aggregate=None)
+        for q in range(5):
+            rows = query == q
+            expected = _brute_force_query(y[rows], score[rows], complete=complete)
+            for name in expected:
+                assert got[name].value[q] == pytest.approx(expected[name], rel=1e-12)
