@@ -8,8 +8,9 @@ each relevant row with probability ``utility``, so position i gets
 scores is the stochastic ranking uniform over the orders of its tied rows,
 and its expected exposure is computed exactly, in closed form per tie block
 (:func:`row_exposure`). The target exposure is that of the ideal stochastic
-ranking: rows sorted by grade, uniform within a grade, which is the same
-kernel run on ``y_true`` as the score.
+ranking: rows sorted by grade, uniform within a grade; its tie blocks are
+the (query, grade) cells, and the same block kernel (:func:`block_factors`)
+gives it (:func:`ideal_exposure`).
 """
 
 import re
