@@ -7,8 +7,8 @@ separately and average over queries.
 The public names live in subpackages by concern and are all re-exported
 here: ``skrank.metrics`` (metric functions, :func:`evaluate`),
 ``skrank.model_selection`` (scorers, :class:`FAPCutoffClassifier`),
-``skrank.plot`` (displays), ``skrank.stats`` (:func:`compare`) and
-``skrank.datasets``; ``skrank.dask.evaluate`` runs on Dask DataFrames, and
+``skrank.plot`` (displays), ``skrank.stats`` (:func:`compare`),
+``skrank.fairness`` (exposure) and ``skrank.datasets``; ``skrank.dask.evaluate`` runs on Dask DataFrames, and
 ``skrank.clicks`` evaluates rankers from click logs (not re-exported). The
 engine they share is the private ``skrank._core``.
 """
@@ -87,6 +87,11 @@ _PUBLIC = {
         "evaluate_by",
         "minimum_detectable_effect", "topic_set_size",
     ),
+    "fairness": (
+        "awrf_score",
+        "expected_exposure",
+        "group_exposure",
+    ),
     "io": (
         "RunEvaluationResult",
         "evaluate_run",
@@ -104,7 +109,8 @@ _ALIASES = {
 }
 # every subpackage, also those whose names stay in their own namespace
 # (skrank.clicks.evaluate, skrank.dask.evaluate, skrank.spark.evaluate)
-_SUBPACKAGES = ("clicks", "dask", "datasets", "diversity", "io", "metrics", "model_selection", "plot",
+_SUBPACKAGES = ("clicks", "dask", "datasets", "diversity", "fairness", "io", "metrics",
+                "model_selection", "plot",
                 "spark", "stats")
 
 

@@ -38,6 +38,42 @@ def check_segment_options(confidence_level, n_resamples, method, min_queries):
     )
 
 
+def _split_metrics(metrics):
+    """Metric names (read as :func:`evaluate` reads them) and metric functions."""
+    if callable(metrics):
+        metrics = [metrics]
+    if metrics is None or isinstance(metrics, str):
+        return metric_names(metrics), []
+    functions = [m for m in metrics if callable(m)]
+    names = [m for m in metrics if not callable(m)]
+    return (metric_names(names) if names or not functions else []), functions
+
+
+def _function_per_query(func, y_true, y_score, query_id, sample_weight, results):
+    """A metric function's per-query values: ``{name: QueryValues}``.
+
+    ``func(y_true, y_score, query_id=, sample_weight=, aggregate=None)``
+    returns a QueryValues (named by the function) or a dict of them (such
+    as :func:`skrank.fairness.expected_exposure`'s), with the queries in
+    :func:`evaluate`'s order (ascending ids).
+    """
+    out = func(y_true, y_score, query_id=query_id, sample_weight=sample_weight,
+               aggregate=None)
+    if not isinstance(out, dict):
+        name = getattr(func, "__name__", None) or getattr(func, "func").__name__
+        out = {name: out}
+    for name, values in out.items():
+        if name in results:
+            raise ValueError(f"`metrics` gives the metric {name!r} twice.")
+        first = next(iter(results.values()), values)
+        if not np.array_equal(values.query_id, first.query_id):
+            raise ValueError(
+                f"`metrics`: {name!r} returned its queries in another order than "
+                "evaluate's (ascending query ids)."
+            )
+    return out
+
+
 @validate_params(SEGMENT_OPTIONS)
 def evaluate_by(
     y_true,
@@ -67,9 +103,14 @@ def evaluate_by(
         ``"segment"``, or ``"segment_0"``, ... for a list). A segment is a
         property of a query: every row of a query must be in the same one.
     {query_id}
-    metrics : str or list of str, default=None
+    metrics : str, callable or list of them, default=None
         Metric names, as for :func:`evaluate`; None takes :func:`evaluate`'s
-        default metrics.
+        default metrics. A callable ``f(y_true, y_score, *, query_id,
+        sample_weight, aggregate)`` called with ``aggregate=None`` gives
+        its per-query values: a :class:`QueryValues` (named by the
+        function) or a dict of them, such as
+        :func:`skrank.fairness.expected_exposure` (``ee_l``, ``ee_d``,
+        ``ee_r``); ``functools.partial`` sets its options.
     confidence_level : float or None, default=0.95
         Of the intervals, in (0, 1); None computes no interval.
     n_resamples : int, default=1000
@@ -138,12 +179,16 @@ def evaluate_by(
     level, n_resamples, method, min_queries = check_segment_options(
         confidence_level, n_resamples, method, min_queries
     )
-    metrics = metric_names(metrics)
+    names, functions = _split_metrics(metrics)
     rng = make_rng(random_state)
-    results = evaluate(
-        y_true, y_score, query_id=query_id, metrics=metrics,
+    results = {} if not names else evaluate(
+        y_true, y_score, query_id=query_id, metrics=names,
         sample_weight=sample_weight, aggregate=None, **options,
     )
+    for func in functions:
+        results.update(_function_per_query(func, y_true, y_score, query_id,
+                                           sample_weight, results))
+    metrics = list(results)
     query_ids = results[metrics[0]].query_id
     n_queries = query_ids.shape[0]
     row_query = query_index(y_true, query_id, query_ids)

@@ -48,6 +48,9 @@ CALLS.update({
     "compare": ((Y, {"a": S, "b": S[::-1]}), {"query_id": Q, "n_resamples": 20}),
     "evaluate_by": ((Y, S), {"query_id": Q, "by": Q, "n_resamples": 20}),
     "load_digits_retrieval": ((), {"n_queries": 2, "n_candidates": 5}),
+    "group_exposure": ((S, ["a", "b", "a", "b", "b", "a"]), {"query_id": Q}),
+    "awrf_score": ((S, ["a", "b", "a", "b", "b", "a"]),
+                   {"query_id": Q, "target": {"a": 0.5, "b": 0.5}}),
     "permutation_importance": (
         (LinearRegression().fit(S[:, None], Y), S[:, None], Y),
         {"query_id": Q, "scoring": "ndcg", "n_repeats": 2},
@@ -71,6 +74,7 @@ NOT_OPTIONS = {
     "propensity",  # simulate_clicks: a callable or one number per position, data
     "differences",  # topic_set_size: per-query differences, data
     "groups", "params",  # model selection: fold groups and fit params, data
+    "target",  # awrf_score: the groups' target shares, data
     "cv",  # a splitter, or a number of group folds: checked by scikit-learn's check_cv
 }
 
@@ -122,7 +126,7 @@ def test_every_option_of_a_public_function_is_declared():
 
 
 def test_declared_functions_are_checked():
-    assert len(PARAMETERS) == 41  # every public function with options
+    assert len(PARAMETERS) == 44  # every public function with options
     for name in PARAMETERS:
         func = getattr(skrank, name)
         assert hasattr(func, "__wrapped__"), f"{name} is not decorated with validate_params"
