@@ -152,12 +152,17 @@ def evaluate_run(
         Relevance judgments: a TREC qrels file (``query_id iteration doc_id
         relevance``, gzip too), a DataFrame with columns ``query_id``,
         ``doc_id``, ``relevance`` (``qid``/``docno``/``rel`` are recognised
-        too), or ``{query_id: {doc_id: relevance}}`` as pytrec_eval, ranx
-        and ir_measures take them.
+        too), ``{query_id: {doc_id: relevance}}`` as pytrec_eval, ranx
+        and ir_measures take them, or ``{query_id: [relevant doc ids]}``
+        (grade 1 each; an id may appear once in a list, and a list holds
+        ids only, so grades belong in the dict form).
     run : str, path-like, pandas.DataFrame or dict
         A system's results: a TREC run file (``query_id Q0 doc_id rank
-        score tag``), a DataFrame with ``query_id``, ``doc_id``, ``score``,
-        or ``{query_id: {doc_id: score}}``. Documents rank by score.
+        score tag``), a DataFrame with ``query_id``, ``doc_id``, ``score``
+        (or ``rank`` and no score: rank 1 first, equal ranks tie),
+        ``{query_id: {doc_id: score}}``, or ``{query_id: [doc ids, best
+        first]}`` (no id twice in a list), which equals scores falling from
+        the list's length to 1. Documents rank by score.
     metrics : str or list of str, default=("map", "ndcg", "P_10", "recall_100")
         trec_eval's names as it prints them (``num_ret``, ``num_rel``,
         ``num_rel_ret``, ``map``, ``P_10``, ``recall_10``, ``ndcg``,
@@ -238,6 +243,13 @@ def evaluate_run(
     {'map': 0.75, 'P_2': 0.5, 'num_rel': 3.0}
     >>> result.per_query["map"].value   # per query, beside .query_id
     array([0.5, 1. ])
+
+    Id lists, as retrieval code returns them (best first), with the
+    relevant ids:
+
+    >>> evaluate_run({"q1": ["d1", "d3"], "q2": ["d4"]},
+    ...              {"q1": ["d1", "d2", "d5"], "q2": ["d4"]}, ["map"]).mean
+    {'map': 0.75}
     """
     if compat not in (None, "trec_eval"):
         _check_preset_run_options(compat, complete_qrels, judged_docs_only, max_docs)
