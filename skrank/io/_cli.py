@@ -27,7 +27,8 @@ success_10 iprec_at_recall_0.10 rbp set_F utility infAP ...), its -m forms
 (P.5,10, or P for every default cutoff; rbp.p=0.95; utility.1,-1,0,0;
 relstring.5, with -q --format trec), its
 nicknames (-m all_trec, -m official, -m set; printed in trec_eval's order
-with --format trec) and skrank's metric names (ndcg@10, mrr, fap, ...).
+with --format trec) and skrank's metric names (ndcg@10, mrr, fap, ...);
+judged@10: the share of the top 10 that the qrels judge (ir_measures' Judged@10).
 Several runs give one comparison table with paired tests (randomisation and
 t-test, Holm-corrected over the pairs), as skrank.compare does.
 """
