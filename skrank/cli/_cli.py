@@ -108,7 +108,7 @@ _PRESETS = ("lightgbm", "xgboost", "catboost", "sklearn", "ranx", "torchmetrics"
 
 
 def _explain(args):
-    from ._explain import explain_run
+    from ..io._explain import explain_run
 
     print(repr(explain_run(args.qrels, args.run, metric=args.measure, a=args.a,
                            b=args.b, relevance_level=args.relevance_level)))
@@ -144,7 +144,7 @@ def _trec_lines(result, per_query, show_run, run_lines=(), hidden=()):
     summary-only measures (num_q, gm_map, gm_bpref) have no query lines;
     its per-query strings (relstring) have no "all" line, and are quoted.
     """
-    from ._trec_measures import SUMMARY_ONLY, print_rank
+    from ..io._trec_measures import SUMMARY_ONLY, print_rank
 
     text = result.per_query_text
     names = sorted((m for m in result.mean if m not in hidden), key=print_rank)
@@ -211,7 +211,7 @@ def _comparison(results, names, measures, seed):
 
 
 def _evaluate(args):
-    from ._evaluate import (
+    from ..io._evaluate import (
         _check_preset_run_options,
         _evaluate_run,
         _evaluate_run_preset,
@@ -226,7 +226,7 @@ def _evaluate(args):
         raise ValueError(
             f"-R {args.rel_format}: skrank reads plain qrels only (-R qrels); trec_eval's "
             "preference and judgment-group formats (qrels_prefs, qrels_jg) are not read.")
-    from ._trec_measures import expand_nicknames
+    from ..io._trec_measures import expand_nicknames
 
     measures, missing = expand_nicknames(args.measures or ["map", "ndcg", "P_10",
                                                            "recall_100"])
@@ -394,7 +394,7 @@ def _release_freed_memory():
     """After each file is parsed, glibc's malloc_trim returns freed memory to the system."""
     import ctypes
 
-    from . import _read
+    from ..io import _read
 
     try:
         trim = ctypes.CDLL("libc.so.6").malloc_trim
