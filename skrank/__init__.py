@@ -79,6 +79,10 @@ _PUBLIC = {
     "stats": (
         "ComparisonResult",
         "ComparisonTable",
+        "JudgeAgreementResult",
+        "SystemAgreementResult",
+        "judge_agreement",
+        "system_agreement",
         "SegmentComparisonResult",
         "SegmentDifferenceResult",
         "SegmentEvaluationResult",
