@@ -93,6 +93,7 @@ _PUBLIC = {
     ),
     "io": (
         "RunEvaluationResult",
+        "aggregate_run",
         "evaluate_run",
         "read_qrels",
         "read_run",

@@ -60,6 +60,7 @@ CALLS.update({
     "compare_candidates": (
         (_fitted_search(), S[:, None], Y), {"query_id": Q, "n_resamples": 20}),
     "minimum_detectable_effect": ((30, 0.2), {}),
+    "aggregate_run": (({"1": {"p1": 1.0, "p2": 0.5}}, {"p1": "d", "p2": "d"}), {}),
     "judge_agreement": (({"1": {"a": 1, "b": 0}}, {"1": {"a": 1, "b": 1}}), {}),
     "system_agreement": (
         ({"x": {"1": ["a", "b"]}, "y": {"1": ["b", "a"]}, "z": {"1": ["c", "a"]}},
@@ -126,7 +127,7 @@ def test_every_option_of_a_public_function_is_declared():
 
 
 def test_declared_functions_are_checked():
-    assert len(PARAMETERS) == 43  # every public function with options
+    assert len(PARAMETERS) == 44  # every public function with options
     for name in PARAMETERS:
         func = getattr(skrank, name)
         assert hasattr(func, "__wrapped__"), f"{name} is not decorated with validate_params"
