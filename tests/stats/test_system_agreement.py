@@ -70,7 +70,7 @@ def test_kendall_tau_b_equals_scipy(seed):
     y = rng.integers(0, 4, (5, 7)).astype(float)
     got = kendall_tau_b(x, y)
     for row in range(5):
-        expected = kendalltau(x[row], y[row]).statistic
+        expected = kendalltau(x[row], y[row])[0]
         assert got[row] == pytest.approx(expected, abs=1e-12) or (
             np.isnan(expected) and np.isnan(got[row]))
 
@@ -99,7 +99,7 @@ def test_means_and_tau_equal_evaluate_run_and_scipy(metric):
     means_b = [evaluate_run(qrels_b, r, [metric]).mean[metric] for r in runs.values()]
     np.testing.assert_allclose(result.means_a, means_a)
     np.testing.assert_allclose(result.means_b, means_b)
-    assert result.kendall_tau == pytest.approx(kendalltau(means_a, means_b).statistic)
+    assert result.kendall_tau == pytest.approx(kendalltau(means_a, means_b)[0])
     # (P@5's means may tie: every order of tied systems, averaged)
     assert result.tau_ap == pytest.approx(_tau_ap_brute_force(means_a, means_b))
     assert result.same_best == (int(np.argmax(means_a)) == int(np.argmax(means_b)))
