@@ -231,7 +231,8 @@ def evaluate_run(
         ir_measures' ``Judged@k``; ``judged`` for the whole list) is the
         share of each query's top ``min(k, retrieved)`` documents that the
         qrels judge (with any grade); :meth:`RunEvaluationResult.unjudged`
-        lists the others.
+        lists the others. ir_measures also scores 0 a qrels query the run
+        lacks, keeping it in the mean: ``complete_qrels=True`` does that.
     compat : str, default=None
         ``"trec_eval"`` reproduces trec_eval 10.0: tied scores broken by
         document id, descending, and trec_eval's rule for queries without a

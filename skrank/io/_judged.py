@@ -7,7 +7,11 @@ cutoff takes the whole list. With tied scores the value is the expected
 share over the orders of the tied rows (``ties="average"``), as every
 measure of skrank's; under ``compat="trec_eval"`` ties fall by document
 id, descending, as trec_eval ranks (ir_measures breaks them by id,
-ascending: the two differ only when a tie straddles the cutoff).
+ascending: the two differ only when a tie straddles the cutoff). As every
+measure of :func:`~skrank.evaluate_run`, it is computed on the queries of
+both the qrels and the run; ir_measures also scores 0 each qrels query the
+run lacks, which ``complete_qrels=True`` does (its mean is then
+ir_measures').
 
 :func:`unjudged_documents` lists, per query, the retrieved documents of
 the top k that the qrels do not judge: what a user sends to a judge
