@@ -1,4 +1,7 @@
-"""TREC qrels and runs: readers, :func:`evaluate_run` and the ``skrank`` command."""
+"""TREC qrels and runs: readers, :func:`evaluate_run`, :func:`aggregate_run`.
+
+The command that reads and scores them is ``skrank.cli``.
+"""
 
 from ._evaluate import RunEvaluationResult, evaluate_run
 from ._passages import aggregate_run

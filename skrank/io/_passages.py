@@ -34,7 +34,7 @@ def _document_labels(passages, doc_of):
 
 @validate_params({"method": choice("max", "sum", "mean")})
 def aggregate_run(run, doc_of, *, method="max"):
-    """Roll a run of passages up to a run of documents: each document's score from its passages'.
+    """Roll a run of passages up to documents: each document scored from its passages.
 
     Parameters
     ----------
