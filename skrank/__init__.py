@@ -79,6 +79,10 @@ _PUBLIC = {
     "stats": (
         "ComparisonResult",
         "ComparisonTable",
+        "JudgeAgreementResult",
+        "SystemAgreementResult",
+        "judge_agreement",
+        "system_agreement",
         "SegmentComparisonResult",
         "SegmentDifferenceResult",
         "SegmentEvaluationResult",
@@ -94,6 +98,7 @@ _PUBLIC = {
     ),
     "io": (
         "RunEvaluationResult",
+        "aggregate_run",
         "evaluate_run",
         "read_qrels",
         "read_run",

@@ -17,7 +17,8 @@ def main():
     saved = sys.dont_write_bytecode
     sys.dont_write_bytecode = False
     try:
-        from .io._cli import run
+        from . import io  # noqa: F401 (the modules that read and score runs)
+        from .cli._cli import run
     finally:
         sys.dont_write_bytecode = saved
     return run()

@@ -182,7 +182,7 @@ def test_trec_files_without_pyarrow(tmp_path):
     )
     code = textwrap.dedent("""
         import skrank
-        from skrank.io._cli import main
+        from skrank.cli._cli import main
         result = skrank.evaluate_run("qrels", "run", ["map", "recip_rank"])
         print(result.mean["map"], result.mean["recip_rank"])
         print(" ".join(skrank.read_run("run")["doc_id"]))

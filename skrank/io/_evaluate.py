@@ -10,6 +10,7 @@ from .._core._factorize import not_utf8
 from .._core._params import (
     choice,
     COMPAT,
+    COUNT,
     CUTOFF,
     FLAG,
     REAL,
@@ -90,6 +91,55 @@ class RunEvaluationResult:
     summed: tuple = field(default=(), repr=False)
     n_without_relevant: int = 0
     per_query_text: dict = field(default_factory=dict)
+    # what evaluate_run was given (qrels, run, the ranking options), for
+    # unjudged(): the user's objects, not copies
+    _inputs: tuple = field(default=None, repr=False, compare=False)
+
+    def unjudged(self, k=10):
+        """The retrieved documents of each query's top ``k`` that the qrels do not judge.
+
+        What to send to a judge (a person or an LLM) to fill the holes that
+        :func:`evaluate_run`'s ``judged@k`` measures.
+
+        Parameters
+        ----------
+        k : int, default=10
+            How many of each query's best ranked documents to look at.
+
+        Returns
+        -------
+        unjudged : dict
+            ``{query_id: [doc ids]}``, the evaluated queries (those of both
+            the qrels and the run) with at least one unjudged document
+            among their top ``k``, in :attr:`query_ids` order; the ids in
+            rank order (score descending, ties by document id, descending,
+            as trec_eval ranks). Under ``ties`` other than ``"input"`` a
+            block of tied scores that straddles the cutoff is listed whole,
+            since each of its documents may be in the top ``k``; under
+            ``compat="trec_eval"`` or ``ties="input"`` the order is one and
+            the list is cut at ``k``. ``max_docs`` caps ``k``; with
+            ``judged_docs_only`` nothing is unjudged. The qrels and the run
+            are read again (a file is re-read).
+
+        Examples
+        --------
+        >>> from skrank import evaluate_run
+        >>> result = evaluate_run({"q1": ["d1"], "q2": ["d4"]},
+        ...                       {"q1": ["d1", "d2", "d3"], "q2": ["d4", "d5"]},
+        ...                       ["judged@2"])
+        >>> result.mean
+        {'judged@2': 0.5}
+        >>> result.unjudged(k=2)
+        {'q1': ['d2'], 'q2': ['d5']}
+        """
+        from ._judged import unjudged_documents
+
+        k = COUNT.check("k", k)
+        if self._inputs is None:
+            raise ValueError("This result does not hold its inputs: unjudged() needs a "
+                             "result of evaluate_run.")
+        qrels, run, options = self._inputs
+        return unjudged_documents(qrels, run, int(k), **options)
 
     def to_frame(self):
         """Per-query values as a pandas DataFrame (index: query id; needs pandas).
@@ -163,12 +213,17 @@ def evaluate_run(
         Relevance judgments: a TREC qrels file (``query_id iteration doc_id
         relevance``, gzip too), a DataFrame with columns ``query_id``,
         ``doc_id``, ``relevance`` (``qid``/``docno``/``rel`` are recognised
-        too), or ``{query_id: {doc_id: relevance}}`` as pytrec_eval, ranx
-        and ir_measures take them.
+        too), ``{query_id: {doc_id: relevance}}`` as pytrec_eval, ranx
+        and ir_measures take them, or ``{query_id: [relevant doc ids]}``
+        (grade 1 each; an id may appear once in a list, and a list holds
+        ids only, so grades belong in the dict form).
     run : str, path-like, pandas.DataFrame or dict
         A system's results: a TREC run file (``query_id Q0 doc_id rank
-        score tag``), a DataFrame with ``query_id``, ``doc_id``, ``score``,
-        or ``{query_id: {doc_id: score}}``. Documents rank by score.
+        score tag``), a DataFrame with ``query_id``, ``doc_id``, ``score``
+        (or ``rank`` and no score: rank 1 first, equal ranks tie),
+        ``{query_id: {doc_id: score}}``, or ``{query_id: [doc ids, best
+        first]}`` (no id twice in a list), which equals scores falling from
+        the list's length to 1. Documents rank by score.
     metrics : str or list of str, default=("map", "ndcg", "P_10", "recall_100")
         trec_eval's names as it prints them (``num_ret``, ``num_rel``,
         ``num_rel_ret``, ``map``, ``P_10``, ``recall_10``, ``ndcg``,
@@ -183,7 +238,12 @@ def evaluate_run(
         measure (``rbp`` is trec_eval's rbp, ``ndcg`` has the linear gain),
         another name skrank's (``rbp@10``, ``ndcg@10``). trec_eval's
         ``relstring`` (``relstring.5``) is a string per query, in
-        :attr:`RunEvaluationResult.per_query_text`.
+        :attr:`RunEvaluationResult.per_query_text`. ``judged@k`` (also
+        ir_measures' ``Judged@k``; ``judged`` for the whole list) is the
+        share of each query's top ``min(k, retrieved)`` documents that the
+        qrels judge (with any grade); :meth:`RunEvaluationResult.unjudged`
+        lists the others. ir_measures also scores 0 a qrels query the run
+        lacks, keeping it in the mean: ``complete_qrels=True`` does that.
     compat : str, default=None
         ``"trec_eval"`` reproduces trec_eval 10.0: tied scores broken by
         document id, descending, and trec_eval's rule for queries without a
@@ -262,6 +322,13 @@ def evaluate_run(
     {'map': 0.75, 'P_2': 0.5, 'num_rel': 3.0}
     >>> result.per_query["map"].value   # per query, beside .query_id
     array([0.5, 1. ])
+
+    Id lists, as retrieval code returns them (best first), with the
+    relevant ids:
+
+    >>> evaluate_run({"q1": ["d1", "d3"], "q2": ["d4"]},
+    ...              {"q1": ["d1", "d2", "d5"], "q2": ["d4"]}, ["map"]).mean
+    {'map': 0.75}
     """
     listed = [metrics] if isinstance(metrics, str) else list(metrics)
     diversity = [diversity_name(name) is not None for name in listed]
@@ -281,13 +348,18 @@ def evaluate_run(
     if compat not in (None, "trec_eval"):
         _check_preset_run_options(compat, complete_qrels, judged_docs_only, max_docs)
         explicit = _explicit_run_options(ties, no_relevant)
-        return _evaluate_run_preset(qrels, run, metrics, compat, relevance_level,
-                                    explicit)
-    return _evaluate_run(
+        result = _evaluate_run_preset(qrels, run, metrics, compat, relevance_level,
+                                      explicit)
+        result._inputs = (qrels, run, dict(ties=explicit.get("ties", "average")))
+        return result
+    result = _evaluate_run(
         qrels, run, metrics, compat=compat, relevance_level=relevance_level,
         complete_qrels=complete_qrels, judged_docs_only=judged_docs_only,
         max_docs=max_docs, ties=ties, no_relevant=no_relevant,
     )
+    result._inputs = (qrels, run, dict(compat=compat, ties=ties, max_docs=max_docs,
+                                       judged_docs_only=judged_docs_only))
+    return result
 
 
 def _explicit_run_options(ties, no_relevant):
@@ -341,6 +413,12 @@ def _evaluate_run_preset(qrels, run, metrics, compat, relevance_level, explicit)
     if isinstance(metrics, str):
         metrics = [metrics]
     metrics = list(metrics)
+    from ._judged import parse_judged
+
+    for name in metrics:
+        if isinstance(name, str) and parse_judged(name) is not None:
+            raise ValueError(f"Measure {name!r} needs the qrels beside the run: use "
+                             f"compat=None or 'trec_eval', not {compat!r}.")
     y_true, y_score, query_id, tag = run_rows(qrels, run, relevance_level)
     options = dict(query_id=query_id, metrics=metrics, compat=compat, **explicit)
     per_query = evaluate(y_true, y_score, aggregate=None, **options)

@@ -22,6 +22,7 @@ from ..metrics._cutoff import (
 from ..metrics._first_relevant import _hit_rate_per_query, _reciprocal_rank_per_query
 from ..metrics._gain import _ndcg_per_query
 from ..metrics._incomplete import _bpref_per_query
+from ._judged import parse_judged
 from ._trec_kernels import bpref, iprec_at_recall, trec_average_precision, zero_nan
 from ._trec_measures import expand_nicknames, parse_more
 
@@ -198,6 +199,10 @@ def parse_measures(metrics, compat=None):
             raise ValueError(
                 "Measure 'runid': the run's name is RunEvaluationResult.name, not a measure "
                 "(the command prints it with -m runid --format trec).")
+        judged = parse_judged(name)  # judged@k: ir_measures' Judged@k
+        if judged is not None:
+            out.append(RunMeasure(*judged))
+            continue
         trec = parse_trec_measure(name)
         if trec is not None:
             out.extend(RunMeasure(m.name, m.kernel, m.summed, True, geometric=m.geometric,

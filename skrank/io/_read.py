@@ -6,7 +6,7 @@ document ids as integer codes into label arrays, plus one number per line
 ``io`` extra), which dictionary-encodes the ids while it reads; pandas' C
 parser is the second choice and a pure-Python reader the fallback, so files
 load without the extra too. :func:`as_table` takes what a user passes (a
-path, a DataFrame, a dict of dicts).
+path, a DataFrame, a dict of dicts, a dict of id lists: ``_id_lists``).
 """
 
 import gzip
@@ -19,6 +19,7 @@ import numpy as np
 
 from .._core._factorize import not_utf8
 from ._arrow import arrow_call, numeric
+from ._id_lists import id_list_rows, is_id_lists, rank_column, scores_of_ranks
 from ._numbers import parse_number, parse_numbers
 from ._scan import _BOM, _plain_delimiter
 from ._tables import TrecTable
@@ -507,7 +508,10 @@ def as_table(value, kind, argument, compat=None):
     if isinstance(value, (str, os.PathLike)):
         return _load_file(value, kind, compat)
     number_name = FORMATS[kind][0]
-    if isinstance(value, dict):
+    if isinstance(value, dict) and is_id_lists(value):  # {qid: [doc ids]}
+        queries, docs, numbers = id_list_rows(value, kind, argument)
+        table = _from_strings(queries, docs, numbers, source=argument)
+    elif isinstance(value, dict):
         queries, docs, values = [], [], []
         for qid, docs_of_query in value.items():
             if not isinstance(docs_of_query, dict):
@@ -528,18 +532,21 @@ def as_table(value, kind, argument, compat=None):
     elif hasattr(value, "columns"):
         queries = _ids_of(value, "query_id", argument)
         docs = _ids_of(value, "doc_id", argument)
-        column = _column(value, kind, argument)  # names the missing column
-        try:
-            numbers = np.asarray(column, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"`{argument}`: every {number_name} (column {column.name!r}) must be a number."
-            ) from None
+        ranks = rank_column(value) if kind == "run" else None
+        if ranks is not None and not any(c in value.columns for c in _COLUMNS["run"]):
+            numbers = scores_of_ranks(ranks, argument)  # (query, doc, rank)
+        else:
+            column = _column(value, kind, argument)  # names the missing column
+            try:
+                numbers = np.asarray(column, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise ValueError(f"`{argument}`: every {number_name} (column "
+                                 f"{column.name!r}) must be a number.") from None
         table = _from_strings(queries, docs, numbers, source=argument)
     else:
         raise ValueError(
-            f"`{argument}` must be a path to a TREC {kind} file, a pandas DataFrame "
-            f"or a dict of dicts, got {type(value).__name__}."
+            f"`{argument}` must be a path to a TREC {kind} file, a pandas DataFrame, "
+            f"a dict of dicts or a dict of id lists, got {type(value).__name__}."
         )
     if np.isnan(table.value).any() or (kind == "run" and np.isinf(table.value).any()):
         raise ValueError(f"`{argument}` has a {number_name} that is NaN or infinite.")

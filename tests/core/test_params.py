@@ -63,6 +63,11 @@ CALLS.update({
     "compare_candidates": (
         (_fitted_search(), S[:, None], Y), {"query_id": Q, "n_resamples": 20}),
     "minimum_detectable_effect": ((30, 0.2), {}),
+    "aggregate_run": (({"1": {"p1": 1.0, "p2": 0.5}}, {"p1": "d", "p2": "d"}), {}),
+    "judge_agreement": (({"1": {"a": 1, "b": 0}}, {"1": {"a": 1, "b": 1}}), {}),
+    "system_agreement": (
+        ({"x": {"1": ["a", "b"]}, "y": {"1": ["b", "a"]}, "z": {"1": ["c", "a"]}},
+         {"1": ["a"]}, {"1": ["b"]}), {"n_resamples": 20}),
 })
 
 # keyword options that are data or seeds, not options with a fixed domain

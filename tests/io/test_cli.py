@@ -117,7 +117,7 @@ def test_bad_input_one_line_and_status_2(files, args, message):
 def _imported_by_the_command(root, options, modules):
     """Which of ``modules`` one ``skrank evaluate`` run (in a fresh process) imports."""
     code = (
-        "import sys; from skrank.io._cli import main; "
+        "import sys; from skrank.cli._cli import main; "
         f"main(['evaluate', {str(root / 'qrels')!r}, {str(root / 'run')!r}, *{options!r}]); "
         f"print('imported:', [m for m in {modules!r} if m in sys.modules])"
     )
@@ -170,14 +170,14 @@ def test_the_command_keeps_its_bytecode_even_under_python_b(tmp_path):
     done = subprocess.run([sys.executable, "-B", "-m", "skrank", "--help"], cwd=tmp_path,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert list((tmp_path / "skrank" / "io" / "__pycache__").glob("_cli.*.pyc"))
+    assert list((tmp_path / "skrank" / "cli" / "__pycache__").glob("_cli.*.pyc"))
     assert list((tmp_path / "skrank" / "io" / "__pycache__").glob("_evaluate.*.pyc"))
     # the package itself was imported before the command's entry point: -B held
     assert not list((tmp_path / "skrank" / "__pycache__").glob("__init__.*.pyc"))
 
 
 def test_the_entry_point_restores_the_bytecode_setting(monkeypatch):
-    import skrank.io._cli as cli
+    import skrank.cli._cli as cli
     from skrank.__main__ import main
 
     monkeypatch.setattr(sys, "dont_write_bytecode", True)
@@ -189,7 +189,7 @@ def test_the_entry_point_restores_the_bytecode_setting(monkeypatch):
 def _pool_after(root, entry):
     # the pool is printed from inside main(): run() ends the process after it
     code = (
-        "import sys; import skrank.io._cli as cli; "
+        "import sys; import skrank.cli._cli as cli; "
         f"sys.argv = ['skrank', 'evaluate', {str(root / 'qrels')!r}, {str(root / 'run')!r}, "
         "'-m', 'map']; "
         "command = cli.main\n"
@@ -226,7 +226,7 @@ def test_the_console_script_enters_through_the_bytecode_keeping_entry_point():
 def _run_in_a_process(root, args):
     # run() as the console script calls it, with output after it that must not appear
     code = (
-        "import sys; import skrank.io._cli as cli; "
+        "import sys; import skrank.cli._cli as cli; "
         f"sys.argv = ['skrank'] + {args!r}; "
         "print('first line', flush=False); status = cli.run(); "
         "print('after run()', status)"
@@ -240,7 +240,7 @@ def test_run_ends_the_process_with_the_status_and_the_output_flushed(files):
     done = _run_in_a_process(root, ["evaluate", "-q", "qrels", "run", "-m", "map"])
     assert done.returncode == 0, done.stderr
     expected = subprocess.run(
-        [sys.executable, "-c", "import sys, skrank.io._cli as cli; "
+        [sys.executable, "-c", "import sys, skrank.cli._cli as cli; "
          "sys.exit(cli.main(['evaluate', '-q', 'qrels', 'run', '-m', 'map']))"],
         capture_output=True, text=True, timeout=120, cwd=root)
     assert done.stdout == "first line\n" + expected.stdout  # all of it, nothing after
@@ -255,7 +255,7 @@ def test_run_ends_the_process_with_the_status_and_the_output_flushed(files):
 def test_run_returns_the_status_for_the_usual_exit(monkeypatch, reason):
     import io
 
-    import skrank.io._cli as cli
+    import skrank.cli._cli as cli
 
     monkeypatch.setattr(sys, "argv", ["skrank", "--version"])
     monkeypatch.setattr(cli, "main", lambda: 3)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from skrank import evaluate, evaluate_run
-from skrank.io._cli import main
+from skrank.cli._cli import main
 from skrank.io._explain import explain_run
 
 from ._trec_data import awkward_case

@@ -426,7 +426,8 @@ def test_dataframe_runs_refuse_missing_ids_and_name_missing_columns():
                             "score": [1.0, 2.0]})
         with pytest.raises(ValueError, match=r"`run` has a missing doc_id \(row 1"):
             evaluate_run(qrels, run, ["map"])
-    run = pd.DataFrame({"query_id": ["q"], "doc_id": ["a"], "rank": [1]})
+    # (a rank column alone is a run ranked by it: tests/io/test_id_lists.py)
+    run = pd.DataFrame({"query_id": ["q"], "doc_id": ["a"], "weight": [1]})
     with pytest.raises(ValueError, match="`run` has no score column"):
         evaluate_run(qrels, run, ["map"])
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from skrank import evaluate_run
-from skrank.io._cli import main
+from skrank.cli._cli import main
 
 from .test_trec_hostile import _hostile_files
 

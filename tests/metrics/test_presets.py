@@ -524,7 +524,7 @@ def test_evaluate_run_under_a_preset_scores_the_runs_lines():
 
 
 def test_the_command_takes_every_preset(tmp_path, capsys):
-    from skrank.io._cli import _PRESETS, main
+    from skrank.cli._cli import _PRESETS, main
 
     assert _PRESETS == tuple(PRESETS)
     qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"

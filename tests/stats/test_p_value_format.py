@@ -5,7 +5,7 @@ import re
 import numpy as np
 
 import skrank
-from skrank.io._cli import main
+from skrank.cli._cli import main
 from skrank.stats._tables import format_p_value
 
 P_VALUE = re.compile(r"^(\d\.\d{4}|\d\.\de-\d\d|nan)$")

@@ -28,7 +28,8 @@ success_10 iprec_at_recall_0.10 rbp set_F utility infAP ...), its -m forms
 (P.5,10, or P for every default cutoff; rbp.p=0.95; utility.1,-1,0,0;
 relstring.5, with -q --format trec), its
 nicknames (-m all_trec, -m official, -m set; printed in trec_eval's order
-with --format trec) and skrank's metric names (ndcg@10, mrr, fap, ...).
+with --format trec) and skrank's metric names (ndcg@10, mrr, fap, ...);
+judged@10: the share of the top 10 that the qrels judge (ir_measures' Judged@10).
 Diversity: with subtopic qrels (topic subtopic docno judgment), ndeval's
 names (alpha-nDCG@20 alpha-DCG@20 ERR-IA@20 nERR-IA@20 NRBP nNRBP MAP-IA
 P-IA@10 strec@10, any cutoff) asked alone; --compat ndeval ranks and
@@ -116,7 +117,7 @@ _PRESETS = ("lightgbm", "xgboost", "catboost", "sklearn", "ranx", "torchmetrics"
 
 
 def _explain(args):
-    from ._explain import explain_run
+    from ..io._explain import explain_run
 
     print(repr(explain_run(args.qrels, args.run, metric=args.measure, a=args.a,
                            b=args.b, relevance_level=args.relevance_level)))
@@ -152,7 +153,7 @@ def _trec_lines(result, per_query, show_run, run_lines=(), hidden=()):
     summary-only measures (num_q, gm_map, gm_bpref) have no query lines;
     its per-query strings (relstring) have no "all" line, and are quoted.
     """
-    from ._trec_measures import SUMMARY_ONLY, print_rank
+    from ..io._trec_measures import SUMMARY_ONLY, print_rank
 
     text = result.per_query_text
     names = sorted((m for m in result.mean if m not in hidden), key=print_rank)
@@ -219,7 +220,7 @@ def _comparison(results, names, measures, seed):
 
 
 def _evaluate(args):
-    from ._evaluate import (
+    from ..io._evaluate import (
         _check_preset_run_options,
         _evaluate_run,
         _evaluate_run_preset,
@@ -234,7 +235,7 @@ def _evaluate(args):
         raise ValueError(
             f"-R {args.rel_format}: skrank reads plain qrels only (-R qrels); trec_eval's "
             "preference and judgment-group formats (qrels_prefs, qrels_jg) are not read.")
-    from ._ndeval import diversity_name
+    from ..io._ndeval import diversity_name
 
     if args.compat == "ndeval" or (args.measures and all(
             diversity_name(m) is not None for m in args.measures)):
@@ -246,7 +247,7 @@ def _evaluate(args):
         ]
         run_lines, hidden = [], ()
         return _print_results(args, results, run_lines, hidden)
-    from ._trec_measures import expand_nicknames
+    from ..io._trec_measures import expand_nicknames
 
     measures, missing = expand_nicknames(args.measures or ["map", "ndcg", "P_10",
                                                            "recall_100"])
@@ -419,7 +420,7 @@ def _release_freed_memory():
     """After each file is parsed, glibc's malloc_trim returns freed memory to the system."""
     import ctypes
 
-    from . import _read
+    from ..io import _read
 
     try:
         trim = ctypes.CDLL("libc.so.6").malloc_trim
