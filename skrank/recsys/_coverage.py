@@ -13,7 +13,7 @@ import numpy as np
 
 from .._core._params import COUNT, Rule, choice
 from .._core._validation import describe
-from ._lists import code_items, expected_rank_weight, top_k_inclusion
+from ._lists import code_items, distinct_count, expected_rank_weight, top_k_inclusion
 from ._novelty import BASE, _flag
 from ._presets import validate_with_recsys_preset
 
@@ -132,7 +132,7 @@ def catalog_coverage_score(item_id, y_score, *, query_id, k=10, catalog=None,
         _catalog_check(item_code[topk.inclusion > 0], universe, where)
     if normalize is None:
         return float(covered)
-    size = len(np.unique(universe)) + (1 if padding_item else 0)
+    size = distinct_count(universe) + (1 if padding_item else 0)
     return float(covered / size)
 
 
@@ -268,7 +268,7 @@ def gini_score(item_id, y_score, *, query_id, k=10, n_items=None, weight="count"
     exposure = _expected_counts(topk, item_code, weight, patience)
     exposure = exposure[exposure > 0]
     if n_items is None:
-        n_items = len(np.unique(item_code))
+        n_items = distinct_count(item_code)
     if len(exposure) > n_items:
         raise ValueError(
             f"`n_items` is {n_items}, but the lists hold {len(exposure)} distinct items: "

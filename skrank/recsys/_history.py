@@ -14,7 +14,7 @@ import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
 from .._core._aggregate import QueryValues
-from ._lists import code_items, top_k_inclusion, _codes
+from ._lists import code_items, distinct_count, top_k_inclusion, _codes
 
 
 class Popularity(NamedTuple):
@@ -68,9 +68,10 @@ def prepare(item_id, y_score, query_id, k, history_item_id, history_query_id=Non
     n_codes = int(max(item_code.max(initial=-1), history_code.max(initial=-1))) + 1
     seen = np.bincount(history_code, minlength=n_codes) > 0
     if popularity == "users":
-        pairs = np.unique(user_codes * np.int64(n_codes) + history_code)
+        pairs = np.sort(user_codes * np.int64(n_codes) + history_code)
+        pairs = pairs[np.r_[True, pairs[1:] != pairs[:-1]]]
         count = np.bincount(pairs % n_codes, minlength=n_codes)
-        total = len(np.unique(user_codes))
+        total = distinct_count(user_codes)
     else:
         count = np.bincount(history_code, minlength=n_codes)
         total = len(history_code)

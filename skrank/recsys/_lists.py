@@ -74,10 +74,38 @@ class TopK:
         return len(self.queries)
 
 
+def dense_codes(keys):
+    """``(codes, distinct)`` of integer ``keys`` in a small range, in O(n); else None.
+
+    Item and user ids are often integers ``0..m`` with ``m`` about the number
+    of rows: a table lookup is then several times faster than a sort.
+    """
+    if keys.dtype.kind not in "iu" or len(keys) == 0:
+        return None
+    low, high = int(keys.min()), int(keys.max())
+    if low < 0 or high > 4 * len(keys) + 1024:
+        return None
+    present = np.bincount(keys, minlength=high + 1) > 0
+    code_of = np.cumsum(present) - 1
+    return code_of[keys].astype(np.int64), np.flatnonzero(present).astype(keys.dtype)
+
+
+def distinct_count(values):
+    """The number of distinct values of an integer array (a sort; numpy's hash
+    path of ``np.unique`` is slower on a million distinct values)."""
+    if len(values) == 0:
+        return 0
+    ordered = np.sort(values)
+    return int(np.count_nonzero(ordered[1:] != ordered[:-1])) + 1
+
+
 def _codes(ids, n_rows, name):
     """Dense codes ``0..n-1`` of ``ids`` and the distinct ids (ascending where orderable)."""
     keys, labels = factorize(ids, n_rows, name=name)
     if labels is None:  # numeric ids are their own keys
+        dense = dense_codes(np.asarray(keys))
+        if dense is not None:
+            return dense
         labels, codes = np.unique(keys, return_inverse=True)
         return codes.reshape(-1).astype(np.int64), labels
     used, codes = np.unique(keys, return_inverse=True)
@@ -120,9 +148,7 @@ def top_k_inclusion(item_id, y_score, query_id, k):
     query_code, queries = _codes(query_id, n_rows, "query_id")
     if score.dtype.kind == "f" and np.isneginf(score).any():
         raise ValueError("`y_score` contains -inf: every candidate needs a finite score.")
-    # one lexsort: by user, then descending score
-    order = np.lexsort((-score if score.dtype.kind == "f" else -score.astype(np.float64),
-                        query_code))
+    order = _by_user_then_score(query_code, score)
     q = query_code[order]
     s = score[order]
     new_query = np.r_[True, q[1:] != q[:-1]]
@@ -167,6 +193,31 @@ def expected_rank_weight(topk, weights):
     low = np.minimum(topk.above, k)
     high = np.minimum(topk.above + topk.block_size, k)
     return (cumulative[high] - cumulative[low]) / topk.block_size
+
+
+def _by_user_then_score(query_code, score):
+    """Row order by user, then descending score (equal scores adjacent).
+
+    Float scores: one sort of the scores, then one of the integer key
+    ``user * n + position in that sort`` (about six times faster than a
+    lexsort of the two keys on a million rows); other dtypes: a lexsort.
+    """
+    n = len(score)
+    if score.dtype.kind != "f":
+        return np.lexsort((_descending_rank(score), query_code))
+    position = np.empty(n, dtype=np.int64)
+    position[np.argsort(-score)] = np.arange(n)
+    return np.argsort(query_code * np.int64(n) + position)
+
+
+def _descending_rank(score):
+    """An integer key ordering ``score`` descending (equal scores equal keys)."""
+    order = np.argsort(score, kind="stable")
+    ordered = score[order]
+    step = np.r_[0, (ordered[1:] != ordered[:-1]).astype(np.int64)]
+    key = np.empty(len(score), dtype=np.int64)
+    key[order] = -np.cumsum(step)
+    return key
 
 
 def pair_inclusion(topk, first, second):
