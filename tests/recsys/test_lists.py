@@ -72,3 +72,19 @@ def test_bad_input():
         top_k_inclusion([], [], [], 1)
     with pytest.raises(ValueError, match="item_id"):
         top_k_inclusion([None], [1.0], [0], 1)
+
+
+def test_sorted_and_unsorted_rows_give_the_same_lists():
+    rng = np.random.default_rng(3)
+    user = np.repeat(np.arange(50), 6)
+    score = rng.integers(0, 4, len(user)).astype(float)
+    order = np.lexsort((-score, user))  # the fast path for sorted rows
+    shuffled = rng.permutation(len(user))
+    a = top_k_inclusion(np.arange(len(user))[order], score[order], user[order], 3)
+    b = top_k_inclusion(np.arange(len(user))[shuffled], score[shuffled], user[shuffled], 3)
+    got_a = np.empty(len(user)); got_a[order] = a.inclusion
+    got_b = np.empty(len(user)); got_b[shuffled] = b.inclusion
+    np.testing.assert_array_equal(got_a, got_b)
+    # integer scores beyond 2**53 keep their order
+    big = top_k_inclusion([1, 2, 3], [2**60, 2**60 + 1, 5], [0, 0, 0], 1)
+    assert big.inclusion.tolist() == [0, 1, 0]
