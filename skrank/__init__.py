@@ -92,6 +92,8 @@ _PUBLIC = {
         "RecsysScorer",
         "catalog_coverage_score",
         "distributional_coverage_score",
+        "evaluate_lists",
+        "explain_list_difference",
         "gini_score",
         "intra_list_diversity_score",
         "make_recsys_scorer",

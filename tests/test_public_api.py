@@ -37,7 +37,9 @@ ALLOWED = {
     "clicks": {"_core", "metrics", "plot", "model_selection", "stats"},
     # beyond-accuracy metrics of recommendation lists; the recsys scorer
     # stands on model selection's QueryScorer, as the click scorer does
-    "recsys": {"_core", "model_selection"},
+    # (model_selection above metrics: explain_list_difference returns
+    # metrics' DifferenceExplanationResult)
+    "recsys": {"_core", "metrics", "model_selection"},
 }
 
 

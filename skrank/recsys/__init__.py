@@ -9,6 +9,7 @@ number: ``"recommenders"``, ``"rectools"``, ``"recbole"``, ``"lenskit"``.
 """
 
 from ._coverage import catalog_coverage_score, distributional_coverage_score, gini_score
+from ._explain import evaluate_lists, explain_list_difference
 from ._novelty import novelty_score, popularity_score, tail_share_score
 from ._scorer import RecsysScorer, make_recsys_scorer
 from ._similarity import intra_list_diversity_score, serendipity_score
@@ -17,6 +18,8 @@ __all__ = [
     "RecsysScorer",
     "catalog_coverage_score",
     "distributional_coverage_score",
+    "evaluate_lists",
+    "explain_list_difference",
     "gini_score",
     "intra_list_diversity_score",
     "make_recsys_scorer",

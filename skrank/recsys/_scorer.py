@@ -11,45 +11,15 @@ pipeline drops, as for the ranking scorers.
 """
 
 import inspect
-import re
 
 import numpy as np
 from sklearn.utils.metadata_routing import UNCHANGED
 
 from .._core._frames import column as frame_column
-from .._core._validation import check_option, describe
+from .._core._validation import check_option
 from ..model_selection._query_ids import QueryScorer, check_query_id_column, no_column_clause
 from ..model_selection._response import RESPONSE_METHODS, ranking_scores
-from ._coverage import catalog_coverage_score, distributional_coverage_score, gini_score
-from ._novelty import novelty_score, popularity_score, tail_share_score
-
-#: metric name (and its short names) -> function
-RECSYS_METRICS = {
-    "novelty": novelty_score,
-    "catalog_coverage": catalog_coverage_score,
-    "distributional_coverage": distributional_coverage_score,
-    "popularity": popularity_score,
-    "tail_share": tail_share_score,
-    "gini": gini_score,
-}
-#: the short names, as in the literature: coverage, entropy, ARP, APLT
-ALIASES = {"coverage": "catalog_coverage", "entropy": "distributional_coverage",
-           "arp": "popularity", "aplt": "tail_share"}
-_NAME = re.compile(r"^(?P<stem>[a-z_]+)(?:@(?P<k>[1-9][0-9]*))?$")
-
-
-def parse_recsys_name(name):
-    """``(stem, k or None)`` of a name such as ``"novelty@10"`` or ``"arp@5"``."""
-    match = _NAME.match(name) if isinstance(name, str) else None
-    stem = None if match is None else ALIASES.get(match["stem"], match["stem"])
-    if stem not in RECSYS_METRICS:
-        known = sorted([*RECSYS_METRICS, *ALIASES])
-        raise ValueError(
-            f"`metric` must be a recommendation-list metric name such as 'novelty@10' "
-            f"(one of {', '.join(known)}, with an optional @k), got {describe(name)}."
-        )
-    return stem, None if match["k"] is None else int(match["k"])
-
+from ._names import RECSYS_METRICS, parse_recsys_name
 
 class RecsysScorer(QueryScorer):
     """A scikit-learn scorer of a beyond-accuracy metric of recommendation lists.

@@ -71,6 +71,8 @@ CALLS.update({
     name: ((np.array([1, 2, 3, 4, 5, 6]), S), {"query_id": Q}) for name in
     ["catalog_coverage_score", "distributional_coverage_score", "gini_score"]
 })
+CALLS["explain_list_difference"] = ((np.array([1, 2, 3, 4, 5, 6]), S), {
+    **_RECSYS, "history_query_id": [1, 1, 2, 2]})
 
 # keyword options that are data or seeds, not options with a fixed domain
 NOT_OPTIONS = {
@@ -134,7 +136,7 @@ def test_every_option_of_a_public_function_is_declared():
 
 
 def test_declared_functions_are_checked():
-    assert len(PARAMETERS) == 47  # every public function with options
+    assert len(PARAMETERS) == 48  # every public function with options
     for name in PARAMETERS:
         func = getattr(skrank, name)
         assert hasattr(func, "__wrapped__"), f"{name} is not decorated with validate_params"
