@@ -1,7 +1,24 @@
 """Beyond-accuracy metrics for recommenders: novelty, coverage, popularity, Gini.
 
-Rows are (user, item) pairs; each user's top ``k`` rows by ``y_score`` are
-their recommendation list; the history is the training interactions.
+Rows are (user, item) pairs: ``item_id``, ``y_score`` ordering each user's
+candidates and ``query_id`` the user; each user's top ``k`` rows by
+``y_score`` are their recommendation list. The history is the training
+interactions (``history_item_id``, and ``history_query_id`` where a metric
+needs who interacted). ``compat=`` reproduces a recommender library's own
+number: ``"recommenders"``, ``"rectools"``, ``"recbole"``, ``"lenskit"``.
 """
 
-__all__ = []
+from ._coverage import catalog_coverage_score, distributional_coverage_score, gini_score
+from ._novelty import novelty_score, popularity_score, tail_share_score
+from ._similarity import intra_list_diversity_score, serendipity_score
+
+__all__ = [
+    "catalog_coverage_score",
+    "distributional_coverage_score",
+    "gini_score",
+    "intra_list_diversity_score",
+    "novelty_score",
+    "popularity_score",
+    "serendipity_score",
+    "tail_share_score",
+]

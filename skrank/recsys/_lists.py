@@ -50,8 +50,13 @@ class TopK:
     slots : ndarray of int64, shape (n_rows,)
         ``m``, how many rows of the row's tie block are inside the top k
         (``B`` when the whole block is in, 0 when it is out).
+    above : ndarray of int64, shape (n_rows,)
+        Rows of the same user ranked strictly above the row's tie block (its
+        block takes positions ``above + 1 .. above + block_size``).
     list_length : ndarray of int64, shape (n_queries,)
         ``min(k, rows of the user)``: the length of each user's list.
+    k : int
+        The cutoff.
     """
 
     inclusion: np.ndarray
@@ -60,7 +65,9 @@ class TopK:
     block: np.ndarray
     block_size: np.ndarray
     slots: np.ndarray
+    above: np.ndarray
     list_length: np.ndarray
+    k: int
 
     @property
     def n_queries(self):
@@ -128,14 +135,12 @@ def top_k_inclusion(item_id, y_score, query_id, k):
     first_row_of_query = np.repeat(query_start, np.diff(np.r_[query_start, n_rows]))
     above = block_start - first_row_of_query[block_start]
     block_slots = np.clip(k - above, 0, sizes)
-    n_blocks = len(block_start)
     inclusion_sorted = (block_slots / sizes)[block_sorted]
 
     inclusion = np.empty(n_rows)
     inclusion[order] = inclusion_sorted
     block = np.empty(n_rows, dtype=np.int64)
     block[order] = block_sorted
-    del n_blocks
     per_user = np.bincount(query_code, minlength=len(queries))
     return TopK(
         inclusion=inclusion,
@@ -144,8 +149,24 @@ def top_k_inclusion(item_id, y_score, query_id, k):
         block=block,
         block_size=sizes[block],
         slots=block_slots[block],
+        above=above[block],
         list_length=np.minimum(per_user, k).astype(np.int64),
+        k=k,
     )
+
+
+def expected_rank_weight(topk, weights):
+    """Each row's expected rank weight: ``weights[r - 1]`` for rank r <= k, 0 beyond.
+
+    ``weights`` has length ``k``. A row of a tie block spanning positions
+    ``a+1 .. a+B`` takes each with probability ``1/B``; with unit weights
+    this is the inclusion probability.
+    """
+    cumulative = np.r_[0.0, np.cumsum(weights)]
+    k = len(weights)
+    low = np.minimum(topk.above, k)
+    high = np.minimum(topk.above + topk.block_size, k)
+    return (cumulative[high] - cumulative[low]) / topk.block_size
 
 
 def pair_inclusion(topk, first, second):
