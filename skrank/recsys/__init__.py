@@ -10,7 +10,8 @@ number: ``"recommenders"``, ``"rectools"``, ``"recbole"``, ``"lenskit"``.
 
 from ._coverage import catalog_coverage_score, distributional_coverage_score, gini_score
 from ._novelty import novelty_score, popularity_score, tail_share_score
-from ._similarity import intra_list_diversity_score, serendipity_score
+from ._diversity import intra_list_diversity_score
+from ._serendipity import serendipity_score
 
 __all__ = [
     "catalog_coverage_score",

@@ -11,12 +11,11 @@ number of pairs, ``L(L-1)/2`` for a list of ``L`` rows, does not depend on
 the order of the ties, so the expected mean is the expected sum over it.
 """
 
-import functools
-
 import numpy as np
 
-from .._core._aggregate import QueryValues, weighted_mean
-from .._core._params import AGGREGATE, COUNT, choice, validate_params
+from .._core._factorize import factorize
+from .._core._params import AGGREGATE, COUNT, choice
+from ._history import finish
 from ._item_vectors import (
     check_item_features,
     cooccurrence_vectors,
@@ -25,39 +24,12 @@ from ._item_vectors import (
     set_sums,
 )
 from ._lists import code_items, top_k_inclusion
+from ._presets import validate_with_recsys_preset
 
 METRICS = ("cosine", "hamming", "hamming_count")
 SIMILARITIES = ("features", "cooccurrence")
 SINGLE = ("skip", "zero", "one")
 OUTPUTS = ("diversity", "similarity")
-
-#: what each library computes, as options (explicit options win)
-ILD_PRESETS = {
-    # python_evaluation.diversity: 1 - mean cosine similarity over the
-    # distinct pairs of a list; a one-item list has no pair and drops out
-    "recommenders": {"metric": "cosine", "single": "skip", "output": "diversity"},
-    # IntraListDiversity + PairwiseHammingDistanceCalculator: the mean count
-    # of differing features; a one-item list scores 0
-    "rectools": {"metric": "hamming_count", "similarity": "features",
-                 "single": "zero", "output": "diversity"},
-    # ILS: the mean cosine *similarity*; a one-item list scores 1.0
-    "lenskit": {"metric": "cosine", "similarity": "features",
-                "single": "one", "output": "similarity"},
-}
-
-
-def with_presets(table):
-    """Fill the options a call leaves out from ``table[compat]``; explicit ones win."""
-    def decorate(func):
-        @functools.wraps(func)
-        def applied(*args, **kwargs):
-            compat = kwargs.get("compat")
-            if compat is not None:
-                kwargs = {**table[compat], **kwargs}
-            return func(*args, **kwargs)
-        return applied
-    return decorate
-
 
 def item_vectors(item_id, topk, *, item_features, metric, similarity,
                  history_item_id=None, history_query_id=None, extra_items=()):
@@ -126,9 +98,7 @@ def _require_features(code, vectors, labels):
 
 
 def _id_keys(ids, name):
-    from .._core._factorize import factorize
-
-    keys, labels = factorize(ids, len(ids), name=name)
+    keys, _ = factorize(ids, len(ids), name=name)
     return np.asarray(keys)
 
 
@@ -158,24 +128,14 @@ def expected_pair_similarity(topk, item_code, vectors):
     return total
 
 
-def finish(values, topk, aggregate):
-    """Per-user values (nan = left out) as a mean or as :class:`QueryValues`."""
-    weights = np.ones(topk.n_queries)
-    if aggregate is None:
-        return QueryValues(topk.queries, values, weights)
-    return weighted_mean(values, weights)
-
-
-@validate_params({
+@validate_with_recsys_preset({
     "k": COUNT,
     "metric": choice(*METRICS),
     "similarity": choice(*SIMILARITIES),
     "single": choice(*SINGLE),
     "output": choice(*OUTPUTS),
-    "compat": choice(None, *ILD_PRESETS),
     "aggregate": choice(*AGGREGATE),
-})
-@with_presets(ILD_PRESETS)
+}, stem="intra_list_diversity")
 def intra_list_diversity_score(
     item_id, y_score, *, query_id, k=10, item_features=None, metric="cosine",
     similarity="features", history_item_id=None, history_query_id=None,
@@ -269,7 +229,7 @@ def intra_list_diversity_score(
         mean_similarity = expected_pair_similarity(topk, item_code, vectors) / pairs
     values = vectors.base - mean_similarity if output == "diversity" else mean_similarity
     values[length < 2] = {"skip": np.nan, "zero": 0.0, "one": 1.0}[single]
-    return finish(values, topk, aggregate)
+    return finish(topk, values, aggregate, what="intra_list_diversity_score")
 
 
 def _refuse_duplicates(topk, item_code):

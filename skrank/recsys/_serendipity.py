@@ -14,21 +14,15 @@ probability of sitting at each position of its tie block (Lab41).
 
 import numpy as np
 
-from .._core._params import AGGREGATE, COUNT, choice, validate_params
+from .._core._params import AGGREGATE, COUNT, choice
 from .._core._validation import check_same_length
-from ._diversity import METRICS, SIMILARITIES, finish, item_vectors, with_presets
+from ._diversity import METRICS, SIMILARITIES, item_vectors
+from ._history import finish
 from ._item_vectors import row_dots, set_sums
 from ._lists import code_items, top_k_inclusion
+from ._presets import validate_with_recsys_preset
 
 FORMULAS = ("auralist", "lab41")
-
-SERENDIPITY_PRESETS = {
-    # python_evaluation.serendipity: (1 - mean similarity to the history) x relevance
-    "recommenders": {"formula": "auralist", "metric": "cosine"},
-    # rectools.metrics.Serendipity: position against popularity rank, x relevance
-    "rectools": {"formula": "lab41"},
-}
-
 
 def _check_relevant(relevant, n_rows):
     if relevant is None:
@@ -47,27 +41,16 @@ def _check_relevant(relevant, n_rows):
     return values
 
 
-def _block_first_position(y_score, query_code):
-    """The 1-based position of the first row of each row's tie block within its user."""
-    score = np.asarray(y_score, dtype=np.float64)
-    order = np.lexsort((-score, query_code))
-    q, s = query_code[order], score[order]
-    n = len(order)
-    new_query = np.r_[True, q[1:] != q[:-1]]
-    new_block = new_query | np.r_[True, s[1:] != s[:-1]]
-    index = np.arange(n)
-    query_start = np.maximum.accumulate(np.where(new_query, index, 0))
-    block_start = np.maximum.accumulate(np.where(new_block, index, 0))
-    first = np.empty(n, dtype=np.int64)
-    first[order] = block_start - query_start + 1
-    return first
+def _lab41_per_row(topk, popularity_rank, n_catalog, k):
+    """Expected ``max(c - position, 0) / n`` over the positions of the row's tie block.
 
-
-def _lab41_per_row(topk, first, popularity_rank, n_catalog, k):
-    """Expected ``max(c - position, 0) / n`` over the positions of the row's tie block."""
+    The block takes positions ``above + 1 .. above + B`` with probability
+    ``1/B`` each; the sum of ``c - position`` over those at most ``k`` and
+    below ``c`` is an arithmetic series.
+    """
     size = topk.block_size.astype(np.float64)
     c = popularity_rank.astype(np.float64)
-    low = first.astype(np.float64)
+    low = topk.above.astype(np.float64) + 1
     high = np.minimum(np.minimum(low + size - 1, k), c - 1)
     count = np.maximum(high - low + 1, 0)
     total = count * c - (low + high) * count / 2
@@ -84,15 +67,13 @@ def _popularity_rank(history_code, n_codes):
     return rank, seen
 
 
-@validate_params({
+@validate_with_recsys_preset({
     "k": COUNT,
     "formula": choice(*FORMULAS),
     "metric": choice(*METRICS),
     "similarity": choice(*SIMILARITIES),
-    "compat": choice(None, *SERENDIPITY_PRESETS),
     "aggregate": choice(*AGGREGATE),
-})
-@with_presets(SERENDIPITY_PRESETS)
+}, stem="serendipity")
 def serendipity_score(
     item_id, y_score, *, query_id, k=10, relevant=None, history_item_id=None,
     history_query_id=None, catalog=None, item_features=None, formula="auralist",
@@ -183,7 +164,7 @@ def serendipity_score(
     if history_item_id is None:
         raise ValueError("`history_item_id` is required: the training interactions.")
     if formula == "lab41":
-        return _lab41(item_id, y_score, topk, rel, history_item_id, catalog, k, aggregate)
+        return _lab41(item_id, topk, rel, history_item_id, catalog, k, aggregate)
     if history_query_id is None:
         raise ValueError(
             "`history_query_id` is required with formula='auralist': each user's "
@@ -212,10 +193,10 @@ def serendipity_score(
     value = topk.inclusion[rows] * (1 - mean_similarity) * rel[rows]
     per_user = np.bincount(q, value, minlength=n_queries) / topk.list_length
     per_user[n_history == 0] = np.nan
-    return finish(per_user, topk, aggregate)
+    return finish(topk, per_user, aggregate, what="serendipity_score")
 
 
-def _lab41(item_id, y_score, topk, rel, history_item_id, catalog, k, aggregate):
+def _lab41(item_id, topk, rel, history_item_id, catalog, k, aggregate):
     if catalog is None:
         raise ValueError(
             "`catalog` is required with formula='lab41': the probabilities are "
@@ -228,7 +209,6 @@ def _lab41(item_id, y_score, topk, rel, history_item_id, catalog, k, aggregate):
         raise ValueError("`catalog` is empty.")
     rank, seen = _popularity_rank(history_code, len(labels))
     rank[~seen] = n_catalog + 1  # a cold item: probability 0 for any user
-    first = _block_first_position(y_score, topk.query_code)
-    value = _lab41_per_row(topk, first, rank[item_code], n_catalog, k) * (rel > 0)
+    value = _lab41_per_row(topk, rank[item_code], n_catalog, k) * (rel > 0)
     per_user = np.bincount(topk.query_code, value, minlength=topk.n_queries)
-    return finish(per_user / topk.list_length, topk, aggregate)
+    return finish(topk, per_user / topk.list_length, aggregate, what="serendipity_score")

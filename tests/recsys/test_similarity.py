@@ -7,8 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skrank.recsys._diversity import intra_list_diversity_score
-from skrank.recsys._serendipity import serendipity_score
+from skrank.recsys import intra_list_diversity_score, serendipity_score
 
 from ._make_similarity_reference import N_ITEMS, make_world
 
@@ -306,7 +305,8 @@ def test_cold_item_cooccurrence_is_zero_similarity():
     (dict(k=0), "`k`"),
     (dict(metric="euclid"), "`metric`"),
     (dict(single="nan"), "`single`"),
-    (dict(compat="recbole"), "`compat`"),
+    (dict(compat="recbole"), "compat=.recbole."),
+    (dict(compat="lenskitt"), "`compat`"),
     (dict(similarity="cooccurrence"), "`history_item_id`"),
     (dict(item_features=None), "`item_features` is required"),
     (dict(item_features=np.ones((4, 2))), "`item_features` must be a pandas DataFrame"),
