@@ -233,8 +233,9 @@ def intra_list_diversity_score(
 
 
 def _refuse_duplicates(topk, item_code):
-    key = topk.query_code * (int(item_code.max()) + 1) + item_code
-    if len(np.unique(key)) != len(key):
+    listed = topk.inclusion > 0
+    key = np.sort(topk.query_code[listed] * (int(item_code.max()) + 1) + item_code[listed])
+    if (key[1:] == key[:-1]).any():
         raise ValueError(
             "`item_id` repeats an item for one user: each (user, item) pair must "
             "appear once in the lists."
