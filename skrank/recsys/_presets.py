@@ -41,9 +41,10 @@ RECSYS_PRESETS = {
                 "a one-item list drops out; pandas < 3 (under pandas 3 the "
                 "fillna(inplace=True) of pairs never co-occurring stops filling)"),
             "serendipity": _M(
-                "serendipity", ("serendipity",), {"formula": "auralist", "metric": "cosine"},
-                note="Auralist: (1 - mean similarity to the user's history) x relevance; "
-                "users without history drop out"),
+                "serendipity", ("serendipity",),
+                {"formula": "auralist", "metric": "cosine", "relevant_dtype": "float16"},
+                note="Auralist: (1 - mean similarity to the user's history) x relevance "
+                "(read as float16); users without history drop out"),
         },
         notes=("the recommendation frame is the top k rows of each user",),
     ),

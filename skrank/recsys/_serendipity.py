@@ -24,7 +24,7 @@ from ._presets import validate_with_recsys_preset
 
 FORMULAS = ("auralist", "lab41")
 
-def _check_relevant(relevant, n_rows):
+def _check_relevant(relevant, n_rows, dtype=None):
     if relevant is None:
         return np.ones(n_rows)
     values = np.asarray(relevant)
@@ -38,6 +38,8 @@ def _check_relevant(relevant, n_rows):
         raise ValueError("`relevant` must hold numbers (1 relevant, 0 not).") from None
     if not np.isfinite(values).all() or (values < 0).any():
         raise ValueError("`relevant` must be finite and non-negative.")
+    if dtype == "float16":  # as Microsoft recommenders reads its relevance column
+        values = values.astype(np.float16).astype(np.float64)
     return values
 
 
@@ -72,12 +74,14 @@ def _popularity_rank(history_code, n_codes):
     "formula": choice(*FORMULAS),
     "metric": choice(*METRICS),
     "similarity": choice(*SIMILARITIES),
+    "relevant_dtype": choice(None, "float16"),
     "aggregate": choice(*AGGREGATE),
 }, stem="serendipity")
 def serendipity_score(
     item_id, y_score, *, query_id, k=10, relevant=None, history_item_id=None,
     history_query_id=None, catalog=None, item_features=None, formula="auralist",
-    metric="cosine", similarity="features", compat=None, aggregate="mean",
+    metric="cosine", similarity="features", relevant_dtype=None, compat=None,
+    aggregate="mean",
 ):
     r"""Serendipity of each user's top ``k``: relevant and unexpected items.
 
@@ -135,6 +139,9 @@ def serendipity_score(
         Feature similarity, or co-occurrence in the history
         (``n_ij / sqrt(n_i n_j)``, Microsoft recommenders'
         ``item_cooccurrence_count``).
+    relevant_dtype : {None, "float16"}, default=None
+        Round ``relevant`` to float16 first, as Microsoft recommenders reads
+        its relevance column (0 and 1 are exact; 0.3 becomes 0.2999...).
     compat : {"recommenders", "rectools"}, default=None
         ``"recommenders"``: the Auralist formula with cosine features (or
         co-occurrence when ``similarity="cooccurrence"``); ``"rectools"``:
@@ -160,7 +167,7 @@ def serendipity_score(
     0.1667
     """
     topk = top_k_inclusion(item_id, y_score, query_id, k)
-    rel = _check_relevant(relevant, len(topk.inclusion))
+    rel = _check_relevant(relevant, len(topk.inclusion), relevant_dtype)
     if history_item_id is None:
         raise ValueError("`history_item_id` is required: the training interactions.")
     if formula == "lab41":

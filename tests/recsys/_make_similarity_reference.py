@@ -56,6 +56,11 @@ def make_world(seed=48):
     return features, (hist_user, hist_item), reco
 
 
+def graded(reco):
+    """A graded relevance (0, 1/3, 2/3, 1): recommenders reads it as float16."""
+    return reco["relevant"] * (1 + reco["user"] % 3) / 3
+
+
 def _ranked(reco, k):
     """The top-k rows as a pandas frame with a 1-based rank per user."""
     import pandas as pd
@@ -90,6 +95,11 @@ def recommenders_numbers():
             train, plain, item_sim_measure="item_cooccurrence_count"))
         out[f"serendipity_features@{k}"] = float(serendipity(
             train, reco_df, item_feature_df=item_features,
+            item_sim_measure="item_feature_vector", col_relevance="relevance"))
+        graded_df = reco_df.assign(relevance=graded(
+            {"relevant": top["relevant"].to_numpy(), "user": top["user"].to_numpy()}))
+        out[f"serendipity_graded@{k}"] = float(serendipity(
+            train, graded_df, item_feature_df=item_features,
             item_sim_measure="item_feature_vector", col_relevance="relevance"))
         out[f"serendipity_cooccurrence@{k}"] = float(serendipity(
             train, reco_df, item_sim_measure="item_cooccurrence_count",

@@ -9,7 +9,7 @@ import pytest
 
 from skrank.recsys import intra_list_diversity_score, serendipity_score
 
-from ._make_similarity_reference import N_ITEMS, make_world
+from ._make_similarity_reference import N_ITEMS, graded, make_world
 
 # Printed by tests/recsys/_make_similarity_reference.py:
 #   /tmp/rs-recommenders/bin/python ... recommenders  (recommenders 1.2.1, pandas 2.3.3)
@@ -18,10 +18,12 @@ RECOMMENDERS = {
     "ild_features@5": 0.5398014264504528,
     "ild_cooccurrence@5": 0.8325513507498951,
     "serendipity_features@5": 0.20203942660164498,
+    "serendipity_graded@5": 0.1256129933622826,
     "serendipity_cooccurrence@5": 0.3187552306758391,
     "ild_features@10": 0.5490254315574711,
     "ild_cooccurrence@10": 0.837571259943414,
     "serendipity_features@10": 0.19656849800897364,
+    "serendipity_graded@10": 0.12655569006285064,
     "serendipity_cooccurrence@10": 0.3049281342533434,
 }
 RECTOOLS = {
@@ -52,12 +54,20 @@ def test_recommenders_numbers(world, k):
         "serendipity_features": serendipity_score(
             r["item"], r["score"], relevant=r["relevant"], item_features=features,
             **history, **common),
+        # relevance 0, 1/3, 2/3, 1: recommenders reads it as float16
+        "serendipity_graded": serendipity_score(
+            r["item"], r["score"], relevant=graded(r), item_features=features,
+            **history, **common),
         "serendipity_cooccurrence": serendipity_score(
             r["item"], r["score"], relevant=r["relevant"], similarity="cooccurrence",
             **history, **common),
     }
     for name, value in got.items():
         assert value == pytest.approx(RECOMMENDERS[f"{name}@{k}"], abs=1e-9), name
+    # float64 relevance misses recommenders' number by more than 1e-9
+    plain = serendipity_score(r["item"], r["score"], relevant=graded(r), item_features=features,
+                              relevant_dtype=None, **history, **common)
+    assert abs(plain - RECOMMENDERS[f"serendipity_graded@{k}"]) > 1e-6
 
 
 @pytest.mark.parametrize("k", [5, 10])
@@ -329,6 +339,8 @@ def test_duplicate_pairs_refused():
     (dict(relevant=[1, 0]), "`relevant` must have one value per row"),
     (dict(relevant=[1, -1, 0, 1]), "non-negative"),
     (dict(formula="x"), "`formula`"),
+    (dict(relevant_dtype="float32"), "`relevant_dtype`"),
+    (dict(k=0), "`k`"),
 ])
 def test_serendipity_bad_input(call, match):
     kwargs = {**dict(query_id=ONE["users"], k=2, item_features=ONE_FEATURES,
