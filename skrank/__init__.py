@@ -7,8 +7,9 @@ separately and average over queries.
 The public names live in subpackages by concern and are all re-exported
 here: ``skrank.metrics`` (metric functions, :func:`evaluate`),
 ``skrank.model_selection`` (scorers, :class:`FAPCutoffClassifier`),
-``skrank.plot`` (displays), ``skrank.stats`` (:func:`compare`) and
-``skrank.datasets``; ``skrank.dask.evaluate`` runs on Dask DataFrames, and
+``skrank.plot`` (displays), ``skrank.stats`` (:func:`compare`),
+``skrank.recsys`` (novelty, coverage, popularity, Gini of recommendation
+lists) and ``skrank.datasets``; ``skrank.dask.evaluate`` runs on Dask DataFrames, and
 ``skrank.clicks`` evaluates rankers from click logs (not re-exported). The
 engine they share is the private ``skrank._core``.
 """
@@ -87,6 +88,18 @@ _PUBLIC = {
         "evaluate_by",
         "minimum_detectable_effect", "topic_set_size",
     ),
+    "recsys": (
+        "RecsysScorer",
+        "catalog_coverage_score",
+        "distributional_coverage_score",
+        "gini_score",
+        "intra_list_diversity_score",
+        "make_recsys_scorer",
+        "novelty_score",
+        "popularity_score",
+        "serendipity_score",
+        "tail_share_score",
+    ),
     "io": (
         "RunEvaluationResult",
         "evaluate_run",
@@ -105,7 +118,7 @@ _ALIASES = {
 # every subpackage, also those whose names stay in their own namespace
 # (skrank.clicks.evaluate, skrank.dask.evaluate, skrank.spark.evaluate)
 _SUBPACKAGES = ("clicks", "dask", "datasets", "io", "metrics", "model_selection", "plot",
-                "spark", "stats")
+                "recsys", "spark", "stats")
 
 
 def __getattr__(name):

@@ -17,7 +17,7 @@ import pytest
 import skrank
 
 PACKAGE = Path(skrank.__file__).parent
-SUBPACKAGES = ["metrics", "model_selection", "plot", "stats", "datasets", "io"]
+SUBPACKAGES = ["metrics", "model_selection", "plot", "stats", "datasets", "io", "recsys"]
 
 # which parts of skrank each part may import (besides itself)
 ALLOWED = {
@@ -35,6 +35,9 @@ ALLOWED = {
     # the click scorer stands on model selection's QueryScorer (never the
     # reverse); clicks.compare returns stats' ComparisonResult
     "clicks": {"_core", "metrics", "plot", "model_selection", "stats"},
+    # beyond-accuracy metrics of recommendation lists; the recsys scorer
+    # stands on model selection's QueryScorer, as the click scorer does
+    "recsys": {"_core", "model_selection"},
 }
 
 

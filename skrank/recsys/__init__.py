@@ -11,13 +11,16 @@ number: ``"recommenders"``, ``"rectools"``, ``"recbole"``, ``"lenskit"``.
 from ._coverage import catalog_coverage_score, distributional_coverage_score, gini_score
 from ._novelty import novelty_score, popularity_score, tail_share_score
 from ._diversity import intra_list_diversity_score
+from ._scorer import RecsysScorer, make_recsys_scorer
 from ._serendipity import serendipity_score
 
 __all__ = [
+    "RecsysScorer",
     "catalog_coverage_score",
     "distributional_coverage_score",
     "gini_score",
     "intra_list_diversity_score",
+    "make_recsys_scorer",
     "novelty_score",
     "popularity_score",
     "serendipity_score",

@@ -9,6 +9,7 @@ function declares its options beside its definition
 import inspect
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.linear_model import LinearRegression
 
@@ -61,6 +62,26 @@ CALLS.update({
         (_fitted_search(), S[:, None], Y), {"query_id": Q, "n_resamples": 20}),
     "minimum_detectable_effect": ((30, 0.2), {}),
 })
+# skrank.recsys: (item_id, y_score) rows of users, and the history
+_RECSYS = {"query_id": Q, "history_item_id": [1, 2, 2, 3]}
+CALLS.update({
+    name: ((np.array([1, 2, 3, 4, 5, 6]), S), _RECSYS) for name in
+    ["novelty_score", "popularity_score", "tail_share_score"]
+})
+CALLS.update({
+    name: ((np.array([1, 2, 3, 4, 5, 6]), S), {"query_id": Q}) for name in
+    ["catalog_coverage_score", "distributional_coverage_score", "gini_score"]
+})
+_FEATURES = pd.DataFrame({"a": [1, 0, 1, 1, 0, 1], "b": [0, 1, 1, 0, 1, 1]},
+                         index=[1, 2, 3, 4, 5, 6])
+CALLS.update({
+    "intra_list_diversity_score": (
+        (np.array([1, 2, 3, 4, 5, 6]), S), {"query_id": Q, "item_features": _FEATURES}),
+    "serendipity_score": (
+        (np.array([1, 2, 3, 4, 5, 6]), S),
+        {"query_id": Q, "item_features": _FEATURES, "history_item_id": [1, 2, 4],
+         "history_query_id": [1, 1, 2]}),
+})
 
 # keyword options that are data or seeds, not options with a fixed domain
 NOT_OPTIONS = {
@@ -72,6 +93,8 @@ NOT_OPTIONS = {
     "differences",  # topic_set_size: per-query differences, data
     "groups", "params",  # model selection: fold groups and fit params, data
     "cv",  # a splitter, or a number of group folds: checked by scikit-learn's check_cv
+    "history_item_id", "history_query_id", "catalog",  # recsys: the history, data
+    "item_features", "relevant",  # recsys: item features and relevance per row, data
 }
 
 CASES = [
@@ -114,7 +137,8 @@ def test_every_option_of_a_public_function_is_declared():
                 continue
             if parameter.name in NOT_OPTIONS:
                 continue
-            if name in ("make_ranking_scorer",):  # checked by RankingScorer itself
+            # checked by RankingScorer and RecsysScorer themselves
+            if name in ("make_ranking_scorer", "make_recsys_scorer"):
                 continue
             if parameter.name not in PARAMETERS.get(name, {}):
                 undeclared.append(f"{name}({parameter.name})")
@@ -122,7 +146,7 @@ def test_every_option_of_a_public_function_is_declared():
 
 
 def test_declared_functions_are_checked():
-    assert len(PARAMETERS) == 41  # every public function with options
+    assert len(PARAMETERS) == 49  # every public function with options
     for name in PARAMETERS:
         func = getattr(skrank, name)
         assert hasattr(func, "__wrapped__"), f"{name} is not decorated with validate_params"
