@@ -355,3 +355,36 @@ def test_explicit_option_wins_over_preset():
         ONE["items"], ONE["scores"], query_id=ONE["users"], k=3,
         item_features=ONE_FEATURES, compat="rectools", single="skip", aggregate=None)
     assert math.isnan(got.value[1])
+
+
+# ---- scorers ----------------------------------------------------------------
+
+def test_scorers_compute_the_functions():
+    from sklearn import config_context
+    from sklearn.dummy import DummyRegressor
+
+    from skrank.recsys import make_recsys_scorer
+
+    items, scores, users = np.array(ONE["items"]), np.array(ONE["scores"]), ONE["users"]
+    ild = make_recsys_scorer("ild@3", item_features=ONE_FEATURES, single="zero")
+    assert repr(ild) == "make_recsys_scorer('ild@3', item_features=..., single='zero')"
+    expected = intra_list_diversity_score(items, scores, query_id=users, k=3,
+                                          item_features=ONE_FEATURES, single="zero")
+    assert ild.evaluate_scores(None, scores, users, item_id=items) == {"ild@3": expected}
+    # serendipity reads y as the rows' relevance
+    history = dict(history_item_id=["a", "c"], history_query_id=[1, 2])
+    ser = make_recsys_scorer("serendipity@2", item_features=ONE_FEATURES, **history)
+    relevant = np.array([1, 0, 1, 1])
+    expected = serendipity_score(items, scores, query_id=users, k=2, relevant=relevant,
+                                 item_features=ONE_FEATURES, **history)
+    assert ser.evaluate_scores(relevant, scores, users, item_id=items) == {
+        "serendipity@2": expected}
+    # through a fitted model, ids routed as metadata
+    X = scores.reshape(-1, 1).astype(float)
+    model = DummyRegressor().fit(X, scores)  # constant scores: every order of ties
+    with config_context(enable_metadata_routing=True):
+        got = ild.set_score_request(query_id=True, item_id=True)(
+            model, X, None, query_id=users, item_id=items)
+    expected = intra_list_diversity_score(items, np.zeros(4), query_id=users, k=3,
+                                          item_features=ONE_FEATURES, single="zero")
+    assert got == pytest.approx(expected, rel=1e-12)
