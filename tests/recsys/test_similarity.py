@@ -388,3 +388,28 @@ def test_scorers_compute_the_functions():
     expected = intra_list_diversity_score(items, np.zeros(4), query_id=users, k=3,
                                           item_features=ONE_FEATURES, single="zero")
     assert got == pytest.approx(expected, rel=1e-12)
+
+
+def test_recommenders_under_pandas3_leaves_unseen_pairs_out(world):
+    # recommenders 1.2.1 with pandas 3.1.1 (/tmp/rsb-rec-pandas3: the rs-recommenders
+    # venv with pandas upgraded): user_diversity(train, top10,
+    # item_sim_measure="item_cooccurrence_count")["user_diversity"].mean() gave
+    # 0.7977024419135204 (diversity() itself raises KeyError: 0 there), against
+    # 0.837571259943414 with pandas 2.3.3. Its fillna(0, inplace=True) on a column
+    # no longer fills, so pairs that never co-occur leave each user's mean. By
+    # definition, with those pairs left out:
+    _, hist_user, hist_item, r = world
+    values = []
+    for user in np.unique(r["user"]):
+        mask = r["user"] == user
+        items = r["item"][mask][np.argsort(-r["score"][mask])][:10]
+        sims = [_cooccurrence(i, j, hist_user, hist_item)
+                for i, j in itertools.combinations(items, 2)]
+        sims = [s for s in sims if s > 0]
+        if sims:
+            values.append(1 - np.mean(sims))
+    assert np.mean(values) == pytest.approx(0.7977024419135204, abs=1e-9)
+    skrank_value = intra_list_diversity_score(
+        r["item"], r["score"], query_id=r["user"], k=10, similarity="cooccurrence",
+        history_item_id=hist_item, history_query_id=hist_user, compat="recommenders")
+    assert skrank_value == pytest.approx(0.837571259943414, abs=1e-9)  # the intended number
