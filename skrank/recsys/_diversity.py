@@ -31,6 +31,7 @@ SIMILARITIES = ("features", "cooccurrence")
 SINGLE = ("skip", "zero", "one")
 OUTPUTS = ("diversity", "similarity")
 
+
 def item_vectors(item_id, topk, *, item_features, metric, similarity,
                  history_item_id=None, history_query_id=None, extra_items=()):
     """Code the items; return ``(vectors, item_code, extra_codes)``.
