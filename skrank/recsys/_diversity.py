@@ -169,8 +169,10 @@ def intra_list_diversity_score(
         The length of each list.
     item_features : pandas.DataFrame, default=None
         One row per item (the index is the item id), one numeric column per
-        feature; required with ``similarity="features"``. A recommended
-        item without a row is a ValueError.
+        feature (or a single column holding each item's feature vector, as
+        Microsoft recommenders' ``features`` column); required with
+        ``similarity="features"``. A recommended item without a row is a
+        ValueError.
     metric : {"cosine", "hamming", "hamming_count"}, default="cosine"
         The distance between feature rows: ``1 - cosine``; the share of
         features that differ (scipy's ``hamming``); or their count

@@ -64,6 +64,16 @@ def check_item_features(item_features):
         )
     labels = np.asarray(item_features.index)
     values = item_features.to_numpy()
+    if values.ndim == 2 and values.shape[1] == 1 and values.dtype == object and len(values):
+        # one column holding a vector per item (Microsoft recommenders' layout)
+        try:
+            values = np.stack([np.asarray(row, dtype=np.float64).reshape(-1)
+                               for row in values[:, 0]])
+        except (TypeError, ValueError):
+            raise ValueError(
+                "`item_features` has one column of objects that are not vectors of "
+                "one length: give one numeric column per feature."
+            ) from None
     if values.ndim != 2 or values.shape[1] == 0:
         raise ValueError("`item_features` has no feature column.")
     if item_features.index.has_duplicates:

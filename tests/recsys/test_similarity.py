@@ -49,6 +49,10 @@ def test_recommenders_numbers(world, k):
     got = {
         "ild_features": intra_list_diversity_score(
             r["item"], r["score"], item_features=features, **common),
+        # recommenders' layout: one column holding each item's vector
+        "ild_features_column": intra_list_diversity_score(
+            r["item"], r["score"], **common, item_features=pd.DataFrame(
+                {"features": list(features.to_numpy(float))}, index=features.index)),
         "ild_cooccurrence": intra_list_diversity_score(
             r["item"], r["score"], similarity="cooccurrence", **history, **common),
         "serendipity_features": serendipity_score(
@@ -63,7 +67,8 @@ def test_recommenders_numbers(world, k):
             **history, **common),
     }
     for name, value in got.items():
-        assert value == pytest.approx(RECOMMENDERS[f"{name}@{k}"], abs=1e-9), name
+        reference = RECOMMENDERS[f"{name.replace('_column', '')}@{k}"]
+        assert value == pytest.approx(reference, abs=1e-9), name
     # float64 relevance misses recommenders' number by more than 1e-9
     plain = serendipity_score(r["item"], r["score"], relevant=graded(r), item_features=features,
                               relevant_dtype=None, **history, **common)
