@@ -11,8 +11,9 @@ number: ``"recommenders"``, ``"rectools"``, ``"recbole"``, ``"lenskit"``.
 from ._coverage import catalog_coverage_score, distributional_coverage_score, gini_score
 from ._explain import evaluate_lists, explain_list_difference
 from ._novelty import novelty_score, popularity_score, tail_share_score
+from ._diversity import intra_list_diversity_score
 from ._scorer import RecsysScorer, make_recsys_scorer
-from ._similarity import intra_list_diversity_score, serendipity_score
+from ._serendipity import serendipity_score
 
 __all__ = [
     "RecsysScorer",

@@ -8,7 +8,9 @@ import re
 
 from .._core._validation import describe
 from ._coverage import catalog_coverage_score, distributional_coverage_score, gini_score
+from ._diversity import intra_list_diversity_score
 from ._novelty import novelty_score, popularity_score, tail_share_score
+from ._serendipity import serendipity_score
 
 #: metric name (and its short names) -> function
 RECSYS_METRICS = {
@@ -18,10 +20,12 @@ RECSYS_METRICS = {
     "popularity": popularity_score,
     "tail_share": tail_share_score,
     "gini": gini_score,
+    "intra_list_diversity": intra_list_diversity_score,
+    "serendipity": serendipity_score,  # reads y as each row's relevance
 }
-#: the short names, as in the literature: coverage, entropy, ARP, APLT
+#: the short names, as in the literature: coverage, entropy, ARP, APLT, ILD
 ALIASES = {"coverage": "catalog_coverage", "entropy": "distributional_coverage",
-           "arp": "popularity", "aplt": "tail_share"}
+           "arp": "popularity", "aplt": "tail_share", "ild": "intra_list_diversity"}
 _NAME = re.compile(r"^(?P<stem>[a-z_]+)(?:@(?P<k>[1-9][0-9]*))?$")
 
 

@@ -33,6 +33,18 @@ RECSYS_PRESETS = {
                 "distributional_coverage", ("distributional_coverage",),
                 {"base": 2, "per_item": False},
                 note="Shannon entropy (log2) of the recommended items' shares"),
+            "intra_list_diversity": _M(
+                "intra_list_diversity", ("diversity",),
+                {"metric": "cosine", "single": "skip", "output": "diversity"},
+                note="1 - mean cosine (item_feature_vector) or co-occurrence "
+                "(item_cooccurrence_count) similarity over a list's distinct pairs; "
+                "a one-item list drops out; pandas < 3 (under pandas 3 the "
+                "fillna(inplace=True) of pairs never co-occurring stops filling)"),
+            "serendipity": _M(
+                "serendipity", ("serendipity",),
+                {"formula": "auralist", "metric": "cosine", "relevant_dtype": "float16"},
+                note="Auralist: (1 - mean similarity to the user's history) x relevance "
+                "(read as float16); users without history drop out"),
         },
         notes=("the recommendation frame is the top k rows of each user",),
     ),
@@ -50,6 +62,16 @@ RECSYS_PRESETS = {
             "catalog_coverage": _M("catalog_coverage", ("CatalogCoverage",), {
                 "normalize": "catalog", "outside": "count"},
                 note="distinct recommended items / len(catalog) (normalize=True)"),
+            "intra_list_diversity": _M(
+                "intra_list_diversity", ("IntraListDiversity",),
+                {"metric": "hamming_count", "similarity": "features", "single": "zero",
+                 "output": "diversity"},
+                note="mean PairwiseHammingDistanceCalculator distance (a count of "
+                "differing features) over a list's pairs; a one-item list scores 0"),
+            "serendipity": _M(
+                "serendipity", ("Serendipity",), {"formula": "lab41"},
+                note="Lab41: max((pop rank - position) / n_catalog, 0) x relevant, "
+                "mean over the list"),
         },
     ),
     "recbole": Convention(
@@ -86,6 +108,13 @@ RECSYS_PRESETS = {
             "gini": _M("gini", ("ListGini", "ExposureGini"), {"padding_item": False},
                        note="ListGini: weight='count'; ExposureGini: "
                        "weight='geometric', patience=0.85; float32 sums"),
+            "intra_list_diversity": _M(
+                "intra_list_diversity", ("ILS",),
+                {"metric": "cosine", "similarity": "features", "single": "one",
+                 "output": "similarity"},
+                note="ILS (LensKit's main branch; no release up to 2025.8.1 has it): "
+                "the mean cosine similarity of unit float32 vectors; 1.0 for a "
+                "one-item list"),
         },
     ),
 }

@@ -20,6 +20,7 @@ from .._core._validation import check_option
 from ..model_selection._query_ids import QueryScorer, check_query_id_column, no_column_clause
 from ..model_selection._response import RESPONSE_METHODS, ranking_scores
 from ._names import RECSYS_METRICS, parse_recsys_name
+from ._serendipity import serendipity_score
 
 class RecsysScorer(QueryScorer):
     """A scikit-learn scorer of a beyond-accuracy metric of recommendation lists.
@@ -27,7 +28,8 @@ class RecsysScorer(QueryScorer):
     Make one with :func:`make_recsys_scorer`. On a test fold, each user's
     ``k`` rows with the highest model scores are their list, and the
     metric is computed on the lists (``y`` is not read: these metrics do
-    not use relevance). Combine it with an accuracy scorer in a ``scoring``
+    not use relevance; except by ``"serendipity"``, which reads ``y`` as
+    each row's relevance). Combine it with an accuracy scorer in a ``scoring``
     dict and choose the model with a ``refit`` callable (see the user
     guide, :ref:`recsys`).
 
@@ -36,8 +38,10 @@ class RecsysScorer(QueryScorer):
     metric : str
         ``"novelty"``, ``"catalog_coverage"`` (``"coverage"``),
         ``"distributional_coverage"`` (``"entropy"``), ``"popularity"``
-        (``"arp"``), ``"tail_share"`` (``"aplt"``) or ``"gini"``, with an
-        optional cutoff ``"@k"``.
+        (``"arp"``), ``"tail_share"`` (``"aplt"``), ``"gini"``,
+        ``"intra_list_diversity"`` (``"ild"``; ``item_features`` or the
+        history among the options) or ``"serendipity"``, with an optional
+        cutoff ``"@k"``.
     options : dict, default=None
         Options of the metric's function, fixed for every call
         (``history_item_id``, ``k``, ``compat``, ...).
@@ -106,7 +110,7 @@ class RecsysScorer(QueryScorer):
         X : array-like or DataFrame of shape (n_rows, n_features)
             The test rows.
         y_true : array-like, default=None
-            Not read.
+            Read only by ``"serendipity"``: each row's relevance.
         sample_weight : array-like, default=None
             Not read.
         query_id, item_id : array-like of shape (n_rows,), default=None
@@ -141,8 +145,11 @@ class RecsysScorer(QueryScorer):
 
     def evaluate_scores(self, y_true, y_score, query_id, sample_weight=None, *, item_id):
         """The scorer's value on given scores, without a model: ``{name: value}``."""
+        options = self._options
+        if self._func is serendipity_score and y_true is not None and "relevant" not in options:
+            options = {**options, "relevant": np.asarray(y_true)}
         value = self._func(np.asarray(item_id), np.asarray(y_score), query_id=query_id,
-                           **self._options)
+                           **options)
         return {self.name: float(value)}
 
     def set_score_request(self, *, query_id=UNCHANGED, item_id=UNCHANGED,
@@ -173,7 +180,8 @@ class RecsysScorer(QueryScorer):
         return False
 
     def __repr__(self):
-        shown = ", ".join(f"{name}=..." if name.startswith("history") or name == "catalog"
+        shown = ", ".join(f"{name}=..." if name.startswith("history")
+                          or name in ("catalog", "item_features")
                           else f"{name}={value!r}" for name, value in self._options.items()
                           if not (name == "k" and "@" in self.name))
         return f"make_recsys_scorer({self.name!r}{', ' if shown else ''}{shown})"

@@ -9,6 +9,7 @@ function declares its options beside its definition
 import inspect
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.linear_model import LinearRegression
 
@@ -73,6 +74,16 @@ CALLS.update({
 })
 CALLS["explain_list_difference"] = ((np.array([1, 2, 3, 4, 5, 6]), S), {
     **_RECSYS, "history_query_id": [1, 1, 2, 2]})
+_FEATURES = pd.DataFrame({"a": [1, 0, 1, 1, 0, 1], "b": [0, 1, 1, 0, 1, 1]},
+                         index=[1, 2, 3, 4, 5, 6])
+CALLS.update({
+    "intra_list_diversity_score": (
+        (np.array([1, 2, 3, 4, 5, 6]), S), {"query_id": Q, "item_features": _FEATURES}),
+    "serendipity_score": (
+        (np.array([1, 2, 3, 4, 5, 6]), S),
+        {"query_id": Q, "item_features": _FEATURES, "history_item_id": [1, 2, 4],
+         "history_query_id": [1, 1, 2]}),
+})
 
 # keyword options that are data or seeds, not options with a fixed domain
 NOT_OPTIONS = {
@@ -85,6 +96,7 @@ NOT_OPTIONS = {
     "groups", "params",  # model selection: fold groups and fit params, data
     "cv",  # a splitter, or a number of group folds: checked by scikit-learn's check_cv
     "history_item_id", "history_query_id", "catalog",  # recsys: the history, data
+    "item_features", "relevant",  # recsys: item features and relevance per row, data
 }
 
 CASES = [
@@ -136,7 +148,7 @@ def test_every_option_of_a_public_function_is_declared():
 
 
 def test_declared_functions_are_checked():
-    assert len(PARAMETERS) == 48  # every public function with options
+    assert len(PARAMETERS) == 50  # every public function with options
     for name in PARAMETERS:
         func = getattr(skrank, name)
         assert hasattr(func, "__wrapped__"), f"{name} is not decorated with validate_params"
