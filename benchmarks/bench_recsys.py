@@ -96,7 +96,7 @@ def make_rows(n_rows, n_users, n_items=10_000, seed=0):
     return dict(user=user, item=item, score=score, rank=rank, h_user=h_user, h_item=h_item)
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=float, default=1e6)
     parser.add_argument("--users", type=float, default=1e5)
@@ -104,7 +104,7 @@ def main():
     parser.add_argument("--sorted", action="store_true",
                         help="rows ordered by user and rank (as a recommender's output "
                         "often is), for every contender")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     rows = make_rows(int(args.rows), int(args.users))
     if args.sorted:
         order = np.lexsort((rows["rank"], rows["user"]))
