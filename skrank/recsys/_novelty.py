@@ -22,19 +22,18 @@ _DIVIDE_BY = {"divide_by": choice(*DIVIDE_BY)}
 
 
 def _check_tail(name, value):
-    if isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"`{name}` must be a share in (0, 1) or a count >= 1, got {value!r}.")
-    if isinstance(value, Integral) and value >= 1:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real) \
+            or not np.isfinite(value) or value <= 0:
+        raise ValueError(
+            f"`{name}` must be a share of the items in (0, 1] (a float) or a number of "
+            f"interactions >= 1 (an int, or a float above 1), got {describe(value)}."
+        )
+    if isinstance(value, Integral):
         return int(value)
-    if isinstance(value, Real) and 0 < value < 1:
-        return float(value)
-    raise ValueError(
-        f"`{name}` must be a share of the items in (0, 1) (a float) or a number of "
-        f"interactions >= 1 (an int), got {describe(value)}."
-    )
+    return float(value)
 
 
-TAIL = Rule(_check_tail, (0, 1.5, -1, "0.1", True))
+TAIL = Rule(_check_tail, (0, -1, -0.5, float("nan"), "0.1", True))
 BASE = Rule(check_base, (1, 0, -2.0, "2", True))
 
 
@@ -204,15 +203,15 @@ def tail_items(pop, candidate_codes, tail, unseen):
     The universe is the history's items, with the candidates' unseen items
     (count 0) when ``unseen="tail"``. A float ``tail`` takes the
     ``max(int(tail * n), 1)`` least popular items of the universe (equal
-    counts in ascending item id, as RecBole); an int, the items with at
-    most ``tail`` interactions.
+    counts in ascending item id, as RecBole); an int (or a float above 1),
+    the items with at most ``tail`` interactions.
     """
     universe = pop.seen.copy()
     if unseen == "tail":
         universe[candidate_codes] = True
     members = np.flatnonzero(universe)
     mask = np.zeros(len(universe), dtype=bool)
-    if isinstance(tail, float):
+    if isinstance(tail, float) and tail <= 1:
         cut = max(int(len(members) * tail), 1)
         order = np.lexsort((members, pop.count[members]))
         mask[members[order[:cut]]] = True
@@ -238,8 +237,10 @@ def tail_share_score(item_id, y_score, *, query_id, k=10, history_item_id, tail=
     item_id, y_score, query_id, k, history_item_id
         As for :func:`novelty_score`.
     tail : float or int, default=0.1
-        A share of the items (float in (0, 1)) or a count of interactions
-        (int >= 1).
+        A share of the items (a float in (0, 1]) or a number of
+        interactions (an int, or a float above 1): RecBole's
+        ``tail_ratio``, except that RecBole reads ``1`` as the share 1 (all
+        items) where skrank's int ``1`` means at most one interaction.
     unseen : {"tail", "head"}, default="tail"
         Items without history: tail items with 0 interactions (and members
         of the item universe the share is taken of), or never tail items

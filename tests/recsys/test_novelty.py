@@ -137,7 +137,12 @@ def test_bad_input():
     with pytest.raises(ValueError, match="`base`"):
         novelty_score([1], [1.0], base=1, **kw)
     with pytest.raises(ValueError, match="`tail`"):
-        tail_share_score([1], [1.0], tail=1.5, **kw)
+        tail_share_score([1], [1.0], tail=-0.5, **kw)
+    # a float above 1 is a count, as RecBole's tail_ratio; 1.0 the share 1
+    assert tail_share_score([1, 2], [2.0, 1.0], query_id=[0, 0], k=2, tail=1.5,
+                            history_item_id=[1, 1, 2]) == 0.5
+    assert tail_share_score([1, 2], [2.0, 1.0], query_id=[0, 0], k=2, tail=1.0,
+                            history_item_id=[1, 1, 2]) == 1.0
     with pytest.raises(ValueError, match="`compat`"):
         novelty_score([1], [1.0], compat="lightgbm", **kw)
     with pytest.raises(ValueError, match="LensKit has no metric 'novelty'"):
