@@ -8,7 +8,8 @@ The public names live in subpackages by concern and are all re-exported
 here: ``skrank.metrics`` (metric functions, :func:`evaluate`),
 ``skrank.model_selection`` (scorers, :class:`FAPCutoffClassifier`),
 ``skrank.plot`` (displays), ``skrank.stats`` (:func:`compare`),
-``skrank.fairness`` (exposure) and ``skrank.datasets``; ``skrank.dask.evaluate`` runs on Dask DataFrames, and
+``skrank.fairness`` (exposure), ``skrank.recsys`` (novelty, coverage, popularity, Gini
+of recommendation lists) and ``skrank.datasets``; ``skrank.dask.evaluate`` runs on Dask DataFrames, and
 ``skrank.clicks`` evaluates rankers from click logs (not re-exported). The
 engine they share is the private ``skrank._core``.
 """
@@ -96,6 +97,20 @@ _PUBLIC = {
         "expected_exposure",
         "group_exposure",
     ),
+    "recsys": (
+        "RecsysScorer",
+        "catalog_coverage_score",
+        "distributional_coverage_score",
+        "evaluate_lists",
+        "explain_list_difference",
+        "gini_score",
+        "intra_list_diversity_score",
+        "make_recsys_scorer",
+        "novelty_score",
+        "popularity_score",
+        "serendipity_score",
+        "tail_share_score",
+    ),
     "io": (
         "RunEvaluationResult",
         "aggregate_run",
@@ -115,8 +130,7 @@ _ALIASES = {
 # every subpackage, also those whose names stay in their own namespace
 # (skrank.clicks.evaluate, skrank.dask.evaluate, skrank.spark.evaluate)
 _SUBPACKAGES = ("clicks", "dask", "datasets", "diversity", "fairness", "io", "metrics",
-                "model_selection", "plot",
-                "spark", "stats")
+                "model_selection", "plot", "recsys", "spark", "stats")
 
 
 def __getattr__(name):

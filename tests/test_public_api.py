@@ -17,7 +17,8 @@ import pytest
 import skrank
 
 PACKAGE = Path(skrank.__file__).parent
-SUBPACKAGES = ["metrics", "model_selection", "plot", "stats", "datasets", "io", "fairness"]
+SUBPACKAGES = ["metrics", "model_selection", "plot", "stats", "datasets", "io", "fairness",
+               "recsys"]
 
 # which parts of skrank each part may import (besides itself)
 ALLOWED = {
@@ -42,6 +43,11 @@ ALLOWED = {
     # the click scorer stands on model selection's QueryScorer (never the
     # reverse); clicks.compare returns stats' ComparisonResult
     "clicks": {"_core", "metrics", "plot", "model_selection", "stats"},
+    # beyond-accuracy metrics of recommendation lists; the recsys scorer
+    # stands on model selection's QueryScorer, as the click scorer does
+    # (model_selection above metrics: explain_list_difference returns
+    # metrics' DifferenceExplanationResult)
+    "recsys": {"_core", "metrics", "model_selection"},
 }
 
 

@@ -54,7 +54,9 @@ def load_digits_retrieval(
         similarity, and the distance between the two images at 2x2 and 1x1
         (ink) resolution; ``target``, 1 for a relevant row; ``query_id``;
         ``feature_names``; ``query_digit``, the digit of each row's query;
-        ``DESCR``.
+        ``candidate_id``, the index of each row's candidate image in
+        ``sklearn.datasets.load_digits()`` (an item id, for
+        :mod:`skrank.recsys`); ``DESCR``.
 
     Examples
     --------
@@ -105,6 +107,7 @@ def load_digits_retrieval(
         query_id=query_id,
         feature_names=feature_names,
         query_digit=labels[q_rows],
+        candidate_id=c_rows,
         DESCR=(
             "Query-by-example retrieval on scikit-learn's handwritten digits: "
             "a row pairs a query image with a candidate image and is relevant "

@@ -9,6 +9,7 @@ function declares its options beside its definition
 import inspect
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.linear_model import LinearRegression
 
@@ -69,6 +70,28 @@ CALLS.update({
         ({"x": {"1": ["a", "b"]}, "y": {"1": ["b", "a"]}, "z": {"1": ["c", "a"]}},
          {"1": ["a"]}, {"1": ["b"]}), {"n_resamples": 20}),
 })
+# skrank.recsys: (item_id, y_score) rows of users, and the history
+_RECSYS = {"query_id": Q, "history_item_id": [1, 2, 2, 3]}
+CALLS.update({
+    name: ((np.array([1, 2, 3, 4, 5, 6]), S), _RECSYS) for name in
+    ["novelty_score", "popularity_score", "tail_share_score"]
+})
+CALLS.update({
+    name: ((np.array([1, 2, 3, 4, 5, 6]), S), {"query_id": Q}) for name in
+    ["catalog_coverage_score", "distributional_coverage_score", "gini_score"]
+})
+CALLS["explain_list_difference"] = ((np.array([1, 2, 3, 4, 5, 6]), S), {
+    **_RECSYS, "history_query_id": [1, 1, 2, 2]})
+_FEATURES = pd.DataFrame({"a": [1, 0, 1, 1, 0, 1], "b": [0, 1, 1, 0, 1, 1]},
+                         index=[1, 2, 3, 4, 5, 6])
+CALLS.update({
+    "intra_list_diversity_score": (
+        (np.array([1, 2, 3, 4, 5, 6]), S), {"query_id": Q, "item_features": _FEATURES}),
+    "serendipity_score": (
+        (np.array([1, 2, 3, 4, 5, 6]), S),
+        {"query_id": Q, "item_features": _FEATURES, "history_item_id": [1, 2, 4],
+         "history_query_id": [1, 1, 2]}),
+})
 
 # keyword options that are data or seeds, not options with a fixed domain
 NOT_OPTIONS = {
@@ -81,6 +104,8 @@ NOT_OPTIONS = {
     "groups", "params",  # model selection: fold groups and fit params, data
     "target",  # awrf_score: the groups' target shares, data
     "cv",  # a splitter, or a number of group folds: checked by scikit-learn's check_cv
+    "history_item_id", "history_query_id", "catalog",  # recsys: the history, data
+    "item_features", "relevant",  # recsys: item features and relevance per row, data
 }
 
 CASES = [
@@ -123,7 +148,8 @@ def test_every_option_of_a_public_function_is_declared():
                 continue
             if parameter.name in NOT_OPTIONS:
                 continue
-            if name in ("make_ranking_scorer",):  # checked by RankingScorer itself
+            # checked by RankingScorer and RecsysScorer themselves
+            if name in ("make_ranking_scorer", "make_recsys_scorer"):
                 continue
             if parameter.name not in PARAMETERS.get(name, {}):
                 undeclared.append(f"{name}({parameter.name})")
@@ -131,7 +157,7 @@ def test_every_option_of_a_public_function_is_declared():
 
 
 def test_declared_functions_are_checked():
-    assert len(PARAMETERS) == 47  # every public function with options
+    assert len(PARAMETERS) == 56  # every public function with options
     for name in PARAMETERS:
         func = getattr(skrank, name)
         assert hasattr(func, "__wrapped__"), f"{name} is not decorated with validate_params"

@@ -45,3 +45,15 @@ def test_same_seed_same_data_and_frame_has_qid_column():
 def test_bad_arguments(kwargs, message):
     with pytest.raises(ValueError, match=message):
         load_digits_retrieval(**kwargs)
+
+
+def test_candidate_id_is_the_candidate_image():
+    # the item id of skrank.recsys: a row is relevant when its candidate
+    # image shows the query's digit
+    from sklearn.datasets import load_digits
+
+    data = load_digits_retrieval(n_queries=20, n_candidates=10)
+    digits = load_digits()
+    assert data.candidate_id.shape == data.target.shape
+    same = digits.target[data.candidate_id] == data.query_digit
+    np.testing.assert_array_equal(same.astype(int), data.target)
