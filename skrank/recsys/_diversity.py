@@ -218,7 +218,9 @@ def intra_list_diversity_score(
     -----
     Ties at the cutoff: the value is the expectation over every order of
     the tied rows (each pair of rows weighted by the probability that both
-    are in the top k). Each (user, item) pair must appear once.
+    are in the top k). With co-occurrence every pair of rows that may be in
+    the list is looked up, O((k + B)²) for a tie block of ``B`` rows at the
+    cutoff. Each (user, item) pair must appear once.
 
     Examples
     --------
