@@ -63,15 +63,29 @@ class TopK:
     query_code: np.ndarray
     queries: np.ndarray
     block: np.ndarray
-    block_size: np.ndarray
-    slots: np.ndarray
-    above: np.ndarray
     list_length: np.ndarray
     k: int
+    # per tie block (indexed by ``block``): its size, its rows inside the
+    # top k, the user's rows ranked above it; the per-row views below
+    sizes_of_block: np.ndarray
+    slots_of_block: np.ndarray
+    above_block: np.ndarray
 
     @property
     def n_queries(self):
         return len(self.queries)
+
+    @property
+    def block_size(self):
+        return self.sizes_of_block[self.block]
+
+    @property
+    def slots(self):
+        return self.slots_of_block[self.block]
+
+    @property
+    def above(self):
+        return self.above_block[self.block]
 
 
 def dense_codes(keys):
@@ -149,35 +163,39 @@ def top_k_inclusion(item_id, y_score, query_id, k):
     if score.dtype.kind == "f" and np.isneginf(score).any():
         raise ValueError("`y_score` contains -inf: every candidate needs a finite score.")
     order = _by_user_then_score(query_code, score)
-    q = query_code[order]
-    s = score[order]
-    new_query = np.r_[True, q[1:] != q[:-1]]
-    new_block = new_query | np.r_[True, s[1:] != s[:-1]]
+    if order is None:  # already sorted
+        q, s = query_code, score
+    else:
+        q, s = query_code[order], score[order]
+    new_block = np.empty(n_rows, dtype=bool)
+    new_block[0] = True
+    np.not_equal(s[1:], s[:-1], out=new_block[1:])
+    new_block[1:] |= q[1:] != q[:-1]
     block_sorted = np.cumsum(new_block) - 1
     block_start = np.flatnonzero(new_block)
     sizes = np.diff(np.r_[block_start, n_rows])
-    query_start = np.flatnonzero(new_query)
     # rows of the same user ranked strictly above each block
-    first_row_of_query = np.repeat(query_start, np.diff(np.r_[query_start, n_rows]))
-    above = block_start - first_row_of_query[block_start]
-    block_slots = np.clip(k - above, 0, sizes)
-    inclusion_sorted = (block_slots / sizes)[block_sorted]
-
-    inclusion = np.empty(n_rows)
-    inclusion[order] = inclusion_sorted
-    block = np.empty(n_rows, dtype=np.int64)
-    block[order] = block_sorted
     per_user = np.bincount(query_code, minlength=len(queries))
+    query_start = np.r_[0, np.cumsum(per_user)[:-1]]
+    above = block_start - query_start[q[block_start]]
+    block_slots = np.minimum(np.maximum(k - above, 0), sizes)
+    inclusion = (block_slots / sizes)[block_sorted]
+    block = block_sorted
+    if order is not None:
+        inclusion = np.empty(n_rows)
+        inclusion[order] = (block_slots / sizes)[block_sorted]
+        block = np.empty(n_rows, dtype=np.int64)
+        block[order] = block_sorted
     return TopK(
         inclusion=inclusion,
         query_code=query_code,
         queries=queries,
         block=block,
-        block_size=sizes[block],
-        slots=block_slots[block],
-        above=above[block],
         list_length=np.minimum(per_user, k).astype(np.int64),
         k=k,
+        sizes_of_block=sizes,
+        slots_of_block=block_slots,
+        above_block=above,
     )
 
 
@@ -196,7 +214,8 @@ def expected_rank_weight(topk, weights):
 
 
 def _by_user_then_score(query_code, score):
-    """Row order by user, then descending score (equal scores adjacent).
+    """Row order by user, then descending score (equal scores adjacent);
+    None when the rows are in that order already.
 
     Rows already in that order (checked in O(n)) are not sorted. Float
     scores: one sort of the scores, then one of the integer key
@@ -207,7 +226,7 @@ def _by_user_then_score(query_code, score):
     same_user = query_code[1:] == query_code[:-1]
     if (query_code[1:] >= query_code[:-1]).all() and (
             score[1:][same_user] <= score[:-1][same_user]).all():
-        return np.arange(n)  # already sorted, as a recommender's output often is
+        return None  # already sorted, as a recommender's output often is
     if score.dtype.kind != "f":
         return np.lexsort((_descending_rank(score), query_code))
     position = np.empty(n, dtype=np.int64)

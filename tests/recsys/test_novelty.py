@@ -144,3 +144,38 @@ def test_bad_input():
         novelty_score([1], [1.0], compat="lenskit", **kw)
     with pytest.raises(ValueError, match="aggregate='mean'"):
         novelty_score([1], [1.0], average="rows", aggregate=None, **kw)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_row_order_and_id_relabelling_change_nothing(seed):
+    from skrank.recsys import (catalog_coverage_score, distributional_coverage_score,
+                               gini_score)
+
+    rng = np.random.default_rng(seed)
+    n = 120
+    user = rng.integers(0, 15, n)
+    item = rng.integers(0, 30, n)
+    score = rng.integers(0, 4, n).astype(float)  # many ties
+    h_item = rng.integers(0, 30, 80)
+    h_user = rng.integers(0, 9, 80)
+    perm = rng.permutation(n)
+    names = np.array([f"item-{i}" for i in range(30)], dtype=object)
+    users = np.array([f"u{i}" for i in range(15)], dtype=object)
+
+    def all_metrics(u, i, s, hi, hu):
+        kw = dict(query_id=u, k=3)
+        return [
+            novelty_score(i, s, history_item_id=hi, history_query_id=hu,
+                          popularity="users", **kw),
+            popularity_score(i, s, history_item_id=hi, **kw),
+            # a count: a share cuts items of equal counts by id, which relabelling moves
+            tail_share_score(i, s, history_item_id=hi, tail=2, **kw),
+            catalog_coverage_score(i, s, history_item_id=hi, **kw),
+            distributional_coverage_score(i, s, **kw),
+            gini_score(i, s, n_items=40, weight="geometric", **kw),
+        ]
+
+    base = all_metrics(user, item, score, h_item, h_user)
+    moved = all_metrics(users[user][perm], names[item][perm], score[perm] * 3 + 1,
+                        names[h_item], h_user)
+    assert moved == pytest.approx(base, rel=1e-12)
