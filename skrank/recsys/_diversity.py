@@ -1,8 +1,10 @@
 """Intra-list diversity: the mean distance between the items of each user's list.
 
-The kernel never enumerates pairs: the items are vectors whose inner
-products are their similarities (``_item_vectors.py``), so the sum over
-the pairs of a list is ``(||sum v||^2 - sum ||v||^2) / 2``. Ties at the
+With feature similarities the kernel never enumerates pairs: the items are
+vectors whose inner products are their similarities (``_item_vectors.py``),
+so the sum over the pairs of a list is ``(||sum v||^2 - sum ||v||^2) / 2``.
+Co-occurrence enumerates each list's pairs and looks them up
+(``_cooccurrence.py``). Ties at the
 cutoff are exact: a list is its sure rows (inclusion 1) and at most one
 tie block straddling the cutoff, ``m`` of whose ``B`` rows are in; a pair
 of a sure row and a tied row is in with probability ``m/B``, a pair of
@@ -16,14 +18,9 @@ import numpy as np
 from .._core._factorize import factorize
 from .._core._params import AGGREGATE, COUNT, choice
 from ._history import finish
-from ._item_vectors import (
-    check_item_features,
-    cooccurrence_vectors,
-    feature_vectors,
-    row_dots,
-    set_sums,
-)
-from ._lists import code_items, top_k_inclusion
+from ._cooccurrence import Cooccurrence, cooccurrence_table, pairs_within
+from ._item_vectors import check_item_features, feature_vectors, row_dots, set_sums
+from ._lists import code_items, pair_inclusion, top_k_inclusion
 from ._presets import validate_with_recsys_preset
 
 METRICS = ("cosine", "hamming", "hamming_count")
@@ -34,11 +31,13 @@ OUTPUTS = ("diversity", "similarity")
 
 def item_vectors(item_id, topk, *, item_features, metric, similarity,
                  history_item_id=None, history_query_id=None, extra_items=()):
-    """Code the items; return ``(vectors, item_code, extra_codes)``.
+    """Code the items; return ``(similarity, item_code, extra_codes)``.
 
-    ``extra_items`` are further item arrays coded on the same codes (the
-    history, for serendipity). Raises a ValueError naming the argument for
-    a recommended item without features, or a missing history.
+    ``similarity`` is :class:`~._item_vectors.ItemVectors` (features) or
+    :class:`~._cooccurrence.Cooccurrence`. ``extra_items`` are further item
+    arrays coded on the same codes (the history, for serendipity). Raises a
+    ValueError naming the argument for a recommended item without features,
+    or a missing history.
     """
     if similarity == "cooccurrence":
         if history_item_id is None or history_query_id is None:
@@ -57,8 +56,8 @@ def item_vectors(item_id, topk, *, item_features, metric, similarity,
             names=("history_item_id",) + ("history_item_id",) * len(extra_items))
         _, users = np.unique(_id_keys(history_query_id, "history_query_id"),
                              return_inverse=True)
-        vectors = cooccurrence_vectors(others[0], users.reshape(-1), len(labels))
-        return vectors, item_code, others[1:]
+        table = cooccurrence_table(others[0], users.reshape(-1), len(labels))
+        return table, item_code, others[1:]
     if item_features is None:
         raise ValueError(
             "`item_features` is required with similarity='features': a DataFrame "
@@ -105,6 +104,13 @@ def _id_keys(ids, name):
 
 def expected_pair_similarity(topk, item_code, vectors):
     """Per user: the expected sum of ``<v_i, v_j>`` over the pairs of its list."""
+    if isinstance(vectors, Cooccurrence):
+        listed = np.flatnonzero(topk.inclusion > 0)
+        first, second = pairs_within(topk.query_code[listed], listed)
+        weight = pair_inclusion(topk, first, second)
+        similarity = vectors.similarity(item_code[first], item_code[second])
+        return np.bincount(topk.query_code[first], weight * similarity,
+                           minlength=topk.n_queries)
     n_queries = topk.n_queries
     q = topk.query_code
     inclusion = topk.inclusion
@@ -154,8 +160,12 @@ def intra_list_diversity_score(
     with ``d`` a distance between items: ``1 - cosine`` of their features,
     the Hamming distance of their features, or ``1 - `` their co-occurrence
     similarity in the history. ``output="similarity"`` reports the mean
-    similarity instead (intra-list *similarity*, ILS). The computation is
-    O(k d) per list (``d`` features): no item x item table is built.
+    similarity instead (intra-list *similarity*, ILS). No item x item table
+    of the catalog is built: feature similarities cost O(k d) per list
+    (``d`` features, through sums of item vectors); co-occurrence looks each
+    of a list's pairs up in a sparse table of the pairs that co-occur in
+    the history (built in the sum over history users of their items
+    squared).
 
     Parameters
     ----------
@@ -208,7 +218,9 @@ def intra_list_diversity_score(
     -----
     Ties at the cutoff: the value is the expectation over every order of
     the tied rows (each pair of rows weighted by the probability that both
-    are in the top k). Each (user, item) pair must appear once.
+    are in the top k). With co-occurrence every pair of rows that may be in
+    the list is looked up, O((k + B)²) for a tie block of ``B`` rows at the
+    cutoff. Each (user, item) pair must appear once.
 
     Examples
     --------
@@ -230,7 +242,8 @@ def intra_list_diversity_score(
     pairs = length * (length - 1) / 2
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_similarity = expected_pair_similarity(topk, item_code, vectors) / pairs
-    values = vectors.base - mean_similarity if output == "diversity" else mean_similarity
+    base = getattr(vectors, "base", 1.0)
+    values = base - mean_similarity if output == "diversity" else mean_similarity
     values[length < 2] = {"skip": np.nan, "zero": 0.0, "one": 1.0}[single]
     return finish(topk, values, aggregate, what="intra_list_diversity_score")
 

@@ -23,11 +23,13 @@ from ._names import RECSYS_METRICS, parse_recsys_name
 from ._presets import RECSYS_PRESETS
 
 #: the data arguments, passed to each metric that takes them
-DATA = ("history_item_id", "history_query_id", "catalog", "n_items")
+DATA = ("history_item_id", "history_query_id", "catalog", "n_items", "item_features",
+        "relevant")
 #: the order in which the path changes options: the cutoff, then what is
 #: counted (popularity basis, cold items), then how it is averaged and logged
-PATH_ORDER = ("k", "popularity", "unseen", "tail", "average", "divide_by", "normalize",
-              "outside", "padding_item", "weight", "patience", "base", "per_item")
+PATH_ORDER = ("k", "formula", "similarity", "metric", "popularity", "unseen", "tail",
+              "average", "divide_by", "normalize", "outside", "padding_item", "weight",
+              "patience", "base", "per_item", "relevant_dtype", "single", "output")
 
 
 def evaluate_lists(item_id, y_score, *, query_id, metrics=("novelty@10", "coverage@10"),
@@ -138,7 +140,7 @@ def _check_side(name, value):
 def explain_list_difference(item_id, y_score, *, query_id, metric="novelty@10",
                             a="recommenders", b="rectools", history_item_id=None,
                             history_query_id=None, catalog=None, n_items=None,
-                            n_queries=5):
+                            item_features=None, relevant=None, n_queries=5):
     """Why a recommendation-list metric differs between two libraries, one option at a time.
 
     The list counterpart of :func:`skrank.explain_difference`: starting from
@@ -159,6 +161,8 @@ def explain_list_difference(item_id, y_score, *, query_id, metric="novelty@10",
         function's defaults).
     history_item_id, history_query_id, catalog, n_items : default=None
         The data of the metric's function, passed when it takes them.
+    item_features, relevant : default=None
+        The same, for intra-list diversity and serendipity.
     n_queries : int, default=5
         How many of the users whose values move most to report.
 
@@ -188,7 +192,8 @@ def explain_list_difference(item_id, y_score, *, query_id, metric="novelty@10",
     target = _full(func, _side(b, stem))
     takes = inspect.signature(func).parameters
     given = dict(history_item_id=history_item_id, history_query_id=history_query_id,
-                 catalog=catalog, n_items=n_items)
+                 catalog=catalog, n_items=n_items, item_features=item_features,
+                 relevant=relevant)
     data = {key: value for key, value in given.items() if key in takes and value is not None}
     changed = [name for name in PATH_ORDER if current.get(name) != target.get(name)]
     start_options = dict(current)

@@ -10,11 +10,9 @@ two item vectors, and every distance is ``base - <v_i, v_j>``:
   features on which the items agree and ``base = 1`` (scipy's Hamming: the
   share of features that differ); ``"hamming_count"`` keeps the count
   (``base = F``, RecTools' ``PairwiseHammingDistanceCalculator``);
-* ``similarity="cooccurrence"``: ``v_i = h_i / sqrt(n_i)`` with ``h_i`` the
-  item's interaction counts per history user and ``n_i`` its interactions,
-  so ``<v_i, v_j>`` is the number of (user) co-occurrences over
-  ``sqrt(n_i n_j)`` (Microsoft recommenders' ``item_cooccurrence_count``);
-  an item the history never saw has the zero vector (similarity 0).
+(Co-occurrence in the history is an inner product too, of the items'
+user vectors, but those are long for popular items: ``_cooccurrence.py``
+looks its pairs up instead.)
 
 The sum of the similarities over the pairs of a set is then
 ``(||sum v||^2 - sum ||v||^2) / 2``: O(k d) per list, no item x item table.
@@ -122,20 +120,6 @@ def feature_vectors(values, feature_code, n_codes, metric):
     vectors = sp.csr_matrix((np.full(len(cols), scale), (rows, cols)), shape=(n_codes, offset))
     base = float(n_features) if metric == "hamming_count" else 1.0
     return ItemVectors(vectors, base, known), np.zeros(n_codes, dtype=bool)
-
-
-def cooccurrence_vectors(history_code, history_user, n_codes):
-    """:class:`ItemVectors` of co-occurrence in the history (every item is known)."""
-    n_users = int(history_user.max()) + 1 if len(history_user) else 0
-    counts = sp.csr_matrix(
-        (np.ones(len(history_code)), (history_code, history_user)), shape=(n_codes, n_users)
-    )
-    interactions = np.bincount(history_code, minlength=n_codes).astype(np.float64)
-    scale = np.zeros(n_codes)
-    seen = interactions > 0
-    scale[seen] = 1.0 / np.sqrt(interactions[seen])
-    vectors = sp.diags(scale) @ counts
-    return ItemVectors(sp.csr_matrix(vectors), 1.0, np.ones(n_codes, dtype=bool))
 
 
 def set_sums(vectors, group, item, weight, n_groups):

@@ -16,6 +16,7 @@ import numpy as np
 
 from .._core._params import AGGREGATE, COUNT, choice
 from .._core._validation import check_same_length
+from ._cooccurrence import Cooccurrence
 from ._diversity import METRICS, SIMILARITIES, item_vectors
 from ._history import finish
 from ._item_vectors import row_dots, set_sums
@@ -190,17 +191,35 @@ def serendipity_score(
     history_list = to_list[history_user]
     keep = history_list >= 0
     n_queries = topk.n_queries
-    sums = set_sums(vectors, history_list[keep], history_code[keep],
-                    np.ones(int(keep.sum())), n_queries)
     n_history = np.bincount(history_list[keep], minlength=n_queries).astype(np.float64)
     rows = np.flatnonzero(topk.inclusion > 0)
     q = topk.query_code[rows]
-    own = vectors.vectors[item_code[rows]]
-    mean_similarity = row_dots(own, sums[q]) / vectors.base / np.maximum(n_history[q], 1)
+    if isinstance(vectors, Cooccurrence):
+        total = _history_similarity(vectors, item_code[rows], q, history_list[keep],
+                                    history_code[keep])
+    else:
+        sums = set_sums(vectors, history_list[keep], history_code[keep],
+                        np.ones(int(keep.sum())), n_queries)
+        own = vectors.vectors[item_code[rows]]
+        total = row_dots(own, sums[q]) / vectors.base
+    mean_similarity = total / np.maximum(n_history[q], 1)
     value = topk.inclusion[rows] * (1 - mean_similarity) * rel[rows]
     per_user = np.bincount(q, value, minlength=n_queries) / topk.list_length
     per_user[n_history == 0] = np.nan
     return finish(topk, per_user, aggregate, what="serendipity_score")
+
+
+def _history_similarity(table, item, user, history_user, history_item):
+    """Per row: the sum of ``sim(item, h)`` over the rows ``h`` of its user's history."""
+    order = np.argsort(history_user, kind="stable")
+    history_item = history_item[order]
+    size = np.bincount(history_user, minlength=int(user.max(initial=-1)) + 1)
+    start = np.cumsum(size) - size
+    count = size[user]
+    row = np.repeat(np.arange(len(item)), count)
+    offset = np.arange(len(row)) - np.repeat(np.cumsum(count) - count, count)
+    other = history_item[np.repeat(start[user], count) + offset]
+    return np.bincount(row, table.similarity(item[row], other), minlength=len(item))
 
 
 def _lab41(item_id, topk, rel, history_item_id, catalog, k, aggregate):

@@ -418,3 +418,27 @@ def test_recommenders_under_pandas3_leaves_unseen_pairs_out(world):
         r["item"], r["score"], query_id=r["user"], k=10, similarity="cooccurrence",
         history_item_id=hist_item, history_query_id=hist_user, compat="recommenders")
     assert skrank_value == pytest.approx(0.837571259943414, abs=1e-9)  # the intended number
+
+
+def test_explain_list_difference_walks_ild_and_serendipity(world):
+    from skrank.recsys import evaluate_lists, explain_list_difference
+
+    features, hist_user, hist_item, r = world
+    rows = (r["item"], r["score"])
+    result = explain_list_difference(*rows, query_id=r["user"], metric="ild@10",
+                                     a="recommenders", b="rectools", item_features=features)
+    assert [step["option"] for step in result.steps] == ["metric", "single"]
+    assert result.value_a == pytest.approx(RECOMMENDERS["ild_features@10"], abs=1e-9)
+    assert result.value_b == pytest.approx(RECTOOLS["ild_hamming@10"], abs=1e-9)
+    result = explain_list_difference(
+        *rows, query_id=r["user"], metric="serendipity@10", a="recommenders", b="rectools",
+        item_features=features, relevant=r["relevant"], history_item_id=hist_item,
+        history_query_id=hist_user, catalog=np.arange(N_ITEMS))
+    assert result.steps[0]["option"] == "formula"
+    assert result.value_a == pytest.approx(RECOMMENDERS["serendipity_features@10"], abs=1e-9)
+    assert result.value_b == pytest.approx(RECTOOLS["serendipity@10"], abs=1e-9)
+    # evaluate_lists hands each metric the data it takes
+    got = evaluate_lists(*rows, query_id=r["user"], metrics=["ild@10", "novelty@10"],
+                         item_features=features, history_item_id=hist_item,
+                         history_query_id=hist_user, compat="rectools")
+    assert got["ild@10"] == pytest.approx(RECTOOLS["ild_hamming@10"], abs=1e-9)
