@@ -140,3 +140,22 @@ def test_sums_are_the_plainly_written_draws(sizes):
                                       np.random.default_rng(6)).counts():
             got[first:first + chunk.shape[0]] = chunk
         np.testing.assert_array_equal(got, np.array(counts)[:, 0])
+
+
+@pytest.mark.parametrize("cores", [1, 2])
+def test_threaded_and_single_thread_counting_make_the_plainly_written_sums(cores, monkeypatch):
+    # 7 x 5000 queries x 40 resamples: enough draws for threads where there
+    # are two cores (np.bincount counts there, np.add.at on one thread)
+    from skrank._core import _resample
+
+    monkeypatch.setattr(_resample, "available_cores", lambda: cores)
+    sizes, n_resamples = [5000] * 7, 40
+    resampler = Resampler(sizes, n_resamples, np.random.default_rng(8))
+    assert resampler.threaded() == (cores > 1)
+    columns = np.random.default_rng(9).random((sum(sizes), 2))
+    sums = resampler.sums(columns)
+    picks = _plain_draws(sizes, n_resamples, np.random.default_rng(8))
+    start = np.cumsum(sizes) - sizes
+    expected = np.array([[columns[start[s] + picks[b][s]].sum(axis=0)
+                          for s in range(len(sizes))] for b in range(n_resamples)])
+    np.testing.assert_allclose(sums, expected, rtol=1e-12)
