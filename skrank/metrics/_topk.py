@@ -1,0 +1,244 @@
+"""evaluate()'s top-k path: DCG@k and nDCG@k from each query's best k rows.
+
+A cutoff metric reads a query's first k positions only. Under
+``ties="average"`` a position holds the mean gain of its tie block, so DCG@k
+needs, per query, the k best rows in order, their tie blocks, and the tie
+block cut by the cutoff in full (its rows below position k count in its
+mean gain). The ideal DCG@k needs the k largest grades: for whole grades a
+count per query and grade (:func:`_ideal_dcg_per_query`), no sort.
+
+Nothing else of the full layout (:func:`rank_queries`: ranks, tie blocks
+and the tie blocks' canonical order over every row) is built: the rows are
+ordered by one packed sort (:func:`packed_order`) on dense query codes,
+and the window of the first k positions of every query is a small matrix.
+The values equal the full layout's to rounding (tests compare the two and
+an enumeration of tie orders); whole grades give the same gain sums in
+any order.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .._core._factorize import factorize
+from .._core._layout import segment_ids
+from .._core._sort import packed_order
+from .._core._validation import (
+    check_relevance,
+    check_same_length,
+    check_score,
+    warn_if_label_scores,
+)
+from ._gain import _check_gain_range, _cumulative_discount, _gain, _ideal_dcg_per_query
+
+#: the metric stems this path computes
+STEMS = ("ndcg", "dcg")
+
+
+class TopQueries(NamedTuple):
+    """What :func:`~skrank._core._aggregate.aggregate_queries` reads of a layout."""
+
+    query_ids: np.ndarray
+    n_relevant: np.ndarray
+    query_weight: np.ndarray
+
+
+class _Rows(NamedTuple):
+    """Rows grouped by query, for :func:`_ideal_dcg_per_query` and the gain check."""
+
+    relevance: np.ndarray  # grouped by query
+    query: np.ndarray  # each row's query (0..n_queries-1)
+    query_start: np.ndarray
+    query_size: np.ndarray
+    n_queries: int
+
+    @property
+    def n_rows(self):
+        return self.relevance.shape[0]
+
+    @property
+    def rank(self):  # the ideal DCG of fractional grades ranks by relevance
+        return np.arange(1, self.n_rows + 1) - np.repeat(self.query_start, self.query_size)
+
+
+def applies(requests, query_id, sample_weight, y_true):
+    """Whether every request is DCG/nDCG at a cutoff on the plain layout."""
+    if query_id is None or sample_weight is not None or np.ndim(y_true) != 1:
+        return False
+    return all(
+        r.spec.stem in STEMS and r.k is not None and not r.function_options
+        and r.ties == "average" and r.peer is None and r.score_dtype is None
+        and r.retrieved == "all"
+        for r in requests
+    )
+
+
+def _grouped_runs(keys):
+    """``(starts, by_key)`` when every query's rows are one run, else None.
+
+    ``starts``: each run's first row; ``by_key``: the runs in ascending key
+    order (the order of the full layout's queries).
+    """
+    n_rows = keys.shape[0]
+    starts = np.flatnonzero(keys[1:] != keys[:-1]) + 1
+    if (starts.shape[0] + 1) * 2 > n_rows:  # mostly single rows: not worth it
+        return None
+    starts = np.r_[0, starts]
+    run_keys = keys[starts]
+    by_key = np.argsort(run_keys, kind="stable")
+    ordered = run_keys[by_key]
+    if (ordered[1:] == ordered[:-1]).any():  # a query in two runs
+        return None
+    return starts, by_key
+
+
+def top_layout(y_true, y_score, query_id, binary=False):
+    """Validate as :func:`rank_queries` does; the sorted rows, or None to fall back.
+
+    Returns ``(rows, order, score, query_start, by_key, query_ids)``: ``order``
+    the rows by (query, descending score), ``rows`` grouped by query (for
+    the ideal DCG), ``by_key`` the queries' order by id, or None for input
+    the full layout handles (scores other than float64, ``-inf`` scores,
+    keys that do not pack).
+    """
+    relevance = check_relevance(y_true, binary=binary)
+    score = check_score("y_score", y_score)
+    if relevance.shape != score.shape:
+        return None  # rank_queries words the error
+    if score.dtype != np.float64 or relevance.ndim != 1 or score.shape[0] < 2:
+        return None
+    n_rows = score.shape[0]
+    keys, labels = factorize(query_id, n_rows)
+    check_same_length(y_true=relevance, query_id=keys)
+    if keys.dtype.kind not in "iu" or np.isneginf(score).any():
+        return None
+    runs = _grouped_runs(keys)
+    if runs is None:
+        found = packed_order(score, keys)
+        if found is None:
+            return None
+        order, sorted_keys = found
+        new_query = np.empty(n_rows, dtype=bool)
+        new_query[0] = True
+        np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=new_query[1:])
+        query_start = np.flatnonzero(new_query)
+        first_keys = sorted_keys[query_start]
+        grouped = relevance[order]
+        by_key = None
+    else:
+        query_start, by_key = runs
+        found = packed_order(score, segment_ids(query_start, n_rows))
+        if found is None:
+            return None
+        order = found[0]
+        first_keys = keys[query_start][by_key]
+        grouped = relevance
+    n_queries = query_start.shape[0]
+    query_ids = first_keys if labels is None else labels[first_keys]
+    warn_if_label_scores(score, relevance, n_queries)
+    sizes = np.diff(query_start, append=n_rows)
+    rows = _Rows(grouped, segment_ids(query_start, n_rows), query_start, sizes, n_queries)
+    return rows, order, score, relevance, query_start, by_key, query_ids
+
+
+def window_dcg(order, score, relevance, query_start, sizes, k, gain, discount):
+    """Expected DCG@k per query (tie orders averaged), from the first k positions.
+
+    ``order`` lists the rows by (query, descending score), the queries
+    starting at ``query_start``. Every position of a tie block holds the
+    block's mean gain; the block cut by the cutoff is followed past it.
+    """
+    n_queries = query_start.shape[0]
+    width = int(min(k, sizes.max()))
+    cols = np.arange(width)
+    valid = cols < sizes[:, None]
+    position = query_start[:, None] + np.minimum(cols, sizes[:, None] - 1)
+    rows = order[position]
+    value = np.where(valid, score[rows], -np.inf)
+    gains = np.where(valid, _gain(relevance[rows], gain), 0.0)
+    # tie blocks inside the window: first and last column of each entry's block
+    new = np.ones((n_queries, width), dtype=bool)
+    np.not_equal(value[:, 1:], value[:, :-1], out=new[:, 1:])
+    new[:, 1:] |= ~valid[:, 1:]
+    first = np.maximum.accumulate(np.where(new, cols, 0), axis=1)
+    ends = np.ones((n_queries, width), dtype=bool)
+    ends[:, :-1] = new[:, 1:]
+    last = np.minimum.accumulate(np.where(ends, cols, width - 1)[:, ::-1], axis=1)[:, ::-1]
+    running = np.cumsum(gains, axis=1)
+    block_gain = np.take_along_axis(running, last, axis=1)
+    before = np.take_along_axis(running, np.maximum(first - 1, 0), axis=1)
+    block_gain -= np.where(first > 0, before, 0.0)
+    block_size = (last - first + 1).astype(np.float64)
+    # the block at the cutoff may go on below it: its rows there, gains summed
+    extra_rows, extra_gain = _past_window(
+        order, score, relevance, query_start, sizes, value[:, -1], width, gain
+    )
+    cut = (last == width - 1) & valid
+    block_size += np.where(cut, extra_rows[:, None], 0)
+    block_gain += np.where(cut, extra_gain[:, None], 0.0)
+    weight = np.diff(_cumulative_discount(width, discount))  # each column's discount
+    return (block_gain / block_size * valid) @ weight
+
+
+def _past_window(order, score, relevance, query_start, sizes, edge, width, gain):
+    """Rows, and their gain sum, of each query's tie block at the cutoff below it."""
+    n_queries = query_start.shape[0]
+    count = np.zeros(n_queries, dtype=np.intp)
+    total = np.zeros(n_queries)
+    longer = np.flatnonzero(sizes > width)
+    if not longer.shape[0]:
+        return count, total
+    start = query_start[longer]
+    go_on = score[order[start + width]] == edge[longer]
+    longer, start = longer[go_on], start[go_on]
+    if not longer.shape[0]:
+        return count, total
+    # bisection over the positions past the window, every such query at once:
+    # the block ends at the first position scored below its value
+    value = edge[longer]
+    low = np.full(longer.shape[0], width + 1)
+    high = sizes[longer].copy()
+    while True:
+        open_ = low < high
+        if not open_.any():
+            break
+        middle = (low + high) // 2
+        same = score[order[start + np.minimum(middle, high - 1)]] == value
+        low = np.where(open_ & same, middle + 1, low)
+        high = np.where(open_ & ~same, middle, high)
+    n_past = low - width
+    count[longer] = n_past
+    owner = np.repeat(np.arange(longer.shape[0]), n_past)
+    offset = np.arange(owner.shape[0]) - np.repeat(np.cumsum(n_past) - n_past, n_past)
+    past_rows = order[start[owner] + width + offset]
+    total[longer] = np.bincount(owner, weights=_gain(relevance[past_rows], gain),
+                                minlength=longer.shape[0])
+    return count, total
+
+
+def top_k_scores(y_true, y_score, requests, query_id, binary=False):
+    """Key -> (values, undefined, weights, policy, layout) of each request, or None.
+
+    None: the input is one the full layout handles (see :func:`top_layout`).
+    """
+    found = top_layout(y_true, y_score, query_id, binary=binary)
+    if found is None:
+        return None
+    rows, order, score, relevance, query_start, by_key, query_ids = found
+    n_relevant = np.add.reduceat((rows.relevance > 0).astype(np.float64), query_start)
+    layout = TopQueries(query_ids, n_relevant, np.ones(rows.n_queries))
+    out = {}
+    for request in requests:
+        options = {**request.spec.defaults, **request.kernel_options}
+        gain, discount = options["gain"], options["discount"]
+        _check_gain_range(rows, gain)
+        values = window_dcg(order, score, relevance, query_start, rows.query_size,
+                            request.k, gain, discount)
+        if request.spec.stem == "ndcg":
+            with np.errstate(invalid="ignore", divide="ignore"):
+                values = values / _ideal_dcg_per_query(rows, k=request.k, gain=gain,
+                                                       discount=discount)
+        out[request.key] = values if by_key is None else values[by_key]
+    if by_key is not None:
+        layout = TopQueries(query_ids, n_relevant[by_key], layout.query_weight)
+    return out, layout
