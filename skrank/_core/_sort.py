@@ -172,8 +172,10 @@ def _sorted_packed(score, keys, offset, key_bits, row_bits):
     """
     n_rows = keys.shape[0]
     packed = _descending_bits(score)
-    if key_bits or row_bits:
-        packed >>= np.uint64(key_bits + row_bits)
+    cut = key_bits + row_bits
+    exact = cut == 0 or not _cuts_bits(packed, cut)
+    if cut:
+        packed >>= np.uint64(cut)
     if row_bits:
         packed <<= np.uint64(row_bits)
         packed |= np.arange(n_rows, dtype=np.uint64)
@@ -191,7 +193,7 @@ def _sorted_packed(score, keys, offset, key_bits, row_bits):
     else:
         order = np.argsort(packed)
         packed = packed[order]
-    if key_bits or row_bits:  # the score was cut: equal values may hide unequal scores
+    if not exact:  # the score was cut: equal values may hide unequal scores
         same = np.flatnonzero(packed[1:] == packed[:-1])
         if same.shape[0]:
             differ = score[order[same]] != score[order[same + 1]]
@@ -206,6 +208,19 @@ def _sorted_packed(score, keys, offset, key_bits, row_bits):
                 fixed = rows[np.lexsort((-score[order[rows]], run[rows]))]
                 order[rows] = order[fixed]
     return order, packed
+
+
+def _cuts_bits(image, cut):
+    """Whether shifting out the low ``cut`` bits of ``image`` loses a set bit.
+
+    When it does not (scores of few mantissa bits, such as multiples of
+    0.25), equal packed values are equal scores: no collision to look for.
+    The first rows usually answer at once for real-valued scores.
+    """
+    mask = np.uint64((1 << cut) - 1)
+    if (image[:256] & mask).any():
+        return True
+    return bool((image & mask).any())
 
 
 def sort_runs(order, same, key):

@@ -147,37 +147,46 @@ def window_dcg(order, score, relevance, query_start, sizes, k, gain, discount):
     ``order`` lists the rows by (query, descending score), the queries
     starting at ``query_start``. Every position of a tie block holds the
     block's mean gain; the block cut by the cutoff is followed past it.
+    The window (each query's first k positions) is one flat array: tie
+    blocks are its runs of equal scores inside a query.
     """
     n_queries = query_start.shape[0]
     width = int(min(k, sizes.max()))
-    cols = np.arange(width)
-    valid = cols < sizes[:, None]
-    position = query_start[:, None] + np.minimum(cols, sizes[:, None] - 1)
-    rows = order[position]
-    value = np.where(valid, score[rows], -np.inf)
-    gains = np.where(valid, _gain(relevance[rows], gain), 0.0)
-    # tie blocks inside the window: first and last column of each entry's block
-    new = np.ones((n_queries, width), dtype=bool)
-    np.not_equal(value[:, 1:], value[:, :-1], out=new[:, 1:])
-    new[:, 1:] |= ~valid[:, 1:]
-    first = np.maximum.accumulate(np.where(new, cols, 0), axis=1)
-    ends = np.ones((n_queries, width), dtype=bool)
-    ends[:, :-1] = new[:, 1:]
-    last = np.minimum.accumulate(np.where(ends, cols, width - 1)[:, ::-1], axis=1)[:, ::-1]
-    running = np.cumsum(gains, axis=1)
-    block_gain = np.take_along_axis(running, last, axis=1)
-    before = np.take_along_axis(running, np.maximum(first - 1, 0), axis=1)
-    block_gain -= np.where(first > 0, before, 0.0)
-    block_size = (last - first + 1).astype(np.float64)
-    # the block at the cutoff may go on below it: its rows there, gains summed
-    extra_rows, extra_gain = _past_window(
-        order, score, relevance, query_start, sizes, value[:, -1], width, gain
-    )
-    cut = (last == width - 1) & valid
-    block_size += np.where(cut, extra_rows[:, None], 0)
-    block_gain += np.where(cut, extra_gain[:, None], 0.0)
-    weight = np.diff(_cumulative_discount(width, discount))  # each column's discount
-    return (block_gain / block_size * valid) @ weight
+    cumulative = _cumulative_discount(width, discount)
+    if width == sizes.max():  # every query fits the window: all positions
+        rows, start, size = order, query_start, sizes
+    else:
+        size = np.minimum(sizes, width)
+        start = np.cumsum(size) - size
+        rows = order[np.repeat(query_start - start, size) + np.arange(int(size.sum()))]
+    n_window = rows.shape[0]
+    value = score[rows]
+    gains = _gain(relevance[rows], gain)
+    new = np.empty(n_window, dtype=bool)
+    new[0] = True
+    np.not_equal(value[1:], value[:-1], out=new[1:])
+    new[start] = True
+    edge = value[start + size - 1]  # each query's score at the cutoff
+    extra_rows, extra_gain = _past_window(order, score, relevance, query_start, sizes,
+                                          edge, width, gain)
+    block_start = np.flatnonzero(new)
+    if block_start.shape[0] == n_window and not extra_rows.any():  # no tie
+        column = np.arange(n_window) - np.repeat(start, size)
+        return np.add.reduceat(gains * np.diff(cumulative)[column], start)
+    block_gain = np.add.reduceat(gains, block_start)
+    block_size = np.diff(block_start, append=n_window)
+    # each query's first block, and the first column of every block
+    opens = np.zeros(n_window, dtype=bool)
+    opens[start] = True
+    first_block = np.flatnonzero(opens[block_start])
+    blocks = np.diff(first_block, append=block_start.shape[0])
+    first = block_start - np.repeat(start, blocks)
+    spread = cumulative[first + block_size] - cumulative[first]  # its positions' discounts
+    # each query's last block in the window: the one the cutoff may cut
+    cut = first_block + blocks - 1
+    block_gain[cut] += extra_gain
+    block_size[cut] += extra_rows
+    return np.add.reduceat(block_gain / block_size * spread, first_block)
 
 
 def _past_window(order, score, relevance, query_start, sizes, edge, width, gain):
