@@ -113,7 +113,7 @@ def _in_order(score, keys):
     return not rising.any()
 
 
-def packed_order(score, keys, max_key_bits=40):
+def packed_order(score, keys, max_key_bits=40, sorted_keys=True):
     """Rows by (key ascending, score descending) with one sort of packed uint64.
 
     The key's offset fills the high bits of a uint64 and the top bits of the
@@ -131,7 +131,8 @@ def packed_order(score, keys, max_key_bits=40):
     ``ties="average"`` does not need. Rows in that order already (a ranked
     run) are left as they are, with nothing packed. Returns ``(order, sorted_keys)``, or
     None when the keys can't be packed (float keys, a span over
-    ``max_key_bits`` bits, or crowded scores).
+    ``max_key_bits`` bits, or crowded scores); ``sorted_keys=False``: ``(order,
+    None)``, for a caller that knows where each key's rows are.
     """
     if keys.dtype.kind not in "iu" or keys.shape[0] < 2:
         return None
@@ -154,6 +155,8 @@ def packed_order(score, keys, max_key_bits=40):
     if found is None:
         return None
     order, packed = found
+    if not sorted_keys:
+        return order, None
     if key_bits:
         packed >>= np.uint64(64 - key_bits)
     else:

@@ -85,7 +85,7 @@ def _grouped_runs(keys):
         return None
     starts = np.r_[0, starts]
     run_keys = keys[starts]
-    by_key = np.argsort(run_keys, kind="stable")
+    by_key = np.argsort(run_keys)  # distinct when grouped: any sort will do
     ordered = run_keys[by_key]
     if (ordered[1:] == ordered[:-1]).any():  # a query in two runs
         return None
@@ -125,9 +125,11 @@ def top_layout(y_true, y_score, query_id, binary=False):
         first_keys = sorted_keys[query_start]
         grouped = relevance[order]
         by_key = None
+        query = segment_ids(query_start, n_rows)
     else:
         query_start, by_key = runs
-        found = packed_order(score, segment_ids(query_start, n_rows))
+        query = segment_ids(query_start, n_rows)
+        found = packed_order(score, query, sorted_keys=False)
         if found is None:
             return None
         order = found[0]
@@ -137,7 +139,7 @@ def top_layout(y_true, y_score, query_id, binary=False):
     query_ids = first_keys if labels is None else labels[first_keys]
     warn_if_label_scores(score, relevance, n_queries)
     sizes = np.diff(query_start, append=n_rows)
-    rows = _Rows(grouped, segment_ids(query_start, n_rows), query_start, sizes, n_queries)
+    rows = _Rows(grouped, query, query_start, sizes, n_queries)
     return rows, order, score, relevance, query_start, by_key, query_ids
 
 
