@@ -95,9 +95,10 @@ def _grouped_runs(keys):
 def top_layout(y_true, y_score, query_id, binary=False):
     """Validate as :func:`rank_queries` does; the sorted rows, or None to fall back.
 
-    Returns ``(rows, order, score, query_start, by_key, query_ids)``: ``order``
-    the rows by (query, descending score), ``rows`` grouped by query (for
-    the ideal DCG), ``by_key`` the queries' order by id, or None for input
+    Returns ``(rows, score, relevance, query_start, by_key, query_ids)``:
+    ``score`` and ``relevance`` in ranked order (by query, descending
+    score), ``rows`` grouped by query (for the ideal DCG), ``by_key`` the
+    queries' order by id (None: by id already), or None for input
     the full layout handles (scores other than float64, ``-inf`` scores,
     keys that do not pack).
     """
@@ -123,7 +124,7 @@ def top_layout(y_true, y_score, query_id, binary=False):
         np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=new_query[1:])
         query_start = np.flatnonzero(new_query)
         first_keys = sorted_keys[query_start]
-        grouped = relevance[order]
+        grouped = ranked_relevance = relevance[order]
         by_key = None
         query = segment_ids(query_start, n_rows)
     else:
@@ -134,42 +135,41 @@ def top_layout(y_true, y_score, query_id, binary=False):
             return None
         order = found[0]
         first_keys = keys[query_start][by_key]
-        grouped = relevance
+        grouped, ranked_relevance = relevance, relevance[order]
     n_queries = query_start.shape[0]
     query_ids = first_keys if labels is None else labels[first_keys]
     warn_if_label_scores(score, relevance, n_queries)
     sizes = np.diff(query_start, append=n_rows)
     rows = _Rows(grouped, query, query_start, sizes, n_queries)
-    return rows, order, score, relevance, query_start, by_key, query_ids
+    return rows, score[order], ranked_relevance, query_start, by_key, query_ids
 
 
-def window_dcg(order, score, relevance, query_start, sizes, k, gain, discount):
+def window_dcg(score, relevance, query_start, sizes, k, gain, discount):
     """Expected DCG@k per query (tie orders averaged), from the first k positions.
 
-    ``order`` lists the rows by (query, descending score), the queries
-    starting at ``query_start``. Every position of a tie block holds the
+    ``score`` and ``relevance`` are in ranked order: by query, then by
+    descending score, the queries starting at ``query_start``. Every position of a tie block holds the
     block's mean gain; the block cut by the cutoff is followed past it.
     The window (each query's first k positions) is one flat array: tie
     blocks are its runs of equal scores inside a query.
     """
-    n_queries = query_start.shape[0]
     width = int(min(k, sizes.max()))
     cumulative = _cumulative_discount(width, discount)
     if width == sizes.max():  # every query fits the window: all positions
-        rows, start, size = order, query_start, sizes
+        start, size = query_start, sizes
+        value, gains = score, _gain(relevance, gain)
     else:
         size = np.minimum(sizes, width)
         start = np.cumsum(size) - size
-        rows = order[np.repeat(query_start - start, size) + np.arange(int(size.sum()))]
-    n_window = rows.shape[0]
-    value = score[rows]
-    gains = _gain(relevance[rows], gain)
+        rows = np.repeat(query_start - start, size) + np.arange(int(size.sum()))
+        value, gains = score[rows], _gain(relevance[rows], gain)
+    n_window = value.shape[0]
     new = np.empty(n_window, dtype=bool)
     new[0] = True
     np.not_equal(value[1:], value[:-1], out=new[1:])
     new[start] = True
     edge = value[start + size - 1]  # each query's score at the cutoff
-    extra_rows, extra_gain = _past_window(order, score, relevance, query_start, sizes,
+    extra_rows, extra_gain = _past_window(score, relevance, query_start, sizes,
                                           edge, width, gain)
     block_start = np.flatnonzero(new)
     if block_start.shape[0] == n_window and not extra_rows.any():  # no tie
@@ -191,7 +191,7 @@ def window_dcg(order, score, relevance, query_start, sizes, k, gain, discount):
     return np.add.reduceat(block_gain / block_size * spread, first_block)
 
 
-def _past_window(order, score, relevance, query_start, sizes, edge, width, gain):
+def _past_window(score, relevance, query_start, sizes, edge, width, gain):
     """Rows, and their gain sum, of each query's tie block at the cutoff below it."""
     n_queries = query_start.shape[0]
     count = np.zeros(n_queries, dtype=np.intp)
@@ -200,7 +200,7 @@ def _past_window(order, score, relevance, query_start, sizes, edge, width, gain)
     if not longer.shape[0]:
         return count, total
     start = query_start[longer]
-    go_on = score[order[start + width]] == edge[longer]
+    go_on = score[start + width] == edge[longer]
     longer, start = longer[go_on], start[go_on]
     if not longer.shape[0]:
         return count, total
@@ -214,14 +214,14 @@ def _past_window(order, score, relevance, query_start, sizes, edge, width, gain)
         if not open_.any():
             break
         middle = (low + high) // 2
-        same = score[order[start + np.minimum(middle, high - 1)]] == value
+        same = score[start + np.minimum(middle, high - 1)] == value
         low = np.where(open_ & same, middle + 1, low)
         high = np.where(open_ & ~same, middle, high)
     n_past = low - width
     count[longer] = n_past
     owner = np.repeat(np.arange(longer.shape[0]), n_past)
     offset = np.arange(owner.shape[0]) - np.repeat(np.cumsum(n_past) - n_past, n_past)
-    past_rows = order[start[owner] + width + offset]
+    past_rows = start[owner] + width + offset
     total[longer] = np.bincount(owner, weights=_gain(relevance[past_rows], gain),
                                 minlength=longer.shape[0])
     return count, total
@@ -235,7 +235,7 @@ def top_k_scores(y_true, y_score, requests, query_id, binary=False):
     found = top_layout(y_true, y_score, query_id, binary=binary)
     if found is None:
         return None
-    rows, order, score, relevance, query_start, by_key, query_ids = found
+    rows, score, relevance, query_start, by_key, query_ids = found
     n_relevant = np.add.reduceat((rows.relevance > 0).astype(np.float64), query_start)
     layout = TopQueries(query_ids, n_relevant, np.ones(rows.n_queries))
     out = {}
@@ -243,7 +243,7 @@ def top_k_scores(y_true, y_score, requests, query_id, binary=False):
         options = {**request.spec.defaults, **request.kernel_options}
         gain, discount = options["gain"], options["discount"]
         _check_gain_range(rows, gain)
-        values = window_dcg(order, score, relevance, query_start, rows.query_size,
+        values = window_dcg(score, relevance, query_start, rows.query_size,
                             request.k, gain, discount)
         if request.spec.stem == "ndcg":
             with np.errstate(invalid="ignore", divide="ignore"):
