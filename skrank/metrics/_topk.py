@@ -29,7 +29,7 @@ from .._core._validation import (
     check_score,
     warn_if_label_scores,
 )
-from ._gain import _check_gain_range, _cumulative_discount, _gain, _ideal_dcg_per_query
+from ._gain import _check_gain_range, _discount, _gain, _ideal_dcg_per_query
 
 #: the metric stems this path computes
 STEMS = ("ndcg", "dcg")
@@ -154,7 +154,6 @@ def window_dcg(score, relevance, query_start, sizes, k, gain, discount):
     blocks are its runs of equal scores inside a query.
     """
     width = int(min(k, sizes.max()))
-    cumulative = _cumulative_discount(width, discount)
     if width == sizes.max():  # every query fits the window: all positions
         start, size = query_start, sizes
         value, gains = score, _gain(relevance, gain)
@@ -164,6 +163,8 @@ def window_dcg(score, relevance, query_start, sizes, k, gain, discount):
         rows = np.repeat(query_start - start, size) + np.arange(int(size.sum()))
         value, gains = score[rows], _gain(relevance[rows], gain)
     n_window = value.shape[0]
+    column = np.arange(n_window) - np.repeat(start, size)
+    weight = _discount(np.arange(1, width + 1), discount)[column]
     new = np.empty(n_window, dtype=bool)
     new[0] = True
     np.not_equal(value[1:], value[:-1], out=new[1:])
@@ -172,23 +173,59 @@ def window_dcg(score, relevance, query_start, sizes, k, gain, discount):
     extra_rows, extra_gain = _past_window(score, relevance, query_start, sizes,
                                           edge, width, gain)
     block_start = np.flatnonzero(new)
-    if block_start.shape[0] == n_window and not extra_rows.any():  # no tie
-        column = np.arange(n_window) - np.repeat(start, size)
-        return np.add.reduceat(gains * np.diff(cumulative)[column], start)
-    block_gain = np.add.reduceat(gains, block_start)
-    block_size = np.diff(block_start, append=n_window)
-    # each query's first block, and the first column of every block
-    opens = np.zeros(n_window, dtype=bool)
-    opens[start] = True
-    first_block = np.flatnonzero(opens[block_start])
-    blocks = np.diff(first_block, append=block_start.shape[0])
-    first = block_start - np.repeat(start, blocks)
-    spread = cumulative[first + block_size] - cumulative[first]  # its positions' discounts
-    # each query's last block in the window: the one the cutoff may cut
-    cut = first_block + blocks - 1
-    block_gain[cut] += extra_gain
-    block_size[cut] += extra_rows
-    return np.add.reduceat(block_gain / block_size * spread, first_block)
+    if block_start.shape[0] < n_window or extra_rows.any():
+        # ties: each position holds its block's mean gain (the block's gains
+        # are whole numbers: their sum is exact in any order)
+        block_gain = np.add.reduceat(gains, block_start)
+        in_window = np.diff(block_start, append=n_window)
+        block_size = in_window.astype(np.float64)
+        # each query's last block in the window: the one the cutoff may cut
+        opens = np.zeros(n_window, dtype=bool)
+        opens[start] = True
+        last = np.r_[np.flatnonzero(opens[block_start])[1:], block_start.shape[0]] - 1
+        block_gain[last] += extra_gain
+        block_size[last] += extra_rows
+        gains = np.repeat(block_gain / block_size, in_window)
+    return _sum_as_full_query(gains * weight, start, size, sizes)
+
+
+def summed_width(sizes, window):
+    """Per query, how many leading values of its row array to sum (zeros past ``window``).
+
+    ``np.add.reduceat`` sums a segment of n values as its first value plus
+    numpy's pairwise sum of the others (eight accumulators below 129
+    values, halves cut at multiples of 8 above), and the full layout sums
+    the contributions of all n rows of a query, zeros past the cutoff.
+    Adding zeros changes no value, but the grouping of the nonzero ones
+    depends on n. This is the shortest length, ending in zeros, whose sum
+    groups the first ``window`` values as the sum of all n does: the same
+    bits from the window alone (a test checks it against the full layout).
+    """
+    n = np.asarray(sizes)
+    rest, leading = n - 1, np.asarray(window) - 1
+    halving = rest > 128
+    while halving.any():  # halves while the left one holds every nonzero value
+        left = rest // 2
+        left -= left % 8
+        halving &= left >= leading
+        rest = np.where(halving, left, rest)
+        halving &= rest > 128
+    lead = np.maximum(8, -(-leading // 8) * 8)
+    shorter = lead + rest % 8
+    out = np.where((shorter < rest) & (rest <= 128), shorter, rest) + 1
+    out = np.where(n - 1 < 8, n, out)  # summed one by one: all of them
+    return np.where(leading <= 0, 1, out)
+
+
+def _sum_as_full_query(values, start, size, sizes):
+    """Per-query sums of the window's ``values``, with the full layout's rounding."""
+    width = summed_width(sizes, size)
+    if np.array_equal(width, size):
+        return np.add.reduceat(values, start)
+    padded_start = np.cumsum(width) - width
+    padded = np.zeros(int(width.sum()))
+    padded[np.repeat(padded_start - start, size) + np.arange(values.shape[0])] = values
+    return np.add.reduceat(padded, padded_start)
 
 
 def _past_window(score, relevance, query_start, sizes, edge, width, gain):
@@ -227,6 +264,22 @@ def _past_window(score, relevance, query_start, sizes, edge, width, gain):
     return count, total
 
 
+def _whole_gains(relevance):
+    """Whether every gain and every sum of gains is a whole number float64 holds exactly.
+
+    Then a tie block's gain sum is exact in any order of its rows, as the
+    full layout's (in its canonical order) is: the two give the same bits.
+    Whole grades below 2**53 / rows (exponential gains 2**grade - 1 below
+    it too).
+    """
+    grades = relevance[relevance != 0]
+    if not grades.shape[0]:
+        return True
+    top = float(grades.max())
+    return (top + np.log2(relevance.shape[0] + 1.0) < 52.0
+            and np.array_equal(grades, np.floor(grades)))
+
+
 def top_k_scores(y_true, y_score, requests, query_id, binary=False):
     """Key -> (values, undefined, weights, policy, layout) of each request, or None.
 
@@ -236,6 +289,8 @@ def top_k_scores(y_true, y_score, requests, query_id, binary=False):
     if found is None:
         return None
     rows, score, relevance, query_start, by_key, query_ids = found
+    if not _whole_gains(rows.relevance):
+        return None
     n_relevant = np.add.reduceat((rows.relevance > 0).astype(np.float64), query_start)
     layout = TopQueries(query_ids, n_relevant, np.ones(rows.n_queries))
     out = {}

@@ -3,7 +3,8 @@
 The brute force enumerates every order of a query's rows that is sorted by
 score (each order of the tied rows, equally likely under
 ``ties="average"``) and averages DCG@k over them; the ideal DCG@k sorts the
-grades. The full layout is the metric's own function (one full sort).
+grades. The full layout is the metric's own function (one full sort): the
+top-k path gives its values to the last bit.
 """
 
 import itertools
@@ -55,6 +56,12 @@ def _shuffled(seed, *arrays):
     return [a[order] for a in arrays]
 
 
+def _topk_spec(stem):
+    from skrank.metrics._registry import METRICS
+
+    return METRICS[stem]
+
+
 def _values(result):
     return dict(zip(np.asarray(result.query_id).tolist(), np.asarray(result.value)))
 
@@ -84,17 +91,23 @@ def test_top_k_path_equals_brute_force_and_full_layout(seed, k, layout, monkeypa
             assert np.isnan(fast[q]) and np.isnan(full[q])
         else:
             assert fast[q] == pytest.approx(value, rel=1e-12, abs=1e-12)
-            assert fast[q] == pytest.approx(full[q], rel=1e-12, abs=1e-12)
+            assert fast[q] == full[q]  # the same bits
 
 
 @pytest.mark.parametrize("gain", ["exponential", "linear"])
-@pytest.mark.parametrize("grades", [(0, 1), (0, 0.5, 1.7, 3.25)])
+@pytest.mark.parametrize("grades", [(0, 1), (0, 1, 7), (0, 0.5, 1.7, 3.25)])
 def test_dcg_with_fractional_and_binary_grades(gain, grades, monkeypatch):
+    """Fractional grades take the full layout (their sums depend on the order)."""
     y, score, query = _random_queries(5, grades=grades)
     y, score, query = _shuffled(5, y, score, query)
     expected_dcg = _brute_force(y, score, query, 3, gain=gain, normalized=False)
     expected_ndcg = _brute_force(y, score, query, 3, gain=gain)
-    _no_full_layout(monkeypatch)
+    requests = [_evaluate.make_request(name, _topk_spec(name), 3, {"gain": gain})
+                for name in ("dcg", "ndcg")]
+    taken = _topk.top_k_scores(y, score, requests, query)
+    assert (taken is None) == (grades[1] == 0.5)
+    if taken is not None:
+        _no_full_layout(monkeypatch)
     result = evaluate(y, score, query_id=query, metrics=["dcg@3", "ndcg@3"],
                       gain=gain, aggregate=None, no_relevant="zero")
     dcg, ndcg = _values(result["dcg@3"]), _values(result["ndcg@3"])
@@ -148,13 +161,13 @@ def test_means_and_ids_equal_the_full_layout(ids, no_relevant):
             fast = evaluate(y, score, query_id=query, metrics=[name],
                             no_relevant=no_relevant)[name]
             full = ndcg_score(y, score, query_id=query, k=k, no_relevant=no_relevant)
-            assert fast == pytest.approx(full, rel=1e-12)
+            assert fast == full
             fast = evaluate(y, score, query_id=query, metrics=["dcg@5"],
                             aggregate=None)["dcg@5"]
             full = dcg_score(y, score, query_id=query, k=5, aggregate=None)
             np.testing.assert_array_equal(np.asarray(fast.query_id),
                                           np.asarray(full.query_id))
-            np.testing.assert_allclose(fast.value, full.value, rtol=1e-12)
+            np.testing.assert_array_equal(fast.value, full.value)
 
 
 def test_no_relevant_error_names_a_query():
@@ -233,3 +246,31 @@ def test_top_k_path_is_used_from_the_public_call(monkeypatch):
     _no_full_layout(monkeypatch)
     assert skrank.evaluate([1, 0, 1], [0.3, 0.2, 0.1], query_id=[1, 1, 2],
                            metrics=["ndcg@2"]) == {"ndcg@2": 1.0}
+
+
+@pytest.mark.parametrize("window", [1, 2, 9, 10, 64, 65, 100, 129, 300])
+def test_summed_width_groups_the_sum_as_the_full_query(window):
+    """The window padded to summed_width sums to the bits of the whole zero-padded query."""
+    rng = np.random.default_rng(window)
+    sizes = np.r_[np.arange(window, window + 300), rng.integers(window, 40_000, size=100)]
+    widths = _topk.summed_width(sizes, np.full(sizes.shape[0], window))
+    assert (widths >= window).all() and (widths <= sizes).all()
+    for size, width in zip(sizes.tolist(), widths.tolist()):
+        values = np.zeros(size)
+        values[:window] = rng.random(window) * np.exp(rng.normal(size=window) * 5)
+        assert np.add.reduceat(values, [0])[0] == np.add.reduceat(values[:width], [0])[0]
+
+
+@pytest.mark.parametrize("k", [10, 100, 150])
+def test_long_queries_give_the_full_layouts_bits(k):
+    rng = np.random.default_rng(k)
+    sizes = np.r_[rng.integers(1, 30, size=200), rng.integers(100, 3000, size=12)]
+    query = np.repeat(np.arange(sizes.shape[0]), sizes)
+    y = rng.choice([0, 0, 0, 1, 2, 3], size=query.shape[0])
+    score = np.round(rng.standard_normal(query.shape[0]) * 8) / 8
+    y, score, query = _shuffled(k, y, score, query)
+    for name, function in (("ndcg", ndcg_score), ("dcg", dcg_score)):
+        fast = evaluate(y, score, query_id=query, metrics=[f"{name}@{k}"],
+                        aggregate=None)[f"{name}@{k}"]
+        full = function(y, score, query_id=query, k=k, aggregate=None)
+        np.testing.assert_array_equal(fast.value, full.value)
