@@ -57,7 +57,7 @@ class _Rows(NamedTuple):
         return self.relevance.shape[0]
 
     @property
-    def rank(self):  # the ideal DCG of fractional grades ranks by relevance
+    def rank(self):  # the ideal DCG of many grades sorts by relevance (no count)
         return np.arange(1, self.n_rows + 1) - np.repeat(self.query_start, self.query_size)
 
 
@@ -100,13 +100,15 @@ def top_layout(y_true, y_score, query_id, binary=False):
     score), ``rows`` grouped by query (for the ideal DCG), ``by_key`` the
     queries' order by id (None: by id already), or None for input
     the full layout handles (scores other than float64, ``-inf`` scores,
-    keys that do not pack).
+    fractional grades, keys that do not pack).
     """
     relevance = check_relevance(y_true, binary=binary)
     score = check_score("y_score", y_score)
     if relevance.shape != score.shape:
         return None  # rank_queries words the error
     if score.dtype != np.float64 or relevance.ndim != 1 or score.shape[0] < 2:
+        return None
+    if not _whole_gains(relevance):
         return None
     n_rows = score.shape[0]
     keys, labels = factorize(query_id, n_rows)
@@ -289,8 +291,6 @@ def top_k_scores(y_true, y_score, requests, query_id, binary=False):
     if found is None:
         return None
     rows, score, relevance, query_start, by_key, query_ids = found
-    if not _whole_gains(rows.relevance):
-        return None
     n_relevant = np.add.reduceat((rows.relevance > 0).astype(np.float64), query_start)
     layout = TopQueries(query_ids, n_relevant, np.ones(rows.n_queries))
     out = {}
