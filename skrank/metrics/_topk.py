@@ -9,11 +9,14 @@ count per query and grade (:func:`_ideal_dcg_per_query`), no sort.
 
 Nothing else of the full layout (:func:`rank_queries`: ranks, tie blocks
 and the tie blocks' canonical order over every row) is built: the rows are
-ordered by one packed sort (:func:`packed_order`) on dense query codes,
-and the window of the first k positions of every query is a small matrix.
-The values equal the full layout's to rounding (tests compare the two and
-an enumeration of tie orders); whole grades give the same gain sums in
-any order.
+ordered by one packed sort (:func:`packed_order`; on the runs' numbers when
+each query's rows come together), and the window of every query's first k
+positions is one flat array. The values are the full layout's to the last
+bit: with whole grades a tie block's gain sum is exact in any order, each
+position's value is the same product, and each query's sum is taken over
+the window padded to the length whose pairwise sum groups the values as
+the sum over all the query's rows does (:func:`summed_width`). Tests
+compare the two, and an enumeration of tie orders.
 """
 
 from typing import NamedTuple
@@ -58,7 +61,8 @@ class _Rows(NamedTuple):
 
     @property
     def rank(self):  # the ideal DCG of many grades sorts by relevance (no count)
-        return np.arange(1, self.n_rows + 1) - np.repeat(self.query_start, self.query_size)
+        start = np.repeat(self.query_start, self.query_size)
+        return np.arange(1, self.n_rows + 1) - start
 
 
 def applies(requests, query_id, sample_weight, y_true):
@@ -150,8 +154,9 @@ def window_dcg(score, relevance, query_start, sizes, k, gain, discount):
     """Expected DCG@k per query (tie orders averaged), from the first k positions.
 
     ``score`` and ``relevance`` are in ranked order: by query, then by
-    descending score, the queries starting at ``query_start``. Every position of a tie block holds the
-    block's mean gain; the block cut by the cutoff is followed past it.
+    descending score, the queries starting at ``query_start``. Every
+    position of a tie block holds the block's mean gain; the block cut by
+    the cutoff is followed past it.
     The window (each query's first k positions) is one flat array: tie
     blocks are its runs of equal scores inside a query.
     """
@@ -192,7 +197,7 @@ def window_dcg(score, relevance, query_start, sizes, k, gain, discount):
 
 
 def summed_width(sizes, window):
-    """Per query, how many leading values of its row array to sum (zeros past ``window``).
+    """Per query, how many leading values of its rows to sum (zeros past ``window``).
 
     ``np.add.reduceat`` sums a segment of n values as its first value plus
     numpy's pairwise sum of the others (eight accumulators below 129
@@ -267,7 +272,7 @@ def _past_window(score, relevance, query_start, sizes, edge, width, gain):
 
 
 def _whole_gains(relevance):
-    """Whether every gain and every sum of gains is a whole number float64 holds exactly.
+    """Whether every gain, and every sum of gains, is a whole number held exactly.
 
     Then a tie block's gain sum is exact in any order of its rows, as the
     full layout's (in its canonical order) is: the two give the same bits.

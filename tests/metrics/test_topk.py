@@ -191,7 +191,8 @@ def test_other_calls_take_the_full_layout(call):
         requests_taken.append(True)
         return original(*args, **kwargs)
 
-    y, score, query = [1, 0, 2, 0, 1, 1], [0.5, 0.2, 0.2, 0.9, 0.1, 0.3], [1, 1, 1, 2, 2, 2]
+    y, score = [1, 0, 2, 0, 1, 1], [0.5, 0.2, 0.2, 0.9, 0.1, 0.3]
+    query = [1, 1, 1, 2, 2, 2]
     mp = pytest.MonkeyPatch()
     mp.setattr(_evaluate, "top_k_scores", watch)
     try:
@@ -203,7 +204,8 @@ def test_other_calls_take_the_full_layout(call):
 
 def test_input_the_top_k_path_leaves_to_the_full_layout():
     """-inf scores (judged, not retrieved) and integer scores fall back: same values."""
-    y, score, query = [1, 0, 2, 0, 1, 1], [0.5, -np.inf, 0.2, 0.9, 0.1, 0.3], [1, 1, 1, 2, 2, 2]
+    y, score = [1, 0, 2, 0, 1, 1], [0.5, -np.inf, 0.2, 0.9, 0.1, 0.3]
+    query = [1, 1, 1, 2, 2, 2]
     assert _topk.top_layout(y, score, query) is None
     assert evaluate(y, score, query_id=query, metrics=["ndcg@2"])["ndcg@2"] == (
         ndcg_score(y, score, query_id=query, k=2))
@@ -250,15 +252,17 @@ def test_top_k_path_is_used_from_the_public_call(monkeypatch):
 
 @pytest.mark.parametrize("window", [1, 2, 9, 10, 64, 65, 100, 129, 300])
 def test_summed_width_groups_the_sum_as_the_full_query(window):
-    """The window padded to summed_width sums to the bits of the whole zero-padded query."""
+    """The window padded to summed_width sums to the bits of the whole query."""
     rng = np.random.default_rng(window)
-    sizes = np.r_[np.arange(window, window + 300), rng.integers(window, 40_000, size=100)]
+    sizes = np.r_[np.arange(window, window + 300),
+                  rng.integers(window, 40_000, size=100)]
     widths = _topk.summed_width(sizes, np.full(sizes.shape[0], window))
     assert (widths >= window).all() and (widths <= sizes).all()
     for size, width in zip(sizes.tolist(), widths.tolist()):
         values = np.zeros(size)
         values[:window] = rng.random(window) * np.exp(rng.normal(size=window) * 5)
-        assert np.add.reduceat(values, [0])[0] == np.add.reduceat(values[:width], [0])[0]
+        whole = np.add.reduceat(values, [0])[0]
+        assert whole == np.add.reduceat(values[:width], [0])[0]
 
 
 @pytest.mark.parametrize("k", [10, 100, 150])
