@@ -213,6 +213,38 @@ def _sorted_packed(score, keys, offset, key_bits, row_bits):
     return order, packed
 
 
+def sorted_with_payload(score, keys, payload, payload_bits, max_key_bits=40):
+    """Sorted uint64 values of (key, descending score, payload): no row index needed.
+
+    ``payload`` (non-negative integers below ``2**payload_bits``) rides in
+    the low bits, the key's offset in the high bits, the score's
+    order-preserving image in between. Only when no set bit of the score's
+    image is cut (scores of few mantissa bits, such as multiples of 0.25):
+    then equal middle bits are equal scores, and the sorted values are
+    the rows in (key, descending score) order with each row's payload,
+    without an index or a gather. Returns ``(packed, key_bits, low)``, each
+    key being ``low + (packed >> (64 - key_bits))`` (``low`` when
+    ``key_bits`` is 0), or None (a score bit would be cut, or the keys span
+    more than ``max_key_bits`` bits).
+    """
+    low = keys.min()
+    offset = (keys - low).astype(np.uint64)
+    key_bits = int(offset.max()).bit_length()
+    cut = key_bits + payload_bits
+    if key_bits > max_key_bits or cut >= 64:
+        return None
+    packed = _descending_bits(score)
+    if _cuts_bits(packed, cut):
+        return None
+    if key_bits:  # the low ``cut`` bits are zero: the score moves down intact
+        packed >>= np.uint64(key_bits)
+        offset <<= np.uint64(64 - key_bits)
+        packed |= offset
+    packed |= payload.astype(np.uint64)
+    packed.sort()
+    return packed, key_bits, low
+
+
 def _cuts_bits(image, cut):
     """Whether shifting out the low ``cut`` bits of ``image`` loses a set bit.
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from .._core._factorize import factorize
 from .._core._layout import segment_ids
-from .._core._sort import packed_order
+from .._core._sort import packed_order, sorted_with_payload
 from .._core._validation import (
     check_relevance,
     check_same_length,
@@ -96,6 +96,44 @@ def _grouped_runs(keys):
     return starts, by_key
 
 
+def _grades_carried(score, keys, runs, relevance):
+    """The ranked layout from one sort of values carrying each row's grade, or None.
+
+    Whole grades below 256 ride in the low bits of the packed sort
+    (:func:`sorted_with_payload`), when no bit of a score is lost beside
+    them and the key: no row index, no gather. The ranked "scores" are the
+    packed values without the grade (equal within a query exactly where
+    the scores are), which is all the window compares. ``keys``: the ids'
+    keys of shuffled rows, or None with ``runs`` (grouped rows: the runs'
+    numbers are the keys).
+    """
+    top = int(relevance.max())
+    grade_bits = max(1, top.bit_length())
+    if grade_bits > 8 or (keys is not None and keys.dtype != np.int64):
+        return None
+    n_rows = score.shape[0]
+    key_source = segment_ids(runs[0], n_rows) if keys is None else keys
+    found = sorted_with_payload(score, key_source, relevance, grade_bits)
+    if found is None:
+        return None
+    packed, key_bits, low = found
+    grade = (packed & np.uint64((1 << grade_bits) - 1)).astype(np.float64)
+    packed >>= np.uint64(grade_bits)
+    new_query = np.zeros(n_rows, dtype=bool)
+    new_query[0] = True
+    if key_bits:
+        key = packed >> np.uint64(64 - key_bits - grade_bits)
+        np.not_equal(key[1:], key[:-1], out=new_query[1:])
+    query_start = np.flatnonzero(new_query)
+    if keys is None:  # the runs, in input order: each run's first key is its id's
+        return packed, grade, query_start, None, runs[1]
+    first_keys = np.zeros(query_start.shape[0], dtype=np.int64)
+    if key_bits:
+        first_keys = key[query_start].astype(np.int64)
+    first_keys += low
+    return packed, grade, query_start, first_keys, None
+
+
 def top_layout(y_true, y_score, query_id, binary=False):
     """Validate as :func:`rank_queries` does; the sorted rows, or None to fall back.
 
@@ -120,6 +158,17 @@ def top_layout(y_true, y_score, query_id, binary=False):
     if keys.dtype.kind not in "iu" or np.isneginf(score).any():
         return None
     runs = _grouped_runs(keys)
+    carried = _grades_carried(score, keys if runs is None else None, runs, relevance)
+    if carried is not None:
+        ranked_score, ranked_relevance, query_start, first_keys, by_key = carried
+        if first_keys is None:
+            first_keys = keys[query_start][by_key]
+        query = segment_ids(query_start, n_rows)
+        rows = _Rows(ranked_relevance, query, query_start,
+                     np.diff(query_start, append=n_rows), query_start.shape[0])
+        query_ids = first_keys if labels is None else labels[first_keys]
+        warn_if_label_scores(score, relevance, rows.n_queries)
+        return rows, ranked_score, ranked_relevance, query_start, by_key, query_ids
     if runs is None:
         found = packed_order(score, keys)
         if found is None:

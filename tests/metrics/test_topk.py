@@ -73,10 +73,19 @@ def _no_full_layout(monkeypatch):
     monkeypatch.setattr(_evaluate, "rank_queries", refuse)
 
 
+@pytest.fixture(params=["grades carried", "row order"])
+def sort_kind(request, monkeypatch):
+    """Both sorts of the top-k path: grades in the sorted values, or a row order."""
+    if request.param == "row order":
+        monkeypatch.setattr(_topk, "sorted_with_payload", lambda *args: None)
+    return request.param
+
+
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("k", [1, 2, 3, 5, 10])
 @pytest.mark.parametrize("layout", ["grouped", "shuffled"])
-def test_top_k_path_equals_brute_force_and_full_layout(seed, k, layout, monkeypatch):
+def test_top_k_path_equals_brute_force_and_full_layout(seed, k, layout, sort_kind,
+                                                       monkeypatch):
     y, score, query = _random_queries(seed)
     if layout == "shuffled":
         y, score, query = _shuffled(seed, y, score, query)
@@ -143,7 +152,7 @@ def test_tie_block_far_past_the_cutoff():
 
 @pytest.mark.parametrize("ids", ["int", "str", "float"])
 @pytest.mark.parametrize("no_relevant", ["skip", "zero", "one"])
-def test_means_and_ids_equal_the_full_layout(ids, no_relevant):
+def test_means_and_ids_equal_the_full_layout(ids, no_relevant, sort_kind):
     rng = np.random.default_rng(3)
     sizes = rng.integers(1, 40, size=300)
     query = np.repeat(rng.permutation(300) * 11 + 5, sizes)
@@ -266,15 +275,34 @@ def test_summed_width_groups_the_sum_as_the_full_query(window):
 
 
 @pytest.mark.parametrize("k", [10, 100, 150])
-def test_long_queries_give_the_full_layouts_bits(k):
+@pytest.mark.parametrize("scores", ["eighths", "real"])
+def test_long_queries_give_the_full_layouts_bits(k, scores):
     rng = np.random.default_rng(k)
     sizes = np.r_[rng.integers(1, 30, size=200), rng.integers(100, 3000, size=12)]
     query = np.repeat(np.arange(sizes.shape[0]), sizes)
     y = rng.choice([0, 0, 0, 1, 2, 3], size=query.shape[0])
-    score = np.round(rng.standard_normal(query.shape[0]) * 8) / 8
+    score = rng.standard_normal(query.shape[0])
+    if scores == "eighths":  # ties, and grades carried by the sort
+        score = np.round(score * 8) / 8
     y, score, query = _shuffled(k, y, score, query)
     for name, function in (("ndcg", ndcg_score), ("dcg", dcg_score)):
         fast = evaluate(y, score, query_id=query, metrics=[f"{name}@{k}"],
                         aggregate=None)[f"{name}@{k}"]
         full = function(y, score, query_id=query, k=k, aggregate=None)
         np.testing.assert_array_equal(fast.value, full.value)
+
+
+def test_sorted_with_payload():
+    """Rows by (key, descending score) with their payload; None when a score bit is cut."""
+    from skrank._core._sort import sorted_with_payload
+
+    rng = np.random.default_rng(2)
+    keys = rng.integers(-50, 2**20, size=3000)
+    score = np.round(rng.standard_normal(3000) * 4) / 4
+    grade = rng.integers(0, 5, size=3000)
+    packed, key_bits, low = sorted_with_payload(score, keys, grade, 3)
+    order = np.lexsort((grade, -score, keys))
+    np.testing.assert_array_equal((packed >> np.uint64(64 - key_bits)).astype(np.int64)
+                                  + low, keys[order])
+    np.testing.assert_array_equal(packed & np.uint64(7), grade[order])
+    assert sorted_with_payload(rng.standard_normal(3000), keys, grade, 3) is None
