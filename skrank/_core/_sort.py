@@ -176,7 +176,7 @@ def _sorted_packed(score, keys, offset, key_bits, row_bits):
     n_rows = keys.shape[0]
     packed = _descending_bits(score)
     cut = key_bits + row_bits
-    exact = cut == 0 or not _cuts_bits(packed, cut)
+    exact = cut == 0 or not _cuts_bits(score, cut)
     if cut:
         packed >>= np.uint64(cut)
     if row_bits:
@@ -233,11 +233,12 @@ def sorted_with_payload(score, keys, payload, payload_bits, max_key_bits=40):
     cut = key_bits + payload_bits
     if key_bits > max_key_bits or cut >= 64:
         return None
-    packed = _descending_bits(score)
-    if _cuts_bits(packed, cut):
+    if _cuts_bits(score, cut):
         return None
-    if key_bits:  # the low ``cut`` bits are zero: the score moves down intact
-        packed >>= np.uint64(key_bits)
+    packed = _descending_bits(score)
+    packed >>= np.uint64(cut)  # nothing lost: the scores' cut bits are all zero
+    packed <<= np.uint64(payload_bits)
+    if key_bits:
         offset <<= np.uint64(64 - key_bits)
         packed |= offset
     packed |= payload.astype(np.uint64)
@@ -245,17 +246,20 @@ def sorted_with_payload(score, keys, payload, payload_bits, max_key_bits=40):
     return packed, key_bits, low
 
 
-def _cuts_bits(image, cut):
-    """Whether shifting out the low ``cut`` bits of ``image`` loses a set bit.
+def _cuts_bits(score, cut):
+    """Whether some float64 score has a set bit among its low ``cut`` bits.
 
-    When it does not (scores of few mantissa bits, such as multiples of
-    0.25), equal packed values are equal scores: no collision to look for.
-    The first rows usually answer at once for real-valued scores.
+    When none has (scores of few mantissa bits, such as multiples of 0.25),
+    cutting those bits from the scores' order-preserving images (where
+    they are all zeros, or all ones for a positive score) keeps distinct
+    scores distinct: equal packed values are equal scores, no collision to
+    look for. The first rows usually answer at once for real-valued scores.
     """
+    bits = np.asarray(score, dtype=np.float64).view(np.uint64)
     mask = np.uint64((1 << cut) - 1)
-    if (image[:256] & mask).any():
+    if (bits[:256] & mask).any():
         return True
-    return bool((image & mask).any())
+    return bool((bits & mask).any())
 
 
 def sort_runs(order, same, key):
