@@ -150,7 +150,8 @@ def top_layout(y_true, y_score, query_id, binary=False):
         return None  # rank_queries words the error
     if score.dtype != np.float64 or relevance.ndim != 1 or score.shape[0] < 2:
         return None
-    if not _whole_gains(relevance):
+    integer_input = getattr(y_true, "dtype", np.dtype(float)).kind in "biu"
+    if not _whole_gains(relevance, integer_input):
         return None
     n_rows = score.shape[0]
     keys, labels = factorize(query_id, n_rows)
@@ -320,20 +321,18 @@ def _past_window(score, relevance, query_start, sizes, edge, width, gain):
     return count, total
 
 
-def _whole_gains(relevance):
+def _whole_gains(relevance, integer_input):
     """Whether every gain, and every sum of gains, is a whole number held exactly.
 
     Then a tie block's gain sum is exact in any order of its rows, as the
     full layout's (in its canonical order) is: the two give the same bits.
     Whole grades below 2**53 / rows (exponential gains 2**grade - 1 below
-    it too).
+    it too). ``integer_input``: ``y_true`` came as integers (whole already).
     """
-    grades = relevance[relevance != 0]
-    if not grades.shape[0]:
-        return True
-    top = float(grades.max())
-    return (top + np.log2(relevance.shape[0] + 1.0) < 52.0
-            and np.array_equal(grades, np.floor(grades)))
+    top = float(relevance.max())
+    if top + np.log2(relevance.shape[0] + 1.0) >= 52.0:
+        return False
+    return integer_input or np.array_equal(relevance, np.floor(relevance))
 
 
 def top_k_scores(y_true, y_score, requests, query_id, binary=False):
