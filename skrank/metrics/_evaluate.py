@@ -247,7 +247,10 @@ def score_requests(y_true, y_score, requests, *, query_id, sample_weight,
                    aggregate="mean"):
     """Key -> result of every request: one validation and one sort per ``ties``.
 
-    The engine of :func:`evaluate` and of multi-metric scorers.
+    The engine of :func:`evaluate` and of multi-metric scorers. Requests
+    that are all DCG/nDCG at a cutoff take the top-k path
+    (:mod:`skrank.metrics._topk`: each query's first k positions, the same
+    bits) where the input allows it.
     """
     # the names of the metrics that need 0/1 labels: a refusal names them
     binary = ", ".join(dict.fromkeys(r.spec.stem for r in requests if r.spec.binary))
