@@ -28,8 +28,8 @@ import bench_data  # noqa: E402
 
 #: kinds of process: "python" cases share one child per (tree, round), "spark"
 #: has its own (one JVM), "trec" cases are the command itself, one process each
-PYTHON_CASES = ("evaluate", "evaluate_by", "compare", "gridsearch", "clicks",
-                "position_bias", "dask")
+PYTHON_CASES = ("evaluate", "evaluate_topk", "evaluate_by", "compare", "gridsearch",
+                "clicks", "position_bias", "dask")
 TREC_LAYOUTS = ("shuffled", "grouped", "ranked", "numeric", "unjudged")
 SPARK_CASES = ("spark",)
 NAMES = PYTHON_CASES + ("trec",) + SPARK_CASES
@@ -43,6 +43,7 @@ def sizes(full):
     """Rows (or lines) of each data set, quick or ``--full``."""
     return {
         "evaluate": 1_000_000,  # bench_data's base case, 1e5 queries
+        "evaluate_topk": 2_000_000,  # ndcg@10 alone: q10-binary-ties-int, grouped
         "evaluate_by": (300_000, 30_000),  # rows, queries; 20 segments, 1,000 resamples
         "compare": (100_000, 10_000),  # two systems, 500 resamples
         "gridsearch": 300_000,  # 2 features, 3 splits x 2 settings, 5 metrics
@@ -72,6 +73,13 @@ def prepare(names, root, *, full=False, cache=None):
             arrays = bench_data.generate(bench_data.Config(size[name]), seed=0)
             np.savez(root / f"{name}.npz", y_true=arrays["y_true"],
                      y_score=arrays["y_score"], query_id=arrays["query_id"])
+    if "evaluate_topk" in names:
+        import bench_topk
+
+        config = bench_data.Config(size["evaluate_topk"], ties="ties")
+        arrays = bench_topk.layout_arrays(bench_data.generate(config, seed=0), "grouped")
+        np.savez(root / "evaluate_topk.npz", y_true=arrays["y_true"],
+                 y_score=arrays["y_score"], query_id=arrays["query_id"])
     if "evaluate_by" in names:
         rows, queries = size["evaluate_by"]
         y_true, y_score, query_id, segment = bench_data.segment_data(rows, queries, 20)
@@ -154,6 +162,9 @@ def build(name, root):
     if name == "evaluate":
         return lambda: skrank.evaluate(d["y_true"], d["y_score"],
                                        query_id=d["query_id"])
+    if name == "evaluate_topk":
+        return lambda: skrank.evaluate(d["y_true"], d["y_score"],
+                                       query_id=d["query_id"], metrics=["ndcg@10"])
     if name == "evaluate_by":
         return lambda: skrank.evaluate_by(
             d["y_true"], d["y_score"], by=d["segment"], query_id=d["query_id"],

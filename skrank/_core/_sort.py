@@ -113,7 +113,7 @@ def _in_order(score, keys):
     return not rising.any()
 
 
-def packed_order(score, keys, max_key_bits=40):
+def packed_order(score, keys, max_key_bits=40, sorted_keys=True):
     """Rows by (key ascending, score descending) with one sort of packed uint64.
 
     The key's offset fills the high bits of a uint64 and the top bits of the
@@ -131,7 +131,8 @@ def packed_order(score, keys, max_key_bits=40):
     ``ties="average"`` does not need. Rows in that order already (a ranked
     run) are left as they are, with nothing packed. Returns ``(order, sorted_keys)``, or
     None when the keys can't be packed (float keys, a span over
-    ``max_key_bits`` bits, or crowded scores).
+    ``max_key_bits`` bits, or crowded scores); ``sorted_keys=False``: ``(order,
+    None)``, for a caller that knows where each key's rows are.
     """
     if keys.dtype.kind not in "iu" or keys.shape[0] < 2:
         return None
@@ -154,6 +155,8 @@ def packed_order(score, keys, max_key_bits=40):
     if found is None:
         return None
     order, packed = found
+    if not sorted_keys:
+        return order, None
     if key_bits:
         packed >>= np.uint64(64 - key_bits)
     else:
@@ -172,8 +175,10 @@ def _sorted_packed(score, keys, offset, key_bits, row_bits):
     """
     n_rows = keys.shape[0]
     packed = _descending_bits(score)
-    if key_bits or row_bits:
-        packed >>= np.uint64(key_bits + row_bits)
+    cut = key_bits + row_bits
+    exact = cut == 0 or not _cuts_bits(score, cut)
+    if cut:
+        packed >>= np.uint64(cut)
     if row_bits:
         packed <<= np.uint64(row_bits)
         packed |= np.arange(n_rows, dtype=np.uint64)
@@ -191,7 +196,7 @@ def _sorted_packed(score, keys, offset, key_bits, row_bits):
     else:
         order = np.argsort(packed)
         packed = packed[order]
-    if key_bits or row_bits:  # the score was cut: equal values may hide unequal scores
+    if not exact:  # the score was cut: equal values may hide unequal scores
         same = np.flatnonzero(packed[1:] == packed[:-1])
         if same.shape[0]:
             differ = score[order[same]] != score[order[same + 1]]
@@ -206,6 +211,55 @@ def _sorted_packed(score, keys, offset, key_bits, row_bits):
                 fixed = rows[np.lexsort((-score[order[rows]], run[rows]))]
                 order[rows] = order[fixed]
     return order, packed
+
+
+def sorted_with_payload(score, keys, payload, payload_bits, max_key_bits=40):
+    """Sorted uint64 values of (key, descending score, payload): no row index needed.
+
+    ``payload`` (non-negative integers below ``2**payload_bits``) rides in
+    the low bits, the key's offset in the high bits, the score's
+    order-preserving image in between. Only when no set bit of the score's
+    image is cut (scores of few mantissa bits, such as multiples of 0.25):
+    then equal middle bits are equal scores, and the sorted values are
+    the rows in (key, descending score) order with each row's payload,
+    without an index or a gather. Returns ``(packed, key_bits, low)``, each
+    key being ``low + (packed >> (64 - key_bits))`` (``low`` when
+    ``key_bits`` is 0), or None (a score bit would be cut, or the keys span
+    more than ``max_key_bits`` bits).
+    """
+    low = keys.min()
+    offset = (keys - low).astype(np.uint64)
+    key_bits = int(offset.max()).bit_length()
+    cut = key_bits + payload_bits
+    if key_bits > max_key_bits or cut >= 64:
+        return None
+    if _cuts_bits(score, cut):
+        return None
+    packed = _descending_bits(score)
+    packed >>= np.uint64(cut)  # nothing lost: the scores' cut bits are all zero
+    packed <<= np.uint64(payload_bits)
+    if key_bits:
+        offset <<= np.uint64(64 - key_bits)
+        packed |= offset
+    packed |= payload.astype(np.uint64)
+    packed.sort()
+    return packed, key_bits, low
+
+
+def _cuts_bits(score, cut):
+    """Whether some float64 score has a set bit among its low ``cut`` bits.
+
+    When none has (scores of few mantissa bits, such as multiples of 0.25),
+    cutting those bits from the scores' order-preserving images (where
+    they are all zeros, or all ones for a positive score) keeps distinct
+    scores distinct: equal packed values are equal scores, no collision to
+    look for. The first rows usually answer at once for real-valued scores.
+    """
+    bits = np.asarray(score, dtype=np.float64).view(np.uint64)
+    mask = np.uint64((1 << cut) - 1)
+    if (bits[:256] & mask).any():
+        return True
+    return bool((bits & mask).any())
 
 
 def sort_runs(order, same, key):

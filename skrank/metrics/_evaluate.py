@@ -16,6 +16,7 @@ from ._presets_apply import validate_with_preset_per_metric
 from ._calls import call_metric, dry_run
 from ._intent_names import evaluate_intents, match_intent_name
 from ._names import resolve_metric_name
+from ._topk import applies as top_k_applies, top_k_scores
 
 DEFAULT_METRICS = ("ndcg@10", "map", "mrr", "precision@10", "recall@10")
 
@@ -266,10 +267,17 @@ def score_requests(y_true, y_score, requests, *, query_id, sample_weight,
                    aggregate="mean"):
     """Key -> result of every request: one validation and one sort per ``ties``.
 
-    The engine of :func:`evaluate` and of multi-metric scorers.
+    The engine of :func:`evaluate` and of multi-metric scorers. Requests
+    that are all DCG/nDCG at a cutoff take the top-k path
+    (:mod:`skrank.metrics._topk`: each query's first k positions, the same
+    bits) where the input allows it.
     """
     # the names of the metrics that need 0/1 labels: a refusal names them
     binary = ", ".join(dict.fromkeys(r.spec.stem for r in requests if r.spec.binary))
+    if top_k_applies(requests, query_id, sample_weight, y_true):
+        found = _top_k_results(y_true, y_score, requests, query_id, binary, aggregate)
+        if found is not None:
+            return found
     layouts, results = {}, {}
     inputs = [_peer_input(r, y_true, sample_weight, query_id) for r in requests]
     for request, (labels, weights) in zip(requests, inputs):
@@ -315,6 +323,25 @@ def score_requests(y_true, y_score, requests, *, query_id, sample_weight,
                 **spec.options, **request.function_options,
             )
     return {request.key: results[request.key] for request in requests}
+
+
+def _top_k_results(y_true, y_score, requests, query_id, binary, aggregate):
+    """The results of DCG/nDCG@k requests from each query's top k rows, or None.
+
+    None: input the full layout handles (:func:`skrank.metrics._topk.top_layout`).
+    """
+    found = top_k_scores(y_true, y_score, requests, query_id, binary=binary)
+    if found is None:
+        return None
+    values, layout = found
+    undefined = layout.n_relevant == 0
+    return {
+        request.key: aggregate_queries(
+            values[request.key], layout, no_relevant=request.no_relevant,
+            aggregate=aggregate, undefined=undefined, weights=layout.query_weight,
+        )
+        for request in requests
+    }
 
 
 def _peer_input(request, y_true, sample_weight, query_id):

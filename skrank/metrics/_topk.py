@@ -1,0 +1,363 @@
+"""evaluate()'s top-k path: DCG@k and nDCG@k from each query's best k rows.
+
+A cutoff metric reads a query's first k positions only. Under
+``ties="average"`` a position holds the mean gain of its tie block, so DCG@k
+needs, per query, the k best rows in order, their tie blocks, and the tie
+block cut by the cutoff in full (its rows below position k count in its
+mean gain). The ideal DCG@k needs the k largest grades: for whole grades a
+count per query and grade (:func:`_ideal_dcg_per_query`), no sort.
+
+Nothing else of the full layout (:func:`rank_queries`: ranks, tie blocks
+and the tie blocks' canonical order over every row) is built: the rows are
+ordered by one packed sort (:func:`packed_order`; on the runs' numbers when
+each query's rows come together), and the window of every query's first k
+positions is one flat array. The values are the full layout's to the last
+bit: with whole grades a tie block's gain sum is exact in any order, each
+position's value is the same product, and each query's sum is taken over
+the window padded to the length whose pairwise sum groups the values as
+the sum over all the query's rows does (:func:`summed_width`). Tests
+compare the two, and an enumeration of tie orders.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .._core._factorize import factorize
+from .._core._layout import segment_ids
+from .._core._sort import packed_order, sorted_with_payload
+from .._core._validation import (
+    check_relevance,
+    check_same_length,
+    check_score,
+    warn_if_label_scores,
+)
+from ._gain import _check_gain_range, _discount, _gain, _ideal_dcg_per_query
+
+#: the metric stems this path computes
+STEMS = ("ndcg", "dcg")
+
+
+class TopQueries(NamedTuple):
+    """What :func:`~skrank._core._aggregate.aggregate_queries` reads of a layout."""
+
+    query_ids: np.ndarray
+    n_relevant: np.ndarray
+    query_weight: np.ndarray
+
+
+class _Rows(NamedTuple):
+    """Rows grouped by query, for :func:`_ideal_dcg_per_query` and the gain check."""
+
+    relevance: np.ndarray  # grouped by query
+    query: np.ndarray  # each row's query (0..n_queries-1)
+    query_start: np.ndarray
+    query_size: np.ndarray
+    n_queries: int
+
+    @property
+    def n_rows(self):
+        return self.relevance.shape[0]
+
+    @property
+    def rank(self):  # the ideal DCG of many grades sorts by relevance (no count)
+        start = np.repeat(self.query_start, self.query_size)
+        return np.arange(1, self.n_rows + 1) - start
+
+
+def applies(requests, query_id, sample_weight, y_true):
+    """Whether every request is DCG/nDCG at a cutoff on the plain layout."""
+    if query_id is None or sample_weight is not None or np.ndim(y_true) != 1:
+        return False
+    return all(
+        r.spec.stem in STEMS and r.k is not None and not r.function_options
+        and r.ties == "average" and r.peer is None and r.score_dtype is None
+        and r.retrieved == "all"
+        for r in requests
+    )
+
+
+def _grouped_runs(keys):
+    """``(starts, by_key)`` when every query's rows are one run, else None.
+
+    ``starts``: each run's first row; ``by_key``: the runs in ascending key
+    order (the order of the full layout's queries).
+    """
+    n_rows = keys.shape[0]
+    starts = np.flatnonzero(keys[1:] != keys[:-1]) + 1
+    if (starts.shape[0] + 1) * 2 > n_rows:  # mostly single rows: not worth it
+        return None
+    starts = np.r_[0, starts]
+    run_keys = keys[starts]
+    by_key = np.argsort(run_keys)  # distinct when grouped: any sort will do
+    ordered = run_keys[by_key]
+    if (ordered[1:] == ordered[:-1]).any():  # a query in two runs
+        return None
+    return starts, by_key
+
+
+def _grades_carried(score, keys, runs, relevance):
+    """The ranked layout from one sort of values carrying each row's grade, or None.
+
+    Whole grades below 256 ride in the low bits of the packed sort
+    (:func:`sorted_with_payload`), when no bit of a score is lost beside
+    them and the key: no row index, no gather. The ranked "scores" are the
+    packed values without the grade (equal within a query exactly where
+    the scores are), which is all the window compares. ``keys``: the ids'
+    keys of shuffled rows, or None with ``runs`` (grouped rows: the runs'
+    numbers are the keys).
+    """
+    top = int(relevance.max())
+    grade_bits = max(1, top.bit_length())
+    if grade_bits > 8 or (keys is not None and keys.dtype != np.int64):
+        return None
+    n_rows = score.shape[0]
+    key_source = segment_ids(runs[0], n_rows) if keys is None else keys
+    found = sorted_with_payload(score, key_source, relevance, grade_bits)
+    if found is None:
+        return None
+    packed, key_bits, low = found
+    grade = (packed & np.uint64((1 << grade_bits) - 1)).astype(np.float64)
+    packed >>= np.uint64(grade_bits)
+    new_query = np.zeros(n_rows, dtype=bool)
+    new_query[0] = True
+    if key_bits:
+        key = packed >> np.uint64(64 - key_bits - grade_bits)
+        np.not_equal(key[1:], key[:-1], out=new_query[1:])
+    query_start = np.flatnonzero(new_query)
+    if keys is None:  # the runs, in input order: each run's first key is its id's
+        return packed, grade, query_start, None, runs[1]
+    first_keys = np.zeros(query_start.shape[0], dtype=np.int64)
+    if key_bits:
+        first_keys = key[query_start].astype(np.int64)
+    first_keys += low
+    return packed, grade, query_start, first_keys, None
+
+
+def top_layout(y_true, y_score, query_id, binary=False):
+    """Validate as :func:`rank_queries` does; the sorted rows, or None to fall back.
+
+    Returns ``(rows, score, relevance, query_start, by_key, query_ids)``:
+    ``score`` and ``relevance`` in ranked order (by query, descending
+    score), ``rows`` grouped by query (for the ideal DCG), ``by_key`` the
+    queries' order by id (None: by id already), or None for input
+    the full layout handles (scores other than float64, ``-inf`` scores,
+    fractional grades, keys that do not pack).
+    """
+    relevance = check_relevance(y_true, binary=binary)
+    score = check_score("y_score", y_score)
+    if relevance.shape != score.shape:
+        return None  # rank_queries words the error
+    if score.dtype != np.float64 or relevance.ndim != 1 or score.shape[0] < 2:
+        return None
+    integer_input = getattr(y_true, "dtype", np.dtype(float)).kind in "biu"
+    if not _whole_gains(relevance, integer_input):
+        return None
+    n_rows = score.shape[0]
+    keys, labels = factorize(query_id, n_rows)
+    check_same_length(y_true=relevance, query_id=keys)
+    if keys.dtype.kind not in "iu" or np.isneginf(score).any():
+        return None
+    runs = _grouped_runs(keys)
+    carried = _grades_carried(score, keys if runs is None else None, runs, relevance)
+    if carried is not None:
+        ranked_score, ranked_relevance, query_start, first_keys, by_key = carried
+        if first_keys is None:
+            first_keys = keys[query_start][by_key]
+        query = segment_ids(query_start, n_rows)
+        rows = _Rows(ranked_relevance, query, query_start,
+                     np.diff(query_start, append=n_rows), query_start.shape[0])
+        query_ids = first_keys if labels is None else labels[first_keys]
+        warn_if_label_scores(score, relevance, rows.n_queries)
+        return rows, ranked_score, ranked_relevance, query_start, by_key, query_ids
+    if runs is None:
+        found = packed_order(score, keys)
+        if found is None:
+            return None
+        order, sorted_keys = found
+        new_query = np.empty(n_rows, dtype=bool)
+        new_query[0] = True
+        np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=new_query[1:])
+        query_start = np.flatnonzero(new_query)
+        first_keys = sorted_keys[query_start]
+        grouped = ranked_relevance = relevance[order]
+        by_key = None
+        query = segment_ids(query_start, n_rows)
+    else:
+        query_start, by_key = runs
+        query = segment_ids(query_start, n_rows)
+        found = packed_order(score, query, sorted_keys=False)
+        if found is None:
+            return None
+        order = found[0]
+        first_keys = keys[query_start][by_key]
+        grouped, ranked_relevance = relevance, relevance[order]
+    n_queries = query_start.shape[0]
+    query_ids = first_keys if labels is None else labels[first_keys]
+    warn_if_label_scores(score, relevance, n_queries)
+    sizes = np.diff(query_start, append=n_rows)
+    rows = _Rows(grouped, query, query_start, sizes, n_queries)
+    return rows, score[order], ranked_relevance, query_start, by_key, query_ids
+
+
+def window_dcg(score, relevance, query_start, sizes, k, gain, discount):
+    """Expected DCG@k per query (tie orders averaged), from the first k positions.
+
+    ``score`` and ``relevance`` are in ranked order: by query, then by
+    descending score, the queries starting at ``query_start``. Every
+    position of a tie block holds the block's mean gain; the block cut by
+    the cutoff is followed past it.
+    The window (each query's first k positions) is one flat array: tie
+    blocks are its runs of equal scores inside a query.
+    """
+    width = int(min(k, sizes.max()))
+    if width == sizes.max():  # every query fits the window: all positions
+        start, size = query_start, sizes
+        value, gains = score, _gain(relevance, gain)
+    else:
+        size = np.minimum(sizes, width)
+        start = np.cumsum(size) - size
+        rows = np.repeat(query_start - start, size) + np.arange(int(size.sum()))
+        value, gains = score[rows], _gain(relevance[rows], gain)
+    n_window = value.shape[0]
+    column = np.arange(n_window) - np.repeat(start, size)
+    weight = _discount(np.arange(1, width + 1), discount)[column]
+    new = np.empty(n_window, dtype=bool)
+    new[0] = True
+    np.not_equal(value[1:], value[:-1], out=new[1:])
+    new[start] = True
+    edge = value[start + size - 1]  # each query's score at the cutoff
+    extra_rows, extra_gain = _past_window(score, relevance, query_start, sizes,
+                                          edge, width, gain)
+    block_start = np.flatnonzero(new)
+    if block_start.shape[0] < n_window or extra_rows.any():
+        # ties: each position holds its block's mean gain (the block's gains
+        # are whole numbers: their sum is exact in any order)
+        block_gain = np.add.reduceat(gains, block_start)
+        in_window = np.diff(block_start, append=n_window)
+        block_size = in_window.astype(np.float64)
+        # each query's last block in the window: the one the cutoff may cut
+        opens = np.zeros(n_window, dtype=bool)
+        opens[start] = True
+        last = np.r_[np.flatnonzero(opens[block_start])[1:], block_start.shape[0]] - 1
+        block_gain[last] += extra_gain
+        block_size[last] += extra_rows
+        gains = np.repeat(block_gain / block_size, in_window)
+    return _sum_as_full_query(gains * weight, start, size, sizes)
+
+
+def summed_width(sizes, window):
+    """Per query, how many leading values of its rows to sum (zeros past ``window``).
+
+    ``np.add.reduceat`` sums a segment of n values as its first value plus
+    numpy's pairwise sum of the others (eight accumulators below 129
+    values, halves cut at multiples of 8 above), and the full layout sums
+    the contributions of all n rows of a query, zeros past the cutoff.
+    Adding zeros changes no value, but the grouping of the nonzero ones
+    depends on n. This is the shortest length, ending in zeros, whose sum
+    groups the first ``window`` values as the sum of all n does: the same
+    bits from the window alone (a test checks it against the full layout).
+    """
+    n = np.asarray(sizes)
+    rest, leading = n - 1, np.asarray(window) - 1
+    halving = rest > 128
+    while halving.any():  # halves while the left one holds every nonzero value
+        left = rest // 2
+        left -= left % 8
+        halving &= left >= leading
+        rest = np.where(halving, left, rest)
+        halving &= rest > 128
+    lead = np.maximum(8, -(-leading // 8) * 8)
+    shorter = lead + rest % 8
+    out = np.where((shorter < rest) & (rest <= 128), shorter, rest) + 1
+    out = np.where(n - 1 < 8, n, out)  # summed one by one: all of them
+    return np.where(leading <= 0, 1, out)
+
+
+def _sum_as_full_query(values, start, size, sizes):
+    """Per-query sums of the window's ``values``, with the full layout's rounding."""
+    width = summed_width(sizes, size)
+    if np.array_equal(width, size):
+        return np.add.reduceat(values, start)
+    padded_start = np.cumsum(width) - width
+    padded = np.zeros(int(width.sum()))
+    padded[np.repeat(padded_start - start, size) + np.arange(values.shape[0])] = values
+    return np.add.reduceat(padded, padded_start)
+
+
+def _past_window(score, relevance, query_start, sizes, edge, width, gain):
+    """Rows, and their gain sum, of each query's tie block at the cutoff below it."""
+    n_queries = query_start.shape[0]
+    count = np.zeros(n_queries, dtype=np.intp)
+    total = np.zeros(n_queries)
+    longer = np.flatnonzero(sizes > width)
+    if not longer.shape[0]:
+        return count, total
+    start = query_start[longer]
+    go_on = score[start + width] == edge[longer]
+    longer, start = longer[go_on], start[go_on]
+    if not longer.shape[0]:
+        return count, total
+    # bisection over the positions past the window, every such query at once:
+    # the block ends at the first position scored below its value
+    value = edge[longer]
+    low = np.full(longer.shape[0], width + 1)
+    high = sizes[longer].copy()
+    while True:
+        open_ = low < high
+        if not open_.any():
+            break
+        middle = (low + high) // 2
+        same = score[start + np.minimum(middle, high - 1)] == value
+        low = np.where(open_ & same, middle + 1, low)
+        high = np.where(open_ & ~same, middle, high)
+    n_past = low - width
+    count[longer] = n_past
+    owner = np.repeat(np.arange(longer.shape[0]), n_past)
+    offset = np.arange(owner.shape[0]) - np.repeat(np.cumsum(n_past) - n_past, n_past)
+    past_rows = start[owner] + width + offset
+    total[longer] = np.bincount(owner, weights=_gain(relevance[past_rows], gain),
+                                minlength=longer.shape[0])
+    return count, total
+
+
+def _whole_gains(relevance, integer_input):
+    """Whether every gain, and every sum of gains, is a whole number held exactly.
+
+    Then a tie block's gain sum is exact in any order of its rows, as the
+    full layout's (in its canonical order) is: the two give the same bits.
+    Whole grades below 2**53 / rows (exponential gains 2**grade - 1 below
+    it too). ``integer_input``: ``y_true`` came as integers (whole already).
+    """
+    top = float(relevance.max())
+    if top + np.log2(relevance.shape[0] + 1.0) >= 52.0:
+        return False
+    return integer_input or np.array_equal(relevance, np.floor(relevance))
+
+
+def top_k_scores(y_true, y_score, requests, query_id, binary=False):
+    """Key -> (values, undefined, weights, policy, layout) of each request, or None.
+
+    None: the input is one the full layout handles (see :func:`top_layout`).
+    """
+    found = top_layout(y_true, y_score, query_id, binary=binary)
+    if found is None:
+        return None
+    rows, score, relevance, query_start, by_key, query_ids = found
+    n_relevant = np.add.reduceat((rows.relevance > 0).astype(np.float64), query_start)
+    layout = TopQueries(query_ids, n_relevant, np.ones(rows.n_queries))
+    out = {}
+    for request in requests:
+        options = {**request.spec.defaults, **request.kernel_options}
+        gain, discount = options["gain"], options["discount"]
+        _check_gain_range(rows, gain)
+        values = window_dcg(score, relevance, query_start, rows.query_size,
+                            request.k, gain, discount)
+        if request.spec.stem == "ndcg":
+            with np.errstate(invalid="ignore", divide="ignore"):
+                values = values / _ideal_dcg_per_query(rows, k=request.k, gain=gain,
+                                                       discount=discount)
+        out[request.key] = values if by_key is None else values[by_key]
+    if by_key is not None:
+        layout = TopQueries(query_ids, n_relevant[by_key], layout.query_weight)
+    return out, layout
