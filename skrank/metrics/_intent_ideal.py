@@ -140,13 +140,16 @@ def _greedy_padded(gains, factor, q, keys, size, start, pattern, queries):
     used = np.zeros(size.shape, dtype=np.int64)
     last = keys.shape[0] - 1
     no_key = np.iinfo(np.int64).min
+    # one (query, slot) table per intent: the gains are added intent by intent,
+    # in column order from 0.0, as ndeval adds them (and twice as fast as a
+    # where over the (query, slot, intent) cube summed along its last axis)
+    columns = [np.ascontiguousarray(pattern[:, :, j]) for j in range(pattern.shape[2])]
+    gain = np.empty(size.shape)
     for rank in range(gains.shape[1]):
         left = used < size
-        gain = np.where(pattern, factor[:, None, :], 0.0)
-        gain = (gain.sum(axis=2) if pattern.shape[2] < 8
-                else _pattern_gains(pattern.reshape(-1, pattern.shape[2]),
-                                    np.repeat(factor, pattern.shape[1], axis=0)
-                                    ).reshape(left.shape))
+        gain[...] = 0.0
+        for j, column in enumerate(columns):
+            gain += np.where(column, factor[:, j:j + 1], 0.0)
         gain[~left] = -1.0
         best = gain.max(axis=1)
         active = np.flatnonzero(best >= 0.0)
