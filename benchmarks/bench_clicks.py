@@ -15,7 +15,8 @@ two on a shared machine).
   clicks follow the position-based model (examination 1/position, a
   relevant row clicked when examined, a non-relevant one with
   probability 0.1). ``skrank.clicks.evaluate(metrics=["dcg@10",
-  "precision@10", "arp"])`` with a :class:`PositionBias` against
+  "precision@10", "arp"])`` with each form of propensity (a
+  :class:`PositionBias`, a callable, a per-row array) against
   ``skrank.evaluate`` on the labels with ``["dcg@10", "precision@10"]``
   (skrank.evaluate has no ``arp``; its third metric would be another
   kernel on the same layout). Goal: at most 1.5x.
@@ -99,7 +100,7 @@ def race(calls, repeats):
 def report(title, wall, cpu, reference, goal):
     print(title)
     for name in wall:
-        print(f"  {name:<44} {wall[name]:8.3f} s wall {cpu[name]:8.3f} s CPU   "
+        print(f"  {name:<50} {wall[name]:8.3f} s wall {cpu[name]:8.3f} s CPU   "
               f"{wall[name] / wall[reference]:5.2f}x / {cpu[name] / cpu[reference]:5.2f}x")
     print(f"  goal: {goal}")
 
@@ -107,15 +108,25 @@ def report(title, wall, cpu, reference, goal):
 def bench_evaluate(rows, repeats):
     data = evaluate_data(rows)
     bias = PositionBias(1.0 / np.arange(1, 11))
+    forms = {  # the three forms of propensity, the same values
+        "PositionBias": bias,
+        "callable": lambda k: 1.0 / k,
+        "per-row array": 1.0 / data["position"],  # as read from a log
+    }
+
+    def clicks(propensity):
+        return lambda: click_evaluate(
+            data["click"], data["y_score"], position=data["position"],
+            list_id=data["query_id"], propensity=propensity,
+            metrics=["dcg@10", "precision@10", "arp"])
+
     calls = {
         "skrank.evaluate(dcg@10, precision@10)": lambda: label_evaluate(
             data["y_true"], data["y_score"], query_id=data["query_id"],
             metrics=["dcg@10", "precision@10"]),
-        "skrank.clicks.evaluate(dcg@10, precision@10, arp)": lambda: click_evaluate(
-            data["click"], data["y_score"], position=data["position"],
-            list_id=data["query_id"], propensity=bias,
-            metrics=["dcg@10", "precision@10", "arp"]),
     }
+    calls.update({f"clicks.evaluate(3 metrics), {form}": clicks(propensity)
+                  for form, propensity in forms.items()})
     wall, cpu = race(calls, repeats)
     report(f"evaluate: {rows:,} rows, {rows // 10:,} lists; best of {repeats}",
            wall, cpu, "skrank.evaluate(dcg@10, precision@10)",

@@ -126,11 +126,17 @@ def _arp_per_list(ranked, spread):
 def _check_positions_per_list(ranked, position):
     """Two rows of one list at one position: a ValueError naming the later row.
 
-    Works in the layout's order (lists contiguous): one ``np.bincount`` of
-    (list, position) codes when they are dense, else a sort of them.
+    Works in the layout's order (lists contiguous). Positions up to 64 (the
+    common log): each list's positions as bits of one uint64, OR-ed over the
+    list; the list is fine when its mask has as many bits set as it has
+    rows (a gather of one byte per row, no n-length count table). Else, or
+    to name the row of a repeat: one ``np.bincount`` of (list, position)
+    codes when they are dense, else a sort of them.
     """
+    top = int(position.max())
+    if top <= 64 and _distinct_positions(ranked, position):
+        return
     ranked_position = position[ranked.order]
-    top = int(ranked_position.max())
     if ranked.n_queries * top <= 4 * ranked.n_rows + 1024:
         key = ranked.query * top + (ranked_position - 1)
         counts = np.bincount(key, minlength=ranked.n_queries * top)
@@ -141,6 +147,21 @@ def _check_positions_per_list(ranked, position):
                                        n_rows=ranked.n_rows)
         return
     check_one_row_per_position(_input_codes(ranked), position)
+
+
+#: the number of bits set in each byte 0..255
+_BITS_IN_BYTE = np.array([bin(byte).count("1") for byte in range(256)], dtype=np.int64)
+
+
+def _distinct_positions(ranked, position):
+    """Whether no list has two rows at one position, for positions 1..64."""
+    shift = (position - 1).astype(np.uint8)[ranked.order]  # one byte per row gathered
+    bits = np.ones(shift.shape[0], dtype=np.uint64)
+    np.left_shift(bits, shift, out=bits, casting="unsafe")
+    mask = np.bitwise_or.reduceat(bits, ranked.query_start)
+    n_positions = _BITS_IN_BYTE[mask.view(np.uint8)].reshape(-1, 8).sum(axis=1)
+    n_rows = np.diff(np.append(ranked.query_start, ranked.n_rows))
+    return bool((n_positions == n_rows).all())
 
 
 def _input_codes(ranked):
