@@ -52,9 +52,10 @@ def parquet_files(frame, query_id):
 
     ``frame`` is the DataFrame of the needed columns. Only a plain scan
     qualifies: its optimized plan is a selection of columns over a Parquet
-    relation without partition columns, on the local (``file:``) file
-    system; the query id is an integer or string column and the others are
-    numbers. Best effort through the JVM's plan: anything unexpected answers
+    relation without partition columns or buckets (so not partitioned by
+    the query id: the caller need not ask Spark's physical plan), on the
+    local (``file:``) file system; the query id is an integer or string
+    column and the others are numbers. Best effort through the JVM's plan: anything unexpected answers
     None.
     """
     try:
@@ -70,8 +71,9 @@ def parquet_files(frame, query_id):
         relation = plan.relation()
         if (_simple_name(relation) != "HadoopFsRelation"
                 or _simple_name(relation.fileFormat()) != "ParquetFileFormat"
-                or relation.partitionSchema().length() != 0):
-            return None
+                or relation.partitionSchema().length() != 0
+                or relation.bucketSpec().isDefined()):
+            return None  # partition directories, or a bucketed table
         uris = list(frame.inputFiles())
     except Exception:  # noqa: BLE001 - no JVM plan to read (Spark Connect, ...)
         return None
