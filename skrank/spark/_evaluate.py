@@ -343,8 +343,13 @@ def evaluate(
     the needed columns themselves (a task per 128 MiB of files or so),
     bucket the rows by a hash of the query id, and Spark's shuffle moves
     each bucket as one Arrow message: no row is handed over from the JVM,
-    which is most of the time of the other path. A file the workers cannot
-    read as Spark does sends the call back to Spark's reader.
+    which is most of the time of the other path. On a local master
+    (``local[n]``), whose executors share the driver's machine, the buckets
+    skip the shuffle too: the read tasks write them as Arrow files into a
+    temporary folder (``tempfile.gettempdir()``; as much disk as the
+    shuffle files would take), removed when the call ends, and a second job
+    scores them. A file the workers cannot read as Spark does sends the
+    call back to Spark's reader.
 
     On a local master (``local[n]``) the jobs' Python workers run the
     driver's own interpreter (``sys.executable``) unless ``PYSPARK_PYTHON``

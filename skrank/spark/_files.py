@@ -13,7 +13,11 @@ Parquet reader, and no row crosses from the JVM:
    and each bucket of the task leaves as one Arrow IPC message (a few large
    byte strings).
 2. **Shuffle by bucket** with Spark's own shuffle (``partitionBy``: bucket
-   ``i`` is partition ``i``), which moves the messages as bytes.
+   ``i`` is partition ``i``), which moves the messages as bytes. On a local
+   master, whose executors all share the driver's machine and its disk,
+   the read tasks write each bucket as an Arrow file into a temporary
+   folder instead (:func:`write_buckets`), and task ``i`` of a second job
+   reads bucket ``i``'s files: no copy of the rows into the JVM and back.
 3. **Score**: each partition's messages become one frame, and the same
    :class:`~skrank.metrics._plan.PartitionPlan` as on the other paths gives
    the partial means.
