@@ -479,3 +479,23 @@ def test_doc_id_errors_name_doc_id():
         evaluate([1, 0], [1, 0], doc_id=["x", "x"], **common)
     with pytest.raises(ValueError, match="`doc_id` contains missing values"):
         evaluate([1, 0], [1, 0], doc_id=["x", None], **common)
+
+
+def test_the_inputs_are_left_as_they_were():
+    # position and a per-row propensity are used without a copy: never written
+    rng = np.random.default_rng(5)
+    position = np.tile(np.arange(1, 6, dtype=np.int64), 20)
+    propensity = 1.0 / position
+    click = rng.integers(0, 2, 100)
+    score = rng.normal(size=100)
+    lists = np.repeat(np.arange(20), 5)
+    arrays = (position, propensity, click, score, lists)
+    before = [a.copy() for a in arrays]
+    got = evaluate(click, score, position=position, list_id=lists, propensity=propensity,
+                   metrics=["dcg@3", "ndcg@3", "precision@2", "arp"], clip=0.3)
+    again = evaluate(click, score, position=position, list_id=lists,
+                     propensity=lambda k: 1.0 / k,
+                     metrics=["dcg@3", "ndcg@3", "precision@2", "arp"], clip=0.3)
+    assert got == again
+    for array, copy in zip(arrays, before):
+        np.testing.assert_array_equal(array, copy)
