@@ -153,15 +153,33 @@ def _check_positions_per_list(ranked, position):
 _BITS_IN_BYTE = np.array([bin(byte).count("1") for byte in range(256)], dtype=np.int64)
 
 
+#: rows of the lists whose bit masks are made at once (:func:`_distinct_positions`)
+_MASK_ROWS = 2**20
+
+
 def _distinct_positions(ranked, position):
-    """Whether no list has two rows at one position, for positions 1..64."""
-    shift = (position - 1).astype(np.uint8)[ranked.order]  # one byte per row gathered
-    bits = np.ones(shift.shape[0], dtype=np.uint64)
-    np.left_shift(bits, shift, out=bits, casting="unsafe")
-    mask = np.bitwise_or.reduceat(bits, ranked.query_start)
-    n_positions = _BITS_IN_BYTE[mask.view(np.uint8)].reshape(-1, 8).sum(axis=1)
-    n_rows = np.diff(np.append(ranked.query_start, ranked.n_rows))
-    return bool((n_positions == n_rows).all())
+    """Whether no list has two rows at one position, for positions 1..64.
+
+    The masks are made for about :data:`_MASK_ROWS` rows of whole lists at a
+    time: an 8 MB array of bits, not one of 8 bytes per row.
+    """
+    shift = position.astype(np.uint8)[ranked.order]  # one byte per row gathered
+    shift -= 1
+    start = ranked.query_start
+    n_rows = np.diff(np.append(start, ranked.n_rows))
+    bounds = np.unique(np.searchsorted(
+        start, np.arange(0, ranked.n_rows, _MASK_ROWS), side="right") - 1)
+    bounds = np.append(bounds, start.shape[0])
+    for first, last in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+        begin = int(start[first])
+        end = int(start[last]) if last < start.shape[0] else ranked.n_rows
+        bits = np.ones(end - begin, dtype=np.uint64)
+        np.left_shift(bits, shift[begin:end], out=bits, casting="unsafe")
+        mask = np.bitwise_or.reduceat(bits, start[first:last] - begin)
+        n_positions = _BITS_IN_BYTE[mask.view(np.uint8)].reshape(-1, 8).sum(axis=1)
+        if (n_positions != n_rows[first:last]).any():
+            return False
+    return True
 
 
 def _input_codes(ranked):

@@ -233,10 +233,17 @@ def _first_repeat(position, lists):
 
 @pytest.mark.parametrize("top", [3, 8, 63, 64, 65, 200])
 @pytest.mark.parametrize("seed", range(4))
-def test_repeated_positions_are_found_whatever_the_largest_position(top, seed):
+@pytest.mark.parametrize("mask_rows", [None, 5])
+def test_repeated_positions_are_found_whatever_the_largest_position(top, seed, mask_rows,
+                                                                   monkeypatch):
     # positions up to 64 take the bit-mask path, above it the count or sort:
     # each must refuse exactly the lists that repeat a position (a set per
-    # list says which), naming the later row of the first repeat
+    # list says which), naming the later row of the first repeat; the masks
+    # made a few rows of whole lists at a time (mask_rows=5) as well
+    if mask_rows is not None:
+        from skrank.clicks import _evaluate as click_evaluate_module
+
+        monkeypatch.setattr(click_evaluate_module, "_MASK_ROWS", mask_rows)
     rng = np.random.default_rng(seed)
     n_lists = 30
     size = rng.integers(1, min(top, 12) + 1, n_lists)
