@@ -84,11 +84,22 @@ def em_data(rows, n_queries=10_000, n_docs=10, seed=0):
 
 
 def race(calls, repeats):
-    """Best wall-clock and CPU seconds of each call, run in turns."""
+    """Best wall-clock and CPU seconds of each call, run in turns.
+
+    The order turns from round to round: on the shared 2-core host of
+    issue 45, at 1e7 rows, whichever click call ran right after
+    ``skrank.evaluate`` took 0.1-0.4 s more system time (the kernel's
+    faults of fresh memory) than the same call after another click call,
+    which made the per-row array (then always second) look slower than
+    the other forms.
+    """
     wall = {name: [] for name in calls}
     cpu = {name: [] for name in calls}
-    for _ in range(repeats):
-        for name, call in calls.items():
+    names = list(calls)
+    for round_ in range(repeats):
+        turn = round_ % len(names)
+        for name in names[turn:] + names[:turn]:
+            call = calls[name]
             start, start_cpu = time.perf_counter(), time.process_time()
             call()
             wall[name].append(time.perf_counter() - start)

@@ -193,18 +193,24 @@ def write_buckets(number, tasks, schema, query_id, n_buckets, folder):
     ``b`` of task ``number`` goes to ``<folder>/bucket-b/task-number.arrow``
     (an Arrow IPC file, written under a temporary name and renamed, so that
     a retried task leaves no half file). Yields the task's number of rows.
+    A file that cannot be written (a full disk) sends the call back to
+    Spark's reader, as a file that cannot be read does.
     """
     import pyarrow as pa
 
     n_rows = 0
     for bucket, table in _bucketed(tasks, schema, query_id, n_buckets):
         directory = bucket_folder(folder, bucket)
-        os.makedirs(directory, exist_ok=True)
         path = os.path.join(directory, f"task-{number:06d}.arrow")
         partial = f"{path}.{os.getpid()}.part"
-        with pa.OSFile(partial, "wb") as sink, pa.ipc.new_file(sink, table.schema) as out:
-            out.write_table(table)
-        os.replace(partial, path)
+        try:
+            os.makedirs(directory, exist_ok=True)
+            with (pa.OSFile(partial, "wb") as sink,
+                  pa.ipc.new_file(sink, table.schema) as out):
+                out.write_table(table)
+            os.replace(partial, path)
+        except OSError as exc:  # a full disk: the driver falls back to Spark's reader
+            raise RuntimeError(f"{READ_FAILED}(writing {path}) {exc}") from None
         n_rows += table.num_rows
     yield n_rows
 

@@ -259,3 +259,16 @@ def test_bucket_files_are_read_back_task_by_task(tmp_path):
         assert back[bucket].equals(pa.concat_tables(expected))
     assert list(_files.bucket_file_batches(str(folder), 99)) == []  # no such bucket
     assert not list(folder.rglob("*.part"))  # every file renamed into place
+
+
+def test_a_bucket_file_that_cannot_be_written_sends_the_call_to_spark(tmp_path):
+    schema = pa.schema([("qid", pa.int64()), ("label", pa.int8()),
+                        ("score", pa.float64())])
+    rows = pa.table({"qid": np.arange(6), "label": np.ones(6, np.int8),
+                     "score": np.linspace(0, 1, 6)}, schema=schema)
+    pq.write_table(rows, tmp_path / "0.parquet")
+    not_a_folder = tmp_path / "file"
+    not_a_folder.write_text("x")  # the buckets' folder cannot be made under it
+    with pytest.raises(RuntimeError, match=_files.READ_FAILED):
+        list(_files.write_buckets(0, [(str(tmp_path / "0.parquet"), 0, 1)], schema,
+                                  "qid", 2, str(not_a_folder)))
