@@ -126,11 +126,17 @@ def _arp_per_list(ranked, spread):
 def _check_positions_per_list(ranked, position):
     """Two rows of one list at one position: a ValueError naming the later row.
 
-    Works in the layout's order (lists contiguous): one ``np.bincount`` of
-    (list, position) codes when they are dense, else a sort of them.
+    Works in the layout's order (lists contiguous). Positions up to 64 (the
+    common log): each list's positions as bits of one uint64, OR-ed over the
+    list; the list is fine when its mask has as many bits set as it has
+    rows (a gather of one byte per row, no n-length count table). Else, or
+    to name the row of a repeat: one ``np.bincount`` of (list, position)
+    codes when they are dense, else a sort of them.
     """
+    top = int(position.max())
+    if top <= 64 and _distinct_positions(ranked, position):
+        return
     ranked_position = position[ranked.order]
-    top = int(ranked_position.max())
     if ranked.n_queries * top <= 4 * ranked.n_rows + 1024:
         key = ranked.query * top + (ranked_position - 1)
         counts = np.bincount(key, minlength=ranked.n_queries * top)
@@ -141,6 +147,39 @@ def _check_positions_per_list(ranked, position):
                                        n_rows=ranked.n_rows)
         return
     check_one_row_per_position(_input_codes(ranked), position)
+
+
+#: the number of bits set in each byte 0..255
+_BITS_IN_BYTE = np.array([bin(byte).count("1") for byte in range(256)], dtype=np.int64)
+
+
+#: rows of the lists whose bit masks are made at once (:func:`_distinct_positions`)
+_MASK_ROWS = 2**20
+
+
+def _distinct_positions(ranked, position):
+    """Whether no list has two rows at one position, for positions 1..64.
+
+    The masks are made for about :data:`_MASK_ROWS` rows of whole lists at a
+    time: an 8 MB array of bits, not one of 8 bytes per row.
+    """
+    shift = position.astype(np.uint8)[ranked.order]  # one byte per row gathered
+    shift -= 1
+    start = ranked.query_start
+    n_rows = np.diff(np.append(start, ranked.n_rows))
+    bounds = np.unique(np.searchsorted(
+        start, np.arange(0, ranked.n_rows, _MASK_ROWS), side="right") - 1)
+    bounds = np.append(bounds, start.shape[0])
+    for first, last in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+        begin = int(start[first])
+        end = int(start[last]) if last < start.shape[0] else ranked.n_rows
+        bits = np.ones(end - begin, dtype=np.uint64)
+        np.left_shift(bits, shift[begin:end], out=bits, casting="unsafe")
+        mask = np.bitwise_or.reduceat(bits, start[first:last] - begin)
+        n_positions = _BITS_IN_BYTE[mask.view(np.uint8)].reshape(-1, 8).sum(axis=1)
+        if (n_positions != n_rows[first:last]).any():
+            return False
+    return True
 
 
 def _input_codes(ranked):

@@ -619,4 +619,4 @@ def propensity_per_row(propensity, position):
             f"{position.shape[0]} rows: give one per row, a PositionBias, or a "
             "callable of positions."
         )
-    return check_propensity_values(values.astype(np.float64))
+    return check_propensity_values(values.astype(np.float64, copy=False))

@@ -78,7 +78,7 @@ def check_positions(position):
             f"`position` must be at most 2**53 (a rank in a list), got "
             f"{array[bad][0].item()!r} at {first_position(bad)}."
         )
-    return array.astype(np.int64)
+    return array.astype(np.int64, copy=False)  # read only by every caller: no copy
 
 
 def check_same_rows(**arrays):

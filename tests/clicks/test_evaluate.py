@@ -221,6 +221,57 @@ def test_duplicate_position_found_with_sparse_positions():
                  propensity=1.0)
 
 
+def _first_repeat(position, lists):
+    """The (later, earlier) rows of the first repeated (list, position), by brute force."""
+    seen = {}
+    for row, key in enumerate(zip(lists, position)):
+        if key in seen:
+            return row, seen[key]
+        seen[key] = row
+    return None
+
+
+@pytest.mark.parametrize("top", [3, 8, 63, 64, 65, 200])
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("mask_rows", [None, 5])
+def test_repeated_positions_are_found_whatever_the_largest_position(top, seed, mask_rows,
+                                                                   monkeypatch):
+    # positions up to 64 take the bit-mask path, above it the count or sort:
+    # each must refuse exactly the lists that repeat a position (a set per
+    # list says which), naming the later row of the first repeat; the masks
+    # made a few rows of whole lists at a time (mask_rows=5) as well
+    if mask_rows is not None:
+        from skrank.clicks import _evaluate as click_evaluate_module
+
+        monkeypatch.setattr(click_evaluate_module, "_MASK_ROWS", mask_rows)
+    rng = np.random.default_rng(seed)
+    n_lists = 30
+    size = rng.integers(1, min(top, 12) + 1, n_lists)
+    lists = np.repeat(rng.permutation(n_lists) * 7 + 3, size)
+    position = np.concatenate([rng.choice(top, s, replace=False) + 1 for s in size])
+    position[rng.integers(0, position.shape[0])] = top  # the largest is used
+    order = rng.permutation(position.shape[0])
+    lists, position = lists[order], position[order]
+    click = rng.integers(0, 2, position.shape[0])
+    score = rng.normal(size=position.shape[0])
+    common = dict(list_id=lists, propensity=1.0, metrics="dcg@3")
+    repeat = _first_repeat(position.tolist(), lists.tolist())
+    if repeat is None:
+        assert np.isfinite(evaluate(click, score, position=position, **common)["dcg@3"])
+    else:  # the draw put a repeat where the maximum was planted
+        with pytest.raises(ValueError, match=f"row {repeat[0]} repeats row {repeat[1]}"):
+            evaluate(click, score, position=position, **common)
+    # one planted repeat: a row takes the position of another row of its list
+    bad = position.copy()
+    multi = np.flatnonzero(np.bincount(np.unique(lists, return_inverse=True)[1]) > 1)
+    target = rng.choice(multi)
+    rows = np.flatnonzero(lists == np.unique(lists)[target])
+    bad[rows[1]] = bad[rows[0]]
+    later, earlier = _first_repeat(bad.tolist(), lists.tolist())
+    with pytest.raises(ValueError, match=f"row {later} repeats row {earlier}"):
+        evaluate(click, score, position=bad, **common)
+
+
 @pytest.mark.parametrize("missing", ["list_id", "position", "propensity"])
 def test_required_arguments_say_so(missing):
     arguments = dict(position=[1, 2], list_id=[0, 0], propensity=1.0)
@@ -435,3 +486,23 @@ def test_doc_id_errors_name_doc_id():
         evaluate([1, 0], [1, 0], doc_id=["x", "x"], **common)
     with pytest.raises(ValueError, match="`doc_id` contains missing values"):
         evaluate([1, 0], [1, 0], doc_id=["x", None], **common)
+
+
+def test_the_inputs_are_left_as_they_were():
+    # position and a per-row propensity are used without a copy: never written
+    rng = np.random.default_rng(5)
+    position = np.tile(np.arange(1, 6, dtype=np.int64), 20)
+    propensity = 1.0 / position
+    click = rng.integers(0, 2, 100)
+    score = rng.normal(size=100)
+    lists = np.repeat(np.arange(20), 5)
+    arrays = (position, propensity, click, score, lists)
+    before = [a.copy() for a in arrays]
+    got = evaluate(click, score, position=position, list_id=lists, propensity=propensity,
+                   metrics=["dcg@3", "ndcg@3", "precision@2", "arp"], clip=0.3)
+    again = evaluate(click, score, position=position, list_id=lists,
+                     propensity=lambda k: 1.0 / k,
+                     metrics=["dcg@3", "ndcg@3", "precision@2", "arp"], clip=0.3)
+    assert got == again
+    for array, copy in zip(arrays, before):
+        np.testing.assert_array_equal(array, copy)

@@ -200,3 +200,75 @@ def test_buckets_depend_on_the_id_value_only():
     # the hash is pandas' (keyed, the same in every process), not Python's hash()
     expected = pd.util.hash_array(np.array(["a", "b", "c"], dtype=object)) % np.uint64(5)
     np.testing.assert_array_equal(buckets[[0, 1, 4]], expected.astype(np.int64))
+
+
+@pytest.mark.parametrize("ids", ["str", "int"])
+def test_the_folder_of_a_local_master_and_the_shuffle_give_the_same_values(
+        spark, tmp_path, monkeypatch, paths_taken, ids):
+    # a local master hands the buckets over in files; any other master through
+    # Spark's shuffle: the same buckets, scored as the same partitions
+    import tempfile
+
+    rows = click_log(28, n_rows=500, n_queries=60, ids=ids)
+    monkeypatch.setattr(_files, "SPLIT_BYTES", 1500)
+    df = spark.read.parquet(write_files(rows, tmp_path / "log"))
+    names = ["ndcg@5", "map", "mrr", "precision@3"]
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    made = []
+    original = tempfile.mkdtemp
+    monkeypatch.setattr(tempfile, "mkdtemp",
+                        lambda **kw: made.append(original(**kw)) or made[-1])
+    folder = skrank.spark.evaluate(df, metrics=names, partitioned_by_query=False)
+    assert len(made) == 1 and made[0].startswith(str(scratch))
+    assert list(scratch.iterdir()) == []  # the folder is removed after the call
+    monkeypatch.setattr(spark_evaluate, "_local_master", lambda context: False)
+    shuffled = skrank.spark.evaluate(df, metrics=names)
+    assert len(made) == 1  # no folder for the shuffle
+    assert all(taken is not None for taken in paths_taken) and len(paths_taken) == 2
+    assert folder == shuffled  # the same partitions merged in the same order
+    assert_close(folder, in_memory(rows, names))
+
+
+def test_bucket_files_are_read_back_task_by_task(tmp_path):
+    schema = pa.schema([("qid", pa.int64()), ("label", pa.int8()),
+                        ("score", pa.float64())])
+    rows = pa.table({"qid": np.arange(40) % 7, "label": np.ones(40, np.int8),
+                     "score": np.linspace(0, 1, 40)}, schema=schema)
+    tasks = []
+    for i in range(2):
+        pq.write_table(rows.slice(20 * i, 20), tmp_path / f"{i}.parquet")
+        tasks.append([(str(tmp_path / f"{i}.parquet"), 0, 1)])
+    folder = tmp_path / "buckets"
+    assert [sum(_files.write_buckets(n, t, schema, "qid", 3, str(folder)))
+            for n, t in enumerate(tasks)] == [20, 20]
+    back = {}
+    for bucket in range(3):
+        batches = list(_files.bucket_file_batches(str(folder), bucket))
+        back[bucket] = pa.Table.from_batches(batches, schema) if batches else None
+    # the same buckets as the shuffle's messages, task 0's rows before task 1's
+    for bucket in range(3):
+        expected = [t for task in tasks
+                    for b, blob in _files.read_buckets(task, schema, "qid", 3)
+                    if b == bucket
+                    for t in [pa.ipc.open_stream(blob).read_all()]]
+        if not expected:
+            assert back[bucket] is None
+            continue
+        assert back[bucket].equals(pa.concat_tables(expected))
+    assert list(_files.bucket_file_batches(str(folder), 99)) == []  # no such bucket
+    assert not list(folder.rglob("*.part"))  # every file renamed into place
+
+
+def test_a_bucket_file_that_cannot_be_written_sends_the_call_to_spark(tmp_path):
+    schema = pa.schema([("qid", pa.int64()), ("label", pa.int8()),
+                        ("score", pa.float64())])
+    rows = pa.table({"qid": np.arange(6), "label": np.ones(6, np.int8),
+                     "score": np.linspace(0, 1, 6)}, schema=schema)
+    pq.write_table(rows, tmp_path / "0.parquet")
+    not_a_folder = tmp_path / "file"
+    not_a_folder.write_text("x")  # the buckets' folder cannot be made under it
+    with pytest.raises(RuntimeError, match=_files.READ_FAILED):
+        list(_files.write_buckets(0, [(str(tmp_path / "0.parquet"), 0, 1)], schema,
+                                  "qid", 2, str(not_a_folder)))
