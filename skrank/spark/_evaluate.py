@@ -35,15 +35,7 @@ from .._core._validation import check_bool, check_option, describe
 from ..metrics._evaluate import metric_names
 from ..metrics._plan import EMPTY_PARTIAL, ROW, PartitionPlan, kernel_options
 from ..metrics._registry import parse_metric_name
-from ._files import (
-    READ_FAILED,
-    bucket_batches,
-    bucket_file_batches,
-    parquet_files,
-    read_buckets,
-    read_tasks,
-    write_buckets,
-)
+from ._files import READ_FAILED, bucket_batches, parquet_files, read_buckets, read_tasks
 from ._workers import driver_python_for_local_workers, missing_module_error
 
 _PARTITION = "__skrank_partition__"
@@ -112,14 +104,6 @@ def _scored(frame, plan):
 def _scored_buckets(pairs, plan):
     """mapPartitions after the shuffle of buckets: this partition's partial means."""
     yield _scored(_partition_frame(bucket_batches(pairs)), plan)
-
-
-def _scored_bucket_files(buckets, folder, plan):
-    """mapPartitions on a local master: the partial means of each bucket's files."""
-    for bucket in buckets:
-        _, n_rows, partials = _scored(
-            _partition_frame(bucket_file_batches(folder, bucket)), plan)
-        yield bucket, n_rows, partials
 
 
 def _plain(ids):
@@ -343,13 +327,8 @@ def evaluate(
     the needed columns themselves (a task per 128 MiB of files or so),
     bucket the rows by a hash of the query id, and Spark's shuffle moves
     each bucket as one Arrow message: no row is handed over from the JVM,
-    which is most of the time of the other path. On a local master
-    (``local[n]``), whose executors share the driver's machine, the buckets
-    skip the shuffle too: the read tasks write them as Arrow files into a
-    temporary folder (``tempfile.gettempdir()``; as much disk as the
-    shuffle files would take), removed when the call ends, and a second job
-    scores them. A file the workers cannot read as Spark does sends the
-    call back to Spark's reader.
+    which is most of the time of the other path. A file the workers cannot
+    read as Spark does sends the call back to Spark's reader.
 
     On a local master (``local[n]``) the jobs' Python workers run the
     driver's own interpreter (``sys.executable``) unless ``PYSPARK_PYTHON``
@@ -478,68 +457,22 @@ def _scored_from_files(frame, paths, plan, n_partitions):
     schema = to_arrow_schema(frame.schema)
     query_id = plan.query_id
     tasks, n_slices = read_tasks(paths, context.defaultParallelism)
-    if _local_master(context):
-        return _scored_through_folder(frame, context, tasks, n_slices, schema, plan,
-                                      n_buckets)
     scored = (
         context.parallelize(tasks, n_slices)
         .mapPartitions(lambda tasks: read_buckets(tasks, schema, query_id, n_buckets))
         .partitionBy(n_buckets, lambda bucket: bucket)
         .mapPartitions(lambda pairs: _scored_buckets(pairs, plan))
     )
-    return _collect_unless_read_failed(scored, frame)
-
-
-def _collect_unless_read_failed(rdd, frame):
-    """``rdd.collect()``, a worker's error as the driver's; None if a file was not read."""
 
     def collect():
         try:
-            return rdd.collect()
+            return scored.collect()
         except Exception as exc:
             if READ_FAILED in str(exc):
                 return None
             raise
 
     return _run(collect, frame)
-
-
-def _local_master(context):
-    """Whether every executor runs on the driver's machine (``local``, ``local[n]``, ...)."""
-    try:
-        return str(context.master).startswith("local")
-    except Exception:  # noqa: BLE001 - no master to read: use the shuffle
-        return False
-
-
-def _scored_through_folder(frame, context, tasks, n_slices, schema, plan, n_buckets):
-    """:func:`_scored_from_files` on a local master: buckets handed over in files.
-
-    Two jobs instead of one with a shuffle: the read tasks write each bucket
-    of their rows to a temporary folder of the driver's machine (which every
-    executor of a local master sees), then task ``b`` of the second job
-    scores the files of bucket ``b``. The same buckets, scored as the same
-    partitions, as the shuffle gives; the rows skip the copies into the JVM
-    and back (about a tenth of a 1e7-row call, more on its first call, when
-    Spark's shuffle code runs for the first time). The folder is removed
-    when the call ends.
-    """
-    import shutil
-    import tempfile
-
-    query_id = plan.query_id
-    folder = tempfile.mkdtemp(prefix="skrank-spark-")
-    try:
-        written = context.parallelize(tasks, n_slices).mapPartitionsWithIndex(
-            lambda number, tasks: write_buckets(number, tasks, schema, query_id,
-                                                n_buckets, folder))
-        if _collect_unless_read_failed(written, frame) is None:
-            return None
-        scored = context.parallelize(range(n_buckets), n_buckets).mapPartitions(
-            lambda buckets: _scored_bucket_files(buckets, folder, plan))
-        return _run(scored.collect, frame)
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _per_query_frame(frame, plan, id_field, sql):

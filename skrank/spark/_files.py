@@ -13,11 +13,7 @@ Parquet reader, and no row crosses from the JVM:
    and each bucket of the task leaves as one Arrow IPC message (a few large
    byte strings).
 2. **Shuffle by bucket** with Spark's own shuffle (``partitionBy``: bucket
-   ``i`` is partition ``i``), which moves the messages as bytes. On a local
-   master, whose executors all share the driver's machine and its disk,
-   the read tasks write each bucket as an Arrow file into a temporary
-   folder instead (:func:`write_buckets`), and task ``i`` of a second job
-   reads bucket ``i``'s files: no copy of the rows into the JVM and back.
+   ``i`` is partition ``i``), which moves the messages as bytes.
 3. **Score**: each partition's messages become one frame, and the same
    :class:`~skrank.metrics._plan.PartitionPlan` as on the other paths gives
    the partial means.
@@ -59,8 +55,8 @@ def parquet_files(frame, query_id):
     relation without partition columns or buckets (so not partitioned by
     the query id: the caller need not ask Spark's physical plan), on the
     local (``file:``) file system; the query id is an integer or string
-    column and the others are numbers. Best effort through the JVM's plan: anything unexpected answers
-    None.
+    column and the others are numbers. Best effort through the JVM's plan:
+    anything unexpected answers None.
     """
     try:
         plan = frame._jdf.queryExecution().optimizedPlan()
@@ -149,14 +145,14 @@ def _ipc_bytes(table):
     return sink.getvalue().to_pybytes()
 
 
-def _bucketed(tasks, schema, query_id, n_buckets):
-    """``(bucket, table)`` for each bucket of the rows of a Spark task's file parts.
+def read_buckets(tasks, schema, query_id, n_buckets):
+    """``(bucket, Arrow IPC bytes)`` for each bucket of a Spark task's rows.
 
-    The task's file parts are read first, then bucketed once: one table per
-    bucket and task, however many small files the task holds. ``schema``
-    is the pyarrow schema of the needed columns as Spark types them; every
-    file is cast to it, so that equal ids hash equally whatever integer
-    width a file stores.
+    The task's file parts are read first, then bucketed once: one message
+    per bucket and task, however many small files the task holds.
+    ``schema`` is the pyarrow schema of the needed columns as Spark types
+    them; every file is cast to it, so that equal ids hash equally whatever
+    integer width a file stores.
     """
     import pyarrow as pa
 
@@ -170,66 +166,8 @@ def _bucketed(tasks, schema, query_id, n_buckets):
     table = table.take(np.argsort(bucket, kind="stable"))
     start = 0
     for b in np.flatnonzero(sizes):
-        yield int(b), table.slice(start, int(sizes[b]))
+        yield int(b), _ipc_bytes(table.slice(start, int(sizes[b])))
         start += int(sizes[b])
-
-
-def read_buckets(tasks, schema, query_id, n_buckets):
-    """``(bucket, Arrow IPC bytes)`` for each bucket of a Spark task's rows (:func:`_bucketed`)."""
-    for bucket, table in _bucketed(tasks, schema, query_id, n_buckets):
-        yield bucket, _ipc_bytes(table)
-
-
-def bucket_folder(folder, bucket):
-    return os.path.join(folder, f"bucket-{bucket:06d}")
-
-
-def write_buckets(number, tasks, schema, query_id, n_buckets, folder):
-    """A local master's read task: each bucket of its rows to a file, no shuffle.
-
-    With every executor on the driver's machine, a file is as good as
-    Spark's shuffle for handing a bucket from the task that read it to the
-    one that scores it, without the copies into the JVM and back: bucket
-    ``b`` of task ``number`` goes to ``<folder>/bucket-b/task-number.arrow``
-    (an Arrow IPC file, written under a temporary name and renamed, so that
-    a retried task leaves no half file). Yields the task's number of rows.
-    A file that cannot be written (a full disk) sends the call back to
-    Spark's reader, as a file that cannot be read does.
-    """
-    import pyarrow as pa
-
-    n_rows = 0
-    for bucket, table in _bucketed(tasks, schema, query_id, n_buckets):
-        directory = bucket_folder(folder, bucket)
-        path = os.path.join(directory, f"task-{number:06d}.arrow")
-        partial = f"{path}.{os.getpid()}.part"
-        try:
-            os.makedirs(directory, exist_ok=True)
-            with (pa.OSFile(partial, "wb") as sink,
-                  pa.ipc.new_file(sink, table.schema) as out):
-                out.write_table(table)
-            os.replace(partial, path)
-        except OSError as exc:  # a full disk: the driver falls back to Spark's reader
-            raise RuntimeError(f"{READ_FAILED}(writing {path}) {exc}") from None
-        n_rows += table.num_rows
-    yield n_rows
-
-
-def bucket_file_batches(folder, bucket):
-    """The Arrow record batches :func:`write_buckets` wrote for ``bucket``, task by task."""
-    import pyarrow as pa
-
-    directory = bucket_folder(folder, bucket)
-    try:
-        names = sorted(name for name in os.listdir(directory) if name.endswith(".arrow"))
-    except FileNotFoundError:  # no task had a row of this bucket
-        return
-    for name in names:
-        # not closed here: the batches point into the map, which Arrow
-        # unmaps once the last of them is released
-        reader = pa.ipc.open_file(pa.memory_map(os.path.join(directory, name)))
-        for i in range(reader.num_record_batches):
-            yield reader.get_batch(i)
 
 
 def _read_part(path, part, n_parts, schema):
