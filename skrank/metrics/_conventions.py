@@ -215,14 +215,14 @@ class ConventionPath:
         """The :class:`DifferenceExplanationResult` of the path."""
         return DifferenceExplanationResult(
             self.metric, self.label_a, self.label_b, self.value_a, self.value_b,
-            self.steps, _movers(self.start, self.end, n_queries),
+            self.steps, largest_moves(self.start, self.end, n_queries),
             self.options_a, self.options_b,
         )
 
 
 def changed_queries(before, after):
     """How many queries' values differ between two aligned per-query arrays."""
-    return int(np.sum(~_same(before, after)))
+    return int(np.sum(~same_or_both_nan(before, after)))
 
 
 def walk_conventions(y_true, y_score, query_id, sample_weight, metric, a, b):
@@ -293,14 +293,16 @@ def _check_same_rows(side, stem, y_true, sample_weight, query_id, options):
         )
 
 
-def _same(a, b):
+def same_or_both_nan(a, b):
+    """Where two arrays of values agree, NaN agreeing with NaN."""
     return (a == b) | (np.isnan(a) & np.isnan(b))
 
 
-def _movers(start, end, n):
+def largest_moves(start, end, n):
     """The ``n`` queries whose values move most from ``start`` to ``end``."""
     delta = end.value - start.value
-    size = np.where(np.isnan(delta), np.where(_same(start.value, end.value), 0, np.inf),
+    size = np.where(np.isnan(delta),
+                    np.where(same_or_both_nan(start.value, end.value), 0, np.inf),
                     np.abs(delta))
     order = np.argsort(-size, kind="stable")[:n]
     order = order[size[order] > 0]

@@ -18,6 +18,7 @@ import numpy as np
 from .._core._params import COUNT, Rule, validate_params
 from .._core._validation import describe
 from ..metrics import DifferenceExplanationResult
+from ..metrics._conventions import largest_moves, same_or_both_nan
 from ._coverage import N_ITEMS
 from ._names import RECSYS_METRICS, parse_recsys_name
 from ._presets import RECSYS_PRESETS
@@ -205,26 +206,12 @@ def explain_list_difference(item_id, y_score, *, query_id, metric="novelty@10",
         value, per_user = _values(func, item_id, y_score, query_id, k, data, current)
         moved = 0
         if before is not None and per_user is not None:
-            moved = int(np.sum(~_same(before.value, per_user.value)))
+            moved = int(np.sum(~same_or_both_nan(before.value, per_user.value)))
         steps.append({"option": name, "from": old, "to": target[name], "value": value,
                       "change": value - previous, "queries_changed": moved})
         previous, before = value, per_user
-    queries = [] if start is None or before is None else _movers(start, before, n_queries)
+    queries = ([] if start is None or before is None
+               else largest_moves(start, before, n_queries))
     label = (lambda side: side if isinstance(side, str) else "options")
     return DifferenceExplanationResult(f"{stem}@{k}", label(a), label(b), value_a,
                                        previous, steps, queries, start_options, target)
-
-
-def _same(x, y):
-    return (x == y) | (np.isnan(x) & np.isnan(y))
-
-
-def _movers(start, end, n):
-    delta = end.value - start.value
-    size = np.where(np.isnan(delta), np.where(_same(start.value, end.value), 0, np.inf),
-                    np.abs(delta))
-    order = np.argsort(-size, kind="stable")[:n]
-    order = order[size[order] > 0]
-    return [{"query_id": start.query_id[i].item() if hasattr(start.query_id[i], "item")
-             else start.query_id[i], "value_a": float(start.value[i]),
-             "value_b": float(end.value[i]), "change": float(delta[i])} for i in order]
