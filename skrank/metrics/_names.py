@@ -23,7 +23,13 @@ from .._core._presets import (
     parse_peer_name,
     preset_request,
 )
-from ._registry import METRICS, _suggestions, match_metric_name, metric_names
+from ._registry import (
+    METRICS,
+    _suggestions,
+    list_metric_hint,
+    match_metric_name,
+    metric_names,
+)
 
 
 class ResolvedName(NamedTuple):
@@ -198,6 +204,7 @@ def unknown_name_error(name, convention=None, families=()):
         close = [s for s in suggest_names(name, families)
                  if s.lower() != name.strip().lower()]
     hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
+    hint += list_metric_hint(name)
     if peer is not None:
         hint += f" {name!r} is {peer[0].peer}'s name, accepted under compat={peer[0].name!r}."
     known = f"Known names: {', '.join(metric_names())} (k is any positive integer)"

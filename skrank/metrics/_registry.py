@@ -305,6 +305,24 @@ def match_metric_name(name):
     return spec, None if k is None else check_positive_int("k", int(k))
 
 
+#: the metrics of recommendation lists (skrank.recsys), which take item ids and
+#: a history rather than grades: named here only to point to their own faces
+LIST_METRIC_STEMS = ("novelty", "catalog_coverage", "coverage", "distributional_coverage",
+                     "entropy", "popularity", "arp", "tail_share", "aplt", "gini",
+                     "intra_list_diversity", "ild", "serendipity")
+
+
+def list_metric_hint(name):
+    """A pointer to skrank.recsys when ``name`` is a recommendation-list metric."""
+    stem = name.split("@")[0].strip().lower() if isinstance(name, str) else None
+    if stem not in LIST_METRIC_STEMS:
+        return ""
+    return (f" {name!r} is a metric of recommendation lists (item ids and a history, "
+            "not grades): compute it with skrank.recsys.evaluate_lists, its "
+            "function (skrank.recsys) or make_recsys_scorer, and compare two "
+            "libraries' conventions with skrank.recsys.explain_list_difference.")
+
+
 def parse_metric_name(name):
     """``"ndcg@10"`` -> (MetricSpec of ndcg, 10); ``"map"`` -> (spec, None).
 
@@ -316,6 +334,7 @@ def parse_metric_name(name):
         known = metric_names()
         close = [s for s in _suggestions(name) if s.lower() != name.strip().lower()]
         hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
+        hint += list_metric_hint(name)
         raise ValueError(
             f"Unknown metric name {name!r}.{hint} Known names: {', '.join(known)} "
             "(k is any positive integer)."
