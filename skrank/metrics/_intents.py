@@ -8,9 +8,11 @@ per-intent quantity weighted by ``v[q, j]`` (1, or the intent's weight, for
 the intents the query has; 0 for the others) and divided by
 ``Z[q] = sum_j v[q, j]``, so ndeval's uniform weighting is ``v = 1``.
 
-The per-intent quantities are the existing tie-aware kernels of the
-single-relevance metrics run on the layout with that intent's column as its
-relevance (hits@k for P-IA, hit rate for S-recall, AP for MAP-IA), and one
+The per-intent quantities are AP (MAP-IA: the tie-aware kernel of the
+single-relevance metric, run on the layout with that intent's column as its
+relevance), the expected hits and the chance of a hit in the top k (P-IA,
+S-recall: read on the rows whose tie block starts within k, each with its
+chance of being in the top k, the same for every intent), and one
 new quantity: the expected redundancy-discounted gain at each position,
 ``E[rel_j(r) (1 - alpha)^{c_j(r)}]`` with ``c_j(r)`` the rows relevant to j
 ranked above r, from which alpha-DCG, ERR-IA and NRBP are positional sums.
@@ -21,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._core._layout import rank_queries, segment_sum
-from .._core._ties import expected_hits_at_k
+from .._core._ties import expected_hits_at_k, hypergeometric_some
 from ._average_precision import _average_precision_per_query
 from ._first_relevant import _hit_rate_per_query
 from ._intent_ideal import greedy_ideal_gains
@@ -257,12 +259,67 @@ def positional_per_query(layout, *, measure, k, beta, normalize):
         return np.where(z > 0, total / (z * scale), 0.0)
 
 
+def _top_share(layout, k):
+    """The rows whose tie block starts within rank ``k``, and each one's
+    probability of being in the top ``k`` (1 above the block the cutoff cuts,
+    ``inside / size`` in it; 0 for a row not retrieved). The same for every
+    intent: P-IA and S-recall read the intents' columns on these rows only."""
+    key = ("top share", k)
+    if key not in layout.cache:
+        ranked = layout.ranked
+        if ranked.has_ties:
+            first = ranked.block_first_rank[ranked.block]
+            rows = np.flatnonzero(first <= k)
+            block = ranked.block[rows]
+            size = ranked.block_size[block]
+            inside = np.minimum(k - first[rows] + 1, size)
+        else:
+            rows = np.flatnonzero(ranked.rank <= k)
+            size = inside = np.ones(rows.shape[0], dtype=np.int64)
+        share = inside / size
+        if ranked.retrieved is not None:
+            share = np.where(ranked.retrieved[rows], share, 0.0)
+        layout.cache[key] = (rows, ranked.query[rows], share, size, inside)
+    return layout.cache[key]
+
+
+def _expected_hits(layout, j, k):
+    """E[relevant rows of intent ``j`` in each query's top ``k``]."""
+    if k is None:
+        return expected_hits_at_k(layout.intent(j), k)
+    rows, query, share, _, _ = _top_share(layout, k)
+    return np.bincount(query, weights=share * layout.relevant[rows, j],
+                       minlength=layout.ranked.n_queries)
+
+
+def _intent_found(layout, j, k):
+    """P(a row relevant to intent ``j`` is in each query's top ``k``)."""
+    if k is None:
+        return _hit_rate_per_query(layout.intent(j), k=k)
+    rows, query, share, size, inside = _top_share(layout, k)
+    n_queries = layout.ranked.n_queries
+    relevant = layout.relevant[rows, j]
+    sure = share == 1.0  # blocks wholly within the top k (a retrieved row)
+    found = np.bincount(query[sure], weights=relevant[sure], minlength=n_queries) > 0
+    # the block the cutoff cuts (at most one a query): hypergeometric
+    cut = (share > 0.0) & (share < 1.0)
+    n_relevant = np.bincount(query[cut], weights=relevant[cut], minlength=n_queries)
+    m = np.zeros(n_queries, dtype=np.int64)
+    t = np.zeros(n_queries, dtype=np.int64)
+    m[query[cut]], t[query[cut]] = size[cut], inside[cut]
+    values = found.astype(np.float64)
+    open_ = np.flatnonzero(~found & (n_relevant > 0))
+    values[open_] = hypergeometric_some(m[open_], n_relevant[open_].astype(np.int64),
+                                        t[open_])
+    return values
+
+
 def precision_ia_per_query(layout, *, k):
     """P-IA@k: sum_j v_j hits_j@k / (k Z)."""
     ranked = layout.ranked
     total = np.zeros(ranked.n_queries)
     for j in np.flatnonzero(layout.weight.any(axis=0)):
-        total += layout.weight[:, j] * expected_hits_at_k(layout.intent(j), k)
+        total += layout.weight[:, j] * _expected_hits(layout, j, k)
     # k=None: the rows retrieved (at least 1: a query that retrieved none scores 0)
     length = (np.maximum(ranked.n_retrieved, 1) if k is None
               else np.full(ranked.n_queries, float(k)))
@@ -274,7 +331,7 @@ def subtopic_recall_per_query(layout, *, k):
     """S-recall@k: sum_j v_j P(intent j is in the top k) / Z."""
     total = np.zeros(layout.ranked.n_queries)
     for j in np.flatnonzero(layout.weight.any(axis=0)):
-        total += layout.weight[:, j] * _hit_rate_per_query(layout.intent(j), k=k)
+        total += layout.weight[:, j] * _intent_found(layout, j, k)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(layout.total > 0, total / layout.total, 0.0)
 
