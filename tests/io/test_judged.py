@@ -138,3 +138,22 @@ def test_the_command_prints_judged(tmp_path):
     lines = [line.split() for line in done.stdout.splitlines()]
     assert lines == [["judged@10", "q1", "0.5000"], ["judged@10", "q2", "1.0000"],
                      ["judged@10", "all", "0.7500"]]
+
+
+def test_the_command_writes_judged_as_json_and_refuses_a_zero_cutoff(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    (tmp_path / "qrels").write_text("q1 0 d1 1\n")
+    (tmp_path / "run").write_text("q1 Q0 d1 1 3 t\nq1 Q0 d2 2 2 t\nq1 Q0 d3 3 1 t\n")
+    command = [sys.executable, "-m", "skrank", "evaluate", str(tmp_path / "qrels"),
+               str(tmp_path / "run")]
+    done = subprocess.run(command + ["-m", "judged@2", "--format", "json"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["mean"] == {"judged@2": 0.5}  # d1 judged, d2 not
+    done = subprocess.run(command + ["-m", "judged@0"], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2
+    assert "judged@0" in done.stderr and "Traceback" not in done.stderr

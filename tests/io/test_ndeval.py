@@ -1,5 +1,8 @@
 """evaluate_run and `skrank evaluate` with ndeval's measures, against the ndeval binary."""
 
+import csv
+import io
+import json
 import math
 import subprocess
 import sys
@@ -86,3 +89,37 @@ def test_without_compat_ties_are_the_expectation(tmp_path):
     d2 = 1 / math.log2(3)
     assert ndeval.mean["alpha-nDCG@5"] == pytest.approx(d2)
     assert average.mean["alpha-nDCG@5"] == pytest.approx((1 + d2) / 2)
+
+
+def _command(*args):
+    return subprocess.run([sys.executable, "-m", "skrank", "evaluate", *map(str, args)],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_the_command_writes_ndeval_measures_as_json_and_csv(tmp_path):
+    # x is relevant to intent 1, y to intent 2: the run finds both, in order
+    (tmp_path / "q").write_text("1 1 x 1\n1 2 y 1\n2 1 z 1\n")
+    (tmp_path / "r").write_text("1 Q0 x 1 2 r\n1 Q0 y 2 1 r\n2 Q0 w 1 2 r\n2 Q0 z 2 1 r\n")
+    done = _command(tmp_path / "q", tmp_path / "r", "-m", "strec@1", "-m", "strec@2",
+                    "--compat", "ndeval", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    # topic 1: one of two intents at rank 1, both by rank 2; topic 2: z at rank 2
+    assert json.loads(done.stdout)["mean"] == {"strec@1": 0.25, "strec@2": 1.0}
+    done = _command(tmp_path / "q", tmp_path / "r", "-m", "strec@1", "-q",
+                    "--compat", "ndeval", "--format", "csv")
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.DictReader(io.StringIO(done.stdout)))
+    assert [(row["measure"], row["query"], float(row["value"])) for row in rows] == [
+        ("strec@1", "1", 0.5), ("strec@1", "2", 0.0), ("strec@1", "all", 0.25)]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["-m", "alpha-nDCG@5", "--compat", "ndeval", "--alpha", "2"], "`alpha` must be"),
+    (["-m", "alpha-nDCG@5", "-m", "map", "--compat", "ndeval"], "only for intent-aware"),
+])
+def test_the_command_refuses_bad_ndeval_options(tmp_path, args, message):
+    (tmp_path / "q").write_text("1 1 x 1\n")
+    (tmp_path / "r").write_text("1 Q0 x 1 2 r\n")
+    done = _command(tmp_path / "q", tmp_path / "r", *args)
+    assert done.returncode == 2
+    assert message in done.stderr and "Traceback" not in done.stderr
