@@ -148,15 +148,16 @@ def top_layout(y_true, y_score, query_id, binary=False):
     score = check_score("y_score", y_score)
     if relevance.shape != score.shape:
         return None  # rank_queries words the error
-    if score.dtype != np.float64 or relevance.ndim != 1 or score.shape[0] < 2:
-        return None
+    if (score.dtype != np.float64 or relevance.ndim != 1 or score.shape[0] < 2
+            or np.isneginf(score).any()):
+        return None  # before the ids' factorisation, which the full path does again
     integer_input = getattr(y_true, "dtype", np.dtype(float)).kind in "biu"
     if not _whole_gains(relevance, integer_input):
         return None
     n_rows = score.shape[0]
     keys, labels = factorize(query_id, n_rows)
     check_same_length(y_true=relevance, query_id=keys)
-    if keys.dtype.kind not in "iu" or np.isneginf(score).any():
+    if keys.dtype.kind not in "iu":
         return None
     runs = _grouped_runs(keys)
     carried = _grades_carried(score, keys if runs is None else None, runs, relevance)
