@@ -19,11 +19,46 @@ this work); the draws never depend on the number of threads.
 """
 
 import math
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
 
 from ._threads import available_cores, run_in_threads
+
+#: below this many queries a query bootstrap's interval is too narrow to
+#: trust (with G queries the bootstrap variance is (G - 1) / G of the truth at
+#: best, and percentile intervals of ratio estimates undercover further): in
+#: simulations of click logs (conditional, noisy logger, 100 sessions per
+#: query) the 95% interval covered 0.84 of the time with 5 queries, 0.88 with
+#: 10 and 0.92-0.94 with 20, 40 and 80
+FEW_QUERIES = 20
+
+
+def check_resampled_queries(n_queries, n_resamples, *, source, advice, stacklevel=3):
+    """Refuse a bootstrap over one query; warn when queries are few.
+
+    A query bootstrap with one query draws the sample itself every time: its
+    interval has zero width whatever the uncertainty (a ``ValueError``
+    saying so, with ``advice``). Below :data:`FEW_QUERIES` queries the
+    interval is too narrow (a ``UserWarning``). ``source`` names what holds
+    the queries ("the log"). Nothing is checked when ``n_resamples`` is 0.
+    ``stacklevel`` is that of ``warnings.warn`` seen from the caller.
+    """
+    if not n_resamples:
+        return
+    if n_queries < 2:
+        raise ValueError(
+            f"The bootstrap interval resamples queries, and {source} has "
+            f"{n_queries} query: every resample would be {source} itself and the "
+            f"interval would have zero width. {advice}"
+        )
+    if n_queries < FEW_QUERIES:
+        warnings.warn(
+            f"The bootstrap interval resamples queries, and {source} has only "
+            f"{n_queries}: with fewer than {FEW_QUERIES} the interval is too "
+            "narrow to trust.", UserWarning, stacklevel=stacklevel + 1)
+
 
 # counts per chunk (resamples x padded panel queries): 2 MiB of float64
 _CHUNK_CELLS = 1 << 18

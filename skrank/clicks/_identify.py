@@ -23,13 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-#: below this many queries the query bootstrap's interval is too narrow
-#: (with G queries the bootstrap variance is (G - 1) / G of the truth at best,
-#: and percentile intervals of ratio estimates undercover further): in
-#: simulations (conditional, noisy logger, 100 sessions per query) the 95%
-#: interval covered 0.84 of the time with 5 queries, 0.88 with 10 and
-#: 0.92-0.94 with 20, 40 and 80
-FEW_QUERIES = 20
+from .._core._resample import FEW_QUERIES, check_resampled_queries
 
 #: em's per-pair gamma is biased when the pairs that carry the evidence are
 #: seen fewer times than this (median impressions per pair): in simulations of
@@ -143,30 +137,18 @@ def check_identifiable(position, pair, n_positions, method, click=None, shown=No
 
 
 def check_resampling_units(n_queries, n_resamples, *, stacklevel=4):
-    """Refuse a bootstrap over one query; warn when queries are few.
+    """Refuse a bootstrap over one query of a click log; warn when queries are few.
 
-    Every method's interval resamples queries: with one query each resample
-    is the sample itself and the interval has zero width, whatever the
-    uncertainty. Below :data:`FEW_QUERIES` queries the interval is too
-    narrow (a ``UserWarning``). Nothing is checked when ``n_resamples`` is 0.
+    :func:`~skrank._core._resample.check_resampled_queries` worded for a log.
     ``stacklevel`` is passed to ``warnings.warn``: the default 4 points at
     the user's call when a method's helper, called by the public function,
     calls this.
     """
-    if not n_resamples:
-        return
-    if n_queries < 2:
-        raise ValueError(
-            "The bootstrap interval resamples queries, and the log has "
-            f"{n_queries} query: every resample would be the log itself and the "
-            "interval would have zero width. Pass `query_id` (the query each "
-            "list answers), or n_resamples=0 for no interval."
-        )
-    if n_queries < FEW_QUERIES:
-        warnings.warn(
-            f"The bootstrap interval resamples queries, and the log has only "
-            f"{n_queries}: with fewer than {FEW_QUERIES} the interval is too "
-            "narrow to trust.", UserWarning, stacklevel=stacklevel)
+    check_resampled_queries(
+        n_queries, n_resamples, source="the log", stacklevel=stacklevel,
+        advice="Pass `query_id` (the query each list answers), or n_resamples=0 "
+               "for no interval.",
+    )
 
 
 def check_pair_observations(cell_item, cell_position, cell_clicks, cell_shown,

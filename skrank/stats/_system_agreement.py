@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._core._params import COUNT, FRACTION, METRIC_NAME, validate_params
-from .._core._resample import stratified_resample_sums
+from .._core._resample import check_resampled_queries, stratified_resample_sums
 from ._intervals import confidence_intervals, make_rng
 
 
@@ -246,8 +246,15 @@ def system_agreement(runs, qrels_a, qrels_b, *, metric="ndcg@10", n_resamples=10
     Raises
     ------
     ValueError
-        For fewer than three systems in ``runs``, or no query that every
-        run is scored on under both sets of judgments.
+        For fewer than three systems in ``runs``, no query that every run
+        is scored on under both sets of judgments, or a single such query
+        (the interval of tau would have zero width).
+
+    Warns
+    -----
+    UserWarning
+        With fewer than 20 queries: the bootstrap interval of tau is then
+        too narrow to trust (the examples below, on three queries, warn).
 
     See Also
     --------
@@ -310,6 +317,8 @@ def system_agreement(runs, qrels_a, qrels_b, *, metric="ndcg@10", n_resamples=10
     scores_a, scores_b = per_query[0::2], per_query[1::2]
     means_a, means_b = scores_a.mean(axis=1), scores_b.mean(axis=1)
     tau = float(kendall_tau_b(means_a, means_b)[0])
+    check_resampled_queries(n_queries, n_resamples, source="the comparison",
+                            advice="Score the systems on more queries.")
     rng = make_rng(random_state)
     sums = stratified_resample_sums(np.concatenate([scores_a, scores_b]).T, [n_queries],
                                     n_resamples, rng)[:, 0] / n_queries

@@ -1,6 +1,7 @@
 """system_agreement: Kendall's tau against scipy, tau_ap by its definition, the interval."""
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -172,3 +173,16 @@ def test_a_bad_run_names_its_system():
     runs["s1"] = {"q0": ["d1", "d1"]}
     with pytest.raises(ValueError, match=r"`runs\['s1'\]`: query 'q0' lists document 'd1'"):
         system_agreement(runs, qrels_a, qrels_b)
+
+
+def test_one_query_has_no_interval_and_few_queries_warn():
+    runs, qrels_a, qrels_b = _case(4, n_queries=1)
+    with pytest.raises(ValueError, match="comparison has 1 query.*zero width"):
+        system_agreement(runs, qrels_a, qrels_b, n_resamples=50)
+    runs, qrels_a, qrels_b = _case(4, n_queries=5)
+    with pytest.warns(UserWarning, match="only 5: with fewer than 20"):
+        system_agreement(runs, qrels_a, qrels_b, n_resamples=50)
+    runs, qrels_a, qrels_b = _case(4, n_queries=20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        system_agreement(runs, qrels_a, qrels_b, n_resamples=50)
