@@ -67,8 +67,9 @@ CALLS.update({
     "aggregate_run": (({"1": {"p1": 1.0, "p2": 0.5}}, {"p1": "d", "p2": "d"}), {}),
     "judge_agreement": (({"1": {"a": 1, "b": 0}}, {"1": {"a": 1, "b": 1}}), {}),
     "system_agreement": (
-        ({"x": {"1": ["a", "b"]}, "y": {"1": ["b", "a"]}, "z": {"1": ["c", "a"]}},
-         {"1": ["a"]}, {"1": ["b"]}), {"n_resamples": 20}),
+        ({"x": {"1": ["a", "b"], "2": ["a"]}, "y": {"1": ["b", "a"], "2": ["b"]},
+          "z": {"1": ["c", "a"], "2": ["a"]}},
+         {"1": ["a"], "2": ["a"]}, {"1": ["b"], "2": ["b"]}), {"n_resamples": 20}),
 })
 # skrank.recsys: (item_id, y_score) rows of users, and the history
 _RECSYS = {"query_id": Q, "history_item_id": [1, 2, 2, 3]}
