@@ -393,6 +393,7 @@ def rank_queries(
     ties="average",
     binary=False,
     id_name="query_id",
+    canonical=True,
 ):
     """Validate inputs and build the query-sorted layout with one sort.
 
@@ -409,6 +410,11 @@ def rank_queries(
     id_name : str, default="query_id"
         The caller's name of ``query_id``, for the error messages (such as
         ``"list_id"`` for the displayed lists of a click log).
+    canonical : bool, default=True
+        Under ``ties="average"``, put each tie block's rows in the order of
+        their values (:func:`_canonical_tie_order`). A caller whose numbers
+        depend on the blocks' counts only, never on which row holds which
+        position inside a block, can skip it (False).
 
     Returns
     -------
@@ -497,7 +503,7 @@ def rank_queries(
         np.not_equal(sorted_score[1:], sorted_score[:-1], out=new_block[1:])
         new_block[query_start] = True
         block_start = np.flatnonzero(new_block)
-        if block_start.shape[0] < n_rows:
+        if canonical and block_start.shape[0] < n_rows:
             order, relevance, row_weight = _canonical_tie_order(
                 order, relevance, row_weight, block_start
             )

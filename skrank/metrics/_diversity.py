@@ -111,7 +111,9 @@ def _indent(text):
 
 
 def check_intent_grades(y_true):
-    """``y_true`` as a finite, non-negative (n_rows, n_intents) float array."""
+    """``y_true`` as a finite, non-negative (n_rows, n_intents) array: integer
+    grades as they are (only their sign to check; a float64 copy of a wide
+    matrix costs more than the rest of the layout), others as float64."""
     array = to_array("y_true", y_true)
     if array.ndim != 2:
         raise ValueError(
@@ -119,7 +121,12 @@ def check_intent_grades(y_true):
             f"got an array of shape {array.shape}; for a single intent pass "
             "`y_true[:, None]`."
         )
-    return check_relevance(array)
+    if not np.ma.isMaskedArray(y_true) and array.dtype.kind in "bu":
+        return array
+    if (not np.ma.isMaskedArray(y_true) and array.dtype.kind == "i"
+            and (array.size == 0 or array.min() >= 0)):
+        return array
+    return check_relevance(array)  # floats, objects, negatives: its checks and errors
 
 
 def _check_intent_weight(intent_weight, n_intents):

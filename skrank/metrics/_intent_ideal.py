@@ -22,19 +22,42 @@ import numpy as np
 PADDING = 4
 
 
-def _pattern_codes(relevant):
+def _pattern_codes(layout):
     """The rows relevant to some intent, and one integer per distinct row of
     the boolean matrix there (its bits, for up to 62 intents)."""
-    rows = np.flatnonzero(relevant.any(axis=1))
-    picked = relevant[rows]
+    packed = layout.cache.get("packed")  # the rows' intents as bytes of bits
+    relevant = layout.relevant
     n_intents = relevant.shape[1]
-    if n_intents <= 62:
-        codes = np.zeros(rows.shape[0], dtype=np.int64)
-        for j in range(n_intents):
-            codes |= picked[:, j].astype(np.int64) << j
-        return rows, codes
-    _, codes = np.unique(picked, axis=0, return_inverse=True)
-    return rows, codes.reshape(-1)
+    if packed is None or n_intents > 62:
+        rows = np.flatnonzero(relevant.any(axis=1))
+        _, codes = np.unique(relevant[rows], axis=0, return_inverse=True)
+        return rows, codes.reshape(-1)
+    if packed.shape[1] == 1:
+        codes = packed[:, 0]
+        rows = np.flatnonzero(codes)
+        return rows, codes[rows].astype(np.int64)
+    rows = np.flatnonzero(packed.any(axis=1))
+    codes = np.zeros(rows.shape[0], dtype=np.int64)
+    for byte in range(packed.shape[1]):
+        codes |= packed[rows, byte].astype(np.int64) << (8 * byte)
+    return rows, codes
+
+
+def _taking_order(query, code, key):
+    """Rows by (query, pattern, descending key): one sort of packed int64 keys
+    where they fit (the keys are distinct within a query), else a lexsort."""
+    n = query.shape[0]
+    if n == 0:
+        return np.zeros(0, dtype=np.intp)
+    low, high = int(key.min()), int(key.max())
+    key_bits = (high - low).bit_length()
+    code_bits = int(code.max()).bit_length()
+    query_bits = int(query.max()).bit_length()
+    if key_bits + code_bits + query_bits <= 63:
+        packed = (query.astype(np.int64) << (code_bits + key_bits)
+                  | code << key_bits | (high - key))
+        return np.argsort(packed)
+    return np.lexsort((-key, code, query))
 
 
 def greedy_ideal_gains(layout, depth):
@@ -46,12 +69,12 @@ def greedy_ideal_gains(layout, depth):
     ranked = layout.ranked
     relevant = layout.relevant
     n_queries = ranked.n_queries
-    rows, code = _pattern_codes(relevant)
+    rows, code = _pattern_codes(layout)
     if rows.shape[0] == 0 or depth == 0:
         return np.zeros((n_queries, 0))
     query = ranked.query[rows]
     # rows by (query, pattern, descending key): each group's rows in taking order
-    order = np.lexsort((-layout.doc_key[rows], code, query))
+    order = _taking_order(query, code, layout.doc_key[rows])
     rows, query = rows[order], query[order]
     pattern_of_row = code[order]
     new_group = np.ones(rows.shape[0], dtype=bool)

@@ -24,7 +24,6 @@ import numpy as np
 
 from .._core._layout import rank_queries, segment_sum
 from .._core._ties import expected_hits_at_k, hypergeometric_some
-from ._average_precision import _average_precision_per_query
 from ._first_relevant import _hit_rate_per_query
 from ._intent_ideal import greedy_ideal_gains
 
@@ -51,7 +50,9 @@ class IntentRanking:
         return self.weight.sum(axis=1)
 
     def intent(self, j):
-        """The layout with intent ``j``'s relevance (structure shared; cached)."""
+        """The layout with intent ``j``'s relevance (structure shared; cached).
+        Only the paths without a cutoff need it; the others read
+        :attr:`block_counts` and the rows they need."""
         key = ("intent", j)
         if key not in self.cache:
             for name in ("rank", "block", "block_size", "block_first_rank",
@@ -60,6 +61,32 @@ class IntentRanking:
             self.cache[key] = self.ranked.with_relevance(
                 self.relevant[:, j].astype(np.float64))
         return self.cache[key]
+
+    @property
+    def block_counts(self):
+        """(n_blocks, n_intents): the relevant rows each tie block retrieved,
+        per intent (a block is one row where nothing ties)."""
+        if "block counts" not in self.cache:
+            self._count_blocks()
+        return self.cache["block counts"]
+
+    @property
+    def before_block(self):
+        """(n_blocks, n_intents): the relevant rows retrieved above each tie
+        block in its query, per intent."""
+        if "before block" not in self.cache:
+            counts = self.block_counts
+            running = np.cumsum(counts, axis=0) - counts
+            first = np.searchsorted(self.ranked.block_start, self.ranked.query_start)
+            self.cache["before block"] = running - running[first][self.ranked.block_query]
+        return self.cache["before block"]
+
+    def _count_blocks(self):
+        ranked = self.ranked
+        counts = self.cache.pop("all block counts")
+        if ranked.retrieved is not None:  # a tied block is retrieved whole or not at all
+            counts = counts * ranked.retrieved[ranked.block_start][:, None]
+        self.cache["block counts"] = counts
 
     def reserve_ranks(self, limit):
         """Let the next redundant gains reach rank ``limit`` (None: all), so
@@ -78,15 +105,16 @@ class IntentRanking:
         return self.cache[key]
 
     def redundant_gains(self, j, limit):
-        """:func:`_redundant_gain` of intent ``j`` on :meth:`top_rows`, 0 below
-        rank ``limit`` (cached: computed once to the reserved limit)."""
+        """:func:`_redundant_gains` of intent ``j`` on :meth:`top_rows`, 0
+        below rank ``limit`` (cached: computed once for every intent, to the
+        reserved limit)."""
         self.reserve_ranks(limit)
         reach = self.cache["rank_limit"]
-        key = ("gain", j, reach)
+        key = ("gain", reach)
         if key not in self.cache:
-            self.cache[key] = _redundant_gain(self.intent(j), 1.0 - self.alpha, reach,
-                                              self.top_rows())
-        gain = self.cache[key]
+            self.cache[key] = _redundant_gains(self, 1.0 - self.alpha, reach,
+                                               self.top_rows())
+        gain = self.cache[key][:, j]
         if limit is None or limit == reach:
             return gain
         return np.where(self.ranked.rank[self.top_rows()] <= limit, gain, 0.0)
@@ -103,17 +131,51 @@ class IntentRanking:
 
 
 def rank_intents(relevant, score, *, query_id, intent_weight, doc_key, ties, alpha):
-    """Lay out checked inputs: ``relevant`` (n_rows, n_intents) bool, ``score`` 1-D."""
-    any_relevant = relevant.any(axis=1).astype(np.float64)
-    ranked = rank_queries(any_relevant, score, query_id=query_id, ties=ties)
-    relevant = relevant[ranked.order]
-    if relevant.shape[0]:
-        counts = np.add.reduceat(relevant, ranked.query_start, axis=0, dtype=np.int64)
+    """Lay out checked inputs: ``relevant`` (n_rows, n_intents) bool, ``score`` 1-D.
+
+    One sort of the rows (no canonical order inside the tie blocks: every
+    kernel here reads a block's counts, never which row holds which of its
+    positions), then the relevant rows of each block and query per intent.
+    """
+    n_rows, n_intents = relevant.shape
+    packed = _pack_rows(relevant)  # (n_rows, bytes): a row's intents as bits
+    any_relevant = (packed != 0).any(axis=1) if packed.shape[1] > 1 else packed[:, 0] != 0
+    ranked = rank_queries(any_relevant.astype(np.float64), score, query_id=query_id,
+                          ties=ties, canonical=False)
+    packed = packed[ranked.order]  # a fraction of the bytes of the boolean matrix
+    relevant = np.unpackbits(packed, axis=1, count=n_intents,
+                             bitorder="little").view(bool)
+    count_type = np.int32 if n_rows < 2**31 else np.int64
+    if n_rows:
+        block_counts = np.add.reduceat(relevant, ranked.block_start, axis=0,
+                                       dtype=count_type)
+        first_block = np.searchsorted(ranked.block_start, ranked.query_start)
+        counts = np.add.reduceat(block_counts, first_block, axis=0)
     else:
-        counts = np.zeros((0, relevant.shape[1]), dtype=np.int64)
-    base = np.ones(relevant.shape[1]) if intent_weight is None else intent_weight
+        block_counts = np.zeros((0, n_intents), dtype=count_type)
+        counts = np.zeros((0, n_intents), dtype=count_type)
+    base = np.ones(n_intents) if intent_weight is None else intent_weight
     weight = np.where(counts > 0, base[None, :], 0.0)
-    return IntentRanking(ranked, relevant, weight, doc_key[ranked.order], alpha)
+    layout = IntentRanking(ranked, relevant, weight, doc_key[ranked.order], alpha)
+    layout.cache["all block counts"] = block_counts
+    layout.cache["query counts"] = counts
+    layout.cache["packed"] = packed
+    return layout
+
+
+def _pack_rows(relevant):
+    """Each row's intents as bits, little-endian: (n_rows, ceil(n_intents / 8))
+    uint8 (one column at a time for up to 8 intents: faster than
+    ``np.packbits`` along the short axis)."""
+    n_intents = relevant.shape[1]
+    if n_intents > 8:
+        return np.packbits(relevant, axis=1, bitorder="little")
+    codes = np.zeros((relevant.shape[0], 1), dtype=np.uint8)
+    column = codes[:, 0]
+    bits = relevant.view(np.uint8)
+    for j in range(n_intents):
+        column |= bits[:, j] << np.uint8(j)
+    return codes
 
 
 def _position_weight(rank, measure, beta):
@@ -138,61 +200,67 @@ def rank_limit(measure, k, beta):
     return limit if k is None else min(k, limit)
 
 
-def _redundant_gain(ranked, q, limit, rows):
-    """E[rel(r) * q**c(r)] at each row (its position), for one intent's layout.
+def _redundant_gains(layout, q, limit, rows):
+    """E[rel_j(r) * q**c_j(r)] at each row (its position), for every intent j.
 
-    ``c(r)``: the relevant rows ranked above r. Without ties it is
-    ``rel * q**c``. A tie block of B rows holding b relevant ones, with a
-    relevant rows above it, is shuffled uniformly: at its position t
+    ``c_j(r)``: the rows relevant to j ranked above r. Without ties it is
+    ``rel_j * q**c_j``. A tie block of B rows holding b rows relevant to j,
+    with a of them ranked above it, is shuffled uniformly: at its position t
     (0-based) the relevant rows among the first t positions, Y_t, are
     hypergeometric, and the expectation is
     ``q**a * sum_y P(Y_t = y) * (b - y) / (B - t) * q**y``. The law of
     Y_t is carried from t to t + 1 by its exact recursion (one loop over
-    the positions, up to ``limit`` ranks, vectorised over the blocks).
-    Returns the values at ``rows`` (ascending: every row ranked ``limit``
-    or better, or all rows).
+    the positions, up to ``limit`` ranks, vectorised over the (block,
+    intent) pairs). Returns an array (rows, intents) of the values at
+    ``rows`` (ascending: every row ranked ``limit`` or better, or all rows).
     """
-    relevant = ranked.is_relevant[rows]
+    ranked = layout.ranked
+    relevant = layout.relevant[rows]
+    if ranked.retrieved is not None:
+        relevant = relevant & ranked.retrieved[rows][:, None]
     with np.errstate(divide="ignore"):
         log_q = np.log(q) if q > 0 else -np.inf
+    counts = layout.block_counts
+    before = layout.before_block
+    # single rows and blocks without relevant rows: rel * q**a
+    out = np.zeros(relevant.shape)
+    at, intent_at = np.nonzero(relevant)
+    out[at, intent_at] = _power(q, before[ranked.block[rows[at]], intent_at])
     if not ranked.has_ties:
-        before = _relevant_before(ranked)[rows]
-        return np.where(relevant > 0, _power(q, before), 0.0)
+        return out
     size = ranked.block_size
     first = ranked.block_first_rank
-    b = ranked.block_relevant
-    a = ranked.relevant_before_block
-    # single rows and blocks without relevant rows: rel * q**a
-    block_of_row = ranked.block[rows]
-    out = np.where(relevant > 0, _power(q, a[block_of_row]), 0.0)
-    shuffled = (size > 1) & (b > 0)
+    shuffled = size > 1
     if limit is not None:
         shuffled &= first <= limit
-    blocks = np.flatnonzero(shuffled)
+    blocks, intents = np.nonzero(shuffled[:, None] & (counts > 0))
     if blocks.shape[0] == 0:
         return out
+    span = size[blocks] if limit is None else np.minimum(size[blocks],
+                                                         limit - first[blocks] + 1)
+    by_span = np.argsort(-span, kind="stable")  # the pairs still open come first
+    blocks, intents, span = blocks[by_span], intents[by_span], span[by_span]
     B = size[blocks].astype(np.float64)
-    nb = b[blocks]
-    span = B if limit is None else np.minimum(B, limit - first[blocks] + 1)
-    n_positions = int(span.max())
+    nb = counts[blocks, intents]
+    n_positions = int(span[0])
     width = int(min(n_positions, nb.max())) + 1
     law = np.zeros((blocks.shape[0], width))  # P(Y_t = y), y < width
     law[:, 0] = 1.0
     y = np.arange(width, dtype=np.float64)
     powers = np.exp(np.where(y > 0, y * log_q, 0.0)) if q > 0 else (y == 0) * 1.0
+    left = np.clip(nb[:, None] - y[None, :], 0.0, None)  # relevant rows not yet placed
     start = np.searchsorted(rows, ranked.block_start[blocks])  # positions in ``rows``
-    block_factor = _power(q, a[blocks])
+    block_factor = _power(q, before[blocks, intents])
+    n_open = np.searchsorted(-span, -np.arange(n_positions), side="left")  # span > t
     for t in range(n_positions):
-        live = t < span
-        rest = np.where(live, B - t, 1.0)
-        take = np.clip(nb[:, None] - y[None, :], 0.0, None) / rest[:, None]
-        take[~live] = 0.0
-        value = (law * take * powers[None, :]).sum(axis=1)
-        out[start[live] + t] = (block_factor * value)[live]
-        # the next position holds a relevant row with probability take
-        moved = law * take
-        law = law - moved
-        law[:, 1:] += moved[:, :-1]
+        n = n_open[t]  # the pairs whose block still has a position t within reach
+        current = law[:n]
+        # the next position holds a relevant row with probability left / (B - t)
+        moved = current * (left[:n] / (B[:n] - t)[:, None])
+        value = (moved * powers[None, :]).sum(axis=1)
+        out[start[:n] + t, intents[:n]] = block_factor[:n] * value
+        current -= moved
+        current[:, 1:] += moved[:, :-1]
     return out
 
 
@@ -201,13 +269,6 @@ def _power(q, exponent):
     if q == 0.0:
         return (exponent == 0).astype(np.float64)
     return np.power(q, exponent)
-
-
-def _relevant_before(ranked):
-    """Relevant rows ranked above each row in its query (untied layout)."""
-    running = np.cumsum(ranked.is_relevant)
-    offset = (running - ranked.is_relevant)[ranked.query_start]
-    return running - ranked.is_relevant - offset[ranked.query]
 
 
 def _ideal_ideal(n_queries_total, k, measure, q, beta, query_size):
@@ -336,12 +397,55 @@ def subtopic_recall_per_query(layout, *, k):
         return np.where(layout.total > 0, total / layout.total, 0.0)
 
 
+def _position_sums(layout, k):
+    """Per tie block, the sums over its positions r <= k of ``1 / r`` and of
+    ``(r - f) / r`` (``f``: the block's first rank): AP's expected terms
+    ``(alone + (r - f) pair) / r`` summed over a block are
+    ``alone * S1 + pair * S2`` (cached per cutoff)."""
+    key = ("position sums", k)
+    if key not in layout.cache:
+        ranked = layout.ranked
+        rank = ranked.rank
+        inverse = 1.0 / rank
+        if k is not None:
+            inverse[rank > k] = 0.0
+        if not ranked.has_ties:
+            layout.cache[key] = (inverse, None)
+        else:
+            offset = rank - ranked.block_first_rank[ranked.block]
+            layout.cache[key] = (np.add.reduceat(inverse, ranked.block_start),
+                                 np.add.reduceat(offset * inverse, ranked.block_start))
+    return layout.cache[key]
+
+
 def map_ia_per_query(layout, *, k):
-    """MAP-IA: sum_j v_j AP_j@k / Z, AP_j over all the rows relevant to j."""
-    total = np.zeros(layout.ranked.n_queries)
+    """MAP-IA: sum_j v_j AP_j@k / Z, AP_j over all the rows relevant to j.
+
+    AP_j is the expectation over the tie orders (as
+    :func:`~skrank.metrics._average_precision._average_precision_terms`:
+    a position t of a block of m rows holding r relevant rows, with H
+    relevant rows above, adds ``((r/m)(H + 1) + (t - 1) r(r-1)/(m(m-1))) / rank``),
+    summed block by block from the blocks' counts.
+    """
+    ranked = layout.ranked
+    s1, s2 = _position_sums(layout, k)
+    size = ranked.block_size
+    relevant = layout.cache["query counts"]  # retrieved or not: AP's R
+    total = np.zeros(ranked.n_queries)
     for j in np.flatnonzero(layout.weight.any(axis=0)):
+        b = layout.block_counts[:, j]
+        blocks = np.flatnonzero(b)  # the others add nothing
+        r = b[blocks].astype(np.float64)
+        m = size[blocks].astype(np.float64)
+        terms = r / m * (layout.before_block[blocks, j] + 1) * s1[blocks]
+        if s2 is not None:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                pair = np.where(m > 1, r * (r - 1) / (m * (m - 1)), 0.0)
+            terms += pair * s2[blocks]
+        ap_sum = np.bincount(ranked.block_query[blocks], weights=terms,
+                             minlength=ranked.n_queries)
         v = layout.weight[:, j]
-        ap = _average_precision_per_query(layout.intent(j), k=k)
-        total += np.where(v > 0, v * np.nan_to_num(ap), 0.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            total += np.where(v > 0, v * ap_sum / relevant[:, j], 0.0)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(layout.total > 0, total / layout.total, 0.0)
