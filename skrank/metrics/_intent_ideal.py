@@ -163,25 +163,42 @@ def _greedy_padded(gains, factor, q, keys, size, start, pattern, queries):
     used = np.zeros(size.shape, dtype=np.int64)
     last = keys.shape[0] - 1
     no_key = np.iinfo(np.int64).min
-    # one (query, slot) table per intent: the gains are added intent by intent,
-    # in column order from 0.0, as ndeval adds them (and twice as fast as a
-    # where over the (query, slot, intent) cube summed along its last axis)
-    columns = [np.ascontiguousarray(pattern[:, :, j]) for j in range(pattern.shape[2])]
+    n_queries = size.shape[0]
+    every = np.arange(n_queries)
+    # one (query, slot) table of 0/1 per intent: the gains are added intent by
+    # intent, in column order from 0.0, as ndeval adds them (a product by 1.0
+    # or 0.0 is the factor or 0.0 exactly)
+    columns = [pattern[:, :, j].astype(np.float64) for j in range(pattern.shape[2])]
+    exhausted = size == 0  # the padding slots, and the groups used up
+    head_key = np.where(exhausted, no_key, keys[np.minimum(start, last)])
     gain = np.empty(size.shape)
+    term = np.empty(size.shape)
+    tied_key = np.empty(size.shape, dtype=np.int64)
     for rank in range(gains.shape[1]):
-        left = used < size
         gain[...] = 0.0
         for j, column in enumerate(columns):
-            gain += np.where(column, factor[:, j:j + 1], 0.0)
-        gain[~left] = -1.0
+            np.multiply(column, factor[:, j:j + 1], out=term)
+            gain += term
+        gain[exhausted] = -1.0
         best = gain.max(axis=1)
-        active = np.flatnonzero(best >= 0.0)
-        if active.shape[0] == 0:
+        if best.max() < 0.0:  # every query has placed all its rows
             return gains[:, :rank]
-        next_key = np.where(gain == best[:, None],
-                            keys[np.minimum(start + used, last)], no_key)
-        choice = next_key[active].argmax(axis=1)
+        # equal gains: the larger key of the group's next row
+        np.copyto(tied_key, no_key)
+        np.copyto(tied_key, head_key, where=gain == best[:, None])
+        choice = tied_key.argmax(axis=1)
+        active = best >= 0.0
+        if active.all():
+            active = every
+        else:
+            active = np.flatnonzero(active)
+            choice = choice[active]
         gains[queries[active], rank] = best[active]
-        used[active, choice] += 1
+        taken = used[active, choice] + 1
+        used[active, choice] = taken
+        done = taken >= size[active, choice]
+        exhausted[active, choice] = done
+        head_key[active, choice] = np.where(
+            done, no_key, keys[np.minimum(start[active, choice] + taken, last)])
         factor[active] *= np.where(pattern[active, choice], q, 1.0)
     return gains
