@@ -177,6 +177,47 @@ def test_ties_are_the_mean_over_every_order_of_the_tied_rows(seed, alpha, beta, 
             assert value == pytest.approx(expected, rel=1e-9, abs=1e-12), (name, qid)
 
 
+@pytest.mark.parametrize("n_intents", [9, 17, 70])
+def test_many_intents_equal_the_reference(n_intents):
+    # rows' intents are packed into bytes (several past 8 intents) and into
+    # one pattern code per row up to 62 intents; past that, distinct rows
+    rng = np.random.default_rng(n_intents)
+    grades, score, query, retrieved, doc = _random_queries(n_intents, max_rows=5,
+                                                           n_intents=n_intents)
+    grades = grades * (rng.random(grades.shape) < 0.3)  # several intents a row, often
+    grades[:, -1] = np.where(np.arange(grades.shape[0]) % 3 == 0, 2, 0)  # the last byte
+    relevant = grades >= 1
+    y_score = np.where(retrieved, score, -1.0)
+    for name, func in FUNCTIONS.items():
+        got = func(grades, y_score, query_id=query, k=3, alpha=0.4, beta=0.6, doc_id=doc,
+                   retrieved="positive", aggregate=None)
+        for qid, value in zip(got.query_id, got.value):
+            rows = np.flatnonzero(query == qid)
+            expected = expected_over_tie_orders(
+                relevant[rows].astype(int), score[rows], doc[rows],
+                retrieved=retrieved[rows], weight=[1.0] * n_intents,
+                alpha=0.4, beta=0.6, k=3,
+            )[name]
+            assert value == pytest.approx(expected, rel=1e-9, abs=1e-12), (name, qid)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.int64, bool, np.float32])
+def test_grades_of_any_numeric_dtype_give_the_same_values(dtype):
+    grades, score, query, _, doc = _random_queries(5, n_intents=4)
+    if dtype is bool:
+        grades = grades >= 1
+    expected = skrank.evaluate(grades.astype(np.float64), score, query_id=query,
+                               metrics=list(FUNCTIONS), doc_id=doc)
+    got = skrank.evaluate(grades.astype(dtype), score, query_id=query,
+                          metrics=list(FUNCTIONS), doc_id=doc)
+    assert got == expected
+
+
+def test_negative_integer_grades_are_refused():
+    with pytest.raises(ValueError, match="`y_true` must be non-negative"):
+        alpha_ndcg_score(np.array([[1, 0], [0, -2]], dtype=np.int8), [2, 1])
+
+
 def test_input_ties_follow_the_input_order():
     grades, score, query, retrieved, doc = _random_queries(11, n_queries=1, max_rows=6)
     rows = np.argsort(-score, kind="stable")
