@@ -218,6 +218,29 @@ def test_negative_integer_grades_are_refused():
         alpha_ndcg_score(np.array([[1, 0], [0, -2]], dtype=np.int8), [2, 1])
 
 
+def test_the_order_of_the_input_rows_changes_no_bit():
+    # the layout keeps each tie block's rows in input order (no canonical
+    # order): every kernel must read the blocks' counts only (the ideal's
+    # equal gains follow doc_id, given here: without it, the row order)
+    rng = np.random.default_rng(3)
+    n = 3000
+    doc = rng.permutation(n)
+    grades = (rng.random((n, 5)) < 0.2) * rng.integers(1, 3, size=(n, 5))
+    score = rng.integers(0, 6, size=n).astype(float)
+    query = rng.integers(0, 40, size=n)
+    names = [f"{name}@7" if name not in ("nrbp", "nnrbp", "map_ia") else name
+             for name in FUNCTIONS]
+    expected = skrank.evaluate(grades, score, query_id=query, metrics=names,
+                               alpha=0.3, beta=0.7, doc_id=doc, aggregate=None)
+    for seed in range(3):
+        shuffle = np.random.default_rng(seed).permutation(n)
+        got = skrank.evaluate(grades[shuffle], score[shuffle], query_id=query[shuffle],
+                              metrics=names, alpha=0.3, beta=0.7, doc_id=doc[shuffle],
+                              aggregate=None)
+        for name in names:
+            assert got[name].value.tolist() == expected[name].value.tolist(), name
+
+
 def test_input_ties_follow_the_input_order():
     grades, score, query, retrieved, doc = _random_queries(11, n_queries=1, max_rows=6)
     rows = np.argsort(-score, kind="stable")
