@@ -104,20 +104,16 @@ class IntentRanking:
                                else np.flatnonzero(self.ranked.rank <= reach))
         return self.cache[key]
 
-    def redundant_gains(self, j, limit):
-        """:func:`_redundant_gains` of intent ``j`` on :meth:`top_rows`, 0
-        below rank ``limit`` (cached: computed once for every intent, to the
-        reserved limit)."""
-        self.reserve_ranks(limit)
-        reach = self.cache["rank_limit"]
+    def weighted_gains(self):
+        """``sum_j v_j E[rel_j(r) q**c_j(r)]`` at each of :meth:`top_rows`
+        (:func:`_weighted_gains`; cached: computed once to the reserved
+        limit, shared by every positional measure)."""
+        reach = self.cache.get("rank_limit", 0)
         key = ("gain", reach)
         if key not in self.cache:
-            self.cache[key] = _redundant_gains(self, 1.0 - self.alpha, reach,
-                                               self.top_rows())
-        gain = self.cache[key][:, j]
-        if limit is None or limit == reach:
-            return gain
-        return np.where(self.ranked.rank[self.top_rows()] <= limit, gain, 0.0)
+            self.cache[key] = _weighted_gains(self, 1.0 - self.alpha, reach,
+                                              self.top_rows())
+        return self.cache[key]
 
     def ideal_gains(self, depth):
         """:func:`greedy_ideal_gains` to ``depth`` ranks (cached, computed once
@@ -200,46 +196,57 @@ def rank_limit(measure, k, beta):
     return limit if k is None else min(k, limit)
 
 
-def _redundant_gains(layout, q, limit, rows):
-    """E[rel_j(r) * q**c_j(r)] at each row (its position), for every intent j.
+def _weighted_gains(layout, q, limit, rows):
+    """``sum_j v_j E[rel_j(r) * q**c_j(r)]`` at each of ``rows`` (its position).
 
-    ``c_j(r)``: the rows relevant to j ranked above r. Without ties it is
-    ``rel_j * q**c_j``. A tie block of B rows holding b rows relevant to j,
-    with a of them ranked above it, is shuffled uniformly: at its position t
-    (0-based) the relevant rows among the first t positions, Y_t, are
-    hypergeometric, and the expectation is
-    ``q**a * sum_y P(Y_t = y) * (b - y) / (B - t) * q**y``. The law of
-    Y_t is carried from t to t + 1 by its exact recursion (one loop over
-    the positions, up to ``limit`` ranks, vectorised over the (block,
-    intent) pairs). Returns an array (rows, intents) of the values at
-    ``rows`` (ascending: every row ranked ``limit`` or better, or all rows).
+    ``c_j(r)``: the rows relevant to j ranked above r; ``v_j`` the query's
+    weight of intent j. Without ties the expectation is ``rel_j * q**c_j``.
+    A tie block of B rows holding b rows relevant to j, with a of them
+    ranked above it, is shuffled uniformly: at its position t (0-based) the
+    relevant rows among the first t positions, Y_t, are hypergeometric, and
+    the expectation is ``q**a * sum_y P(Y_t = y) * (b - y) / (B - t) * q**y``.
+    The law of Y_t is carried from t to t + 1 by its exact recursion (one
+    loop over the positions, up to ``limit`` ranks, vectorised over the
+    (block, intent) pairs). ``rows``: ascending, every row ranked ``limit``
+    or better (or all rows).
     """
     ranked = layout.ranked
     relevant = layout.relevant[rows]
     if ranked.retrieved is not None:
         relevant = relevant & ranked.retrieved[rows][:, None]
-    with np.errstate(divide="ignore"):
-        log_q = np.log(q) if q > 0 else -np.inf
     counts = layout.block_counts
     before = layout.before_block
-    # single rows and blocks without relevant rows: rel * q**a
-    out = np.zeros(relevant.shape)
-    at, intent_at = np.nonzero(relevant)
-    out[at, intent_at] = _power(q, before[ranked.block[rows[at]], intent_at])
-    if not ranked.has_ties:
-        return out
+    weight = layout.weight
     size = ranked.block_size
     first = ranked.block_first_rank
     shuffled = size > 1
     if limit is not None:
         shuffled &= first <= limit
+    # the rows relevant to j outside a shuffled (block, intent): v_j q**a
+    at, intent_at = np.nonzero(relevant)
+    block_at = ranked.block[rows[at]]
+    if ranked.has_ties:
+        alone = ~shuffled[block_at]
+        at, intent_at, block_at = at[alone], intent_at[alone], block_at[alone]
+    out = np.bincount(at, weights=weight[ranked.block_query[block_at], intent_at]
+                      * _power(q, before[block_at, intent_at]),
+                      minlength=rows.shape[0]).astype(np.float64)  # int64 when empty
+    if not ranked.has_ties:
+        return out
+    with np.errstate(divide="ignore"):
+        log_q = np.log(q) if q > 0 else -np.inf
+    # the shuffled (block, intent) pairs of an intent the query weighs
     blocks, intents = np.nonzero(shuffled[:, None] & (counts > 0))
+    pair_weight = weight[ranked.block_query[blocks], intents]
+    kept = pair_weight > 0
+    blocks, intents, pair_weight = blocks[kept], intents[kept], pair_weight[kept]
     if blocks.shape[0] == 0:
         return out
     span = size[blocks] if limit is None else np.minimum(size[blocks],
                                                          limit - first[blocks] + 1)
     by_span = np.argsort(-span, kind="stable")  # the pairs still open come first
     blocks, intents, span = blocks[by_span], intents[by_span], span[by_span]
+    pair_weight = pair_weight[by_span]
     B = size[blocks].astype(np.float64)
     nb = counts[blocks, intents]
     n_positions = int(span[0])
@@ -250,7 +257,7 @@ def _redundant_gains(layout, q, limit, rows):
     powers = np.exp(np.where(y > 0, y * log_q, 0.0)) if q > 0 else (y == 0) * 1.0
     left = np.clip(nb[:, None] - y[None, :], 0.0, None)  # relevant rows not yet placed
     start = np.searchsorted(rows, ranked.block_start[blocks])  # positions in ``rows``
-    block_factor = _power(q, before[blocks, intents])
+    block_factor = pair_weight * _power(q, before[blocks, intents])
     n_open = np.searchsorted(-span, -np.arange(n_positions), side="left")  # span > t
     for t in range(n_positions):
         n = n_open[t]  # the pairs whose block still has a position t within reach
@@ -258,7 +265,8 @@ def _redundant_gains(layout, q, limit, rows):
         # the next position holds a relevant row with probability left / (B - t)
         moved = current * (left[:n] / (B[:n] - t)[:, None])
         value = (moved * powers[None, :]).sum(axis=1)
-        out[start[:n] + t, intents[:n]] = block_factor[:n] * value
+        out += np.bincount(start[:n] + t, weights=block_factor[:n] * value,
+                           minlength=out.shape[0])
         current -= moved
         current[:, 1:] += moved[:, :-1]
     return out
@@ -295,16 +303,14 @@ def positional_per_query(layout, *, measure, k, beta, normalize):
     limit = rank_limit(measure, k, beta)
     layout.reserve_ranks(limit)
     top = layout.top_rows()
-    weight_of_rank = _position_weight(ranked.rank[top], measure, beta)
+    rank = ranked.rank[top]
+    gain = layout.weighted_gains()
     query = ranked.query[top]
-    total = np.zeros(ranked.n_queries)
-    for j in range(layout.relevant.shape[1]):
-        v = layout.weight[:, j]
-        if not v.any():
-            continue
-        gain = layout.redundant_gains(j, limit)
-        total += v * np.bincount(query, weights=gain * weight_of_rank,
-                                 minlength=ranked.n_queries)
+    if limit is not None and layout.cache["rank_limit"] != limit:  # a shallower cutoff
+        within = rank <= limit
+        rank, gain, query = rank[within], gain[within], query[within]
+    total = np.bincount(query, weights=gain * _position_weight(rank, measure, beta),
+                        minlength=ranked.n_queries)
     z = layout.total
     if normalize:
         depth = limit if limit is not None else int(ranked.query_size.max())
