@@ -211,9 +211,6 @@ def _weighted_gains(layout, q, limit, rows):
     or better (or all rows).
     """
     ranked = layout.ranked
-    relevant = layout.relevant[rows]
-    if ranked.retrieved is not None:
-        relevant = relevant & ranked.retrieved[rows][:, None]
     counts = layout.block_counts
     before = layout.before_block
     weight = layout.weight
@@ -223,11 +220,17 @@ def _weighted_gains(layout, q, limit, rows):
     if limit is not None:
         shuffled &= first <= limit
     # the rows relevant to j outside a shuffled (block, intent): v_j q**a
-    at, intent_at = np.nonzero(relevant)
-    block_at = ranked.block[rows[at]]
+    packed = layout.cache["packed"]
+    candidate = np.flatnonzero(packed[rows].any(axis=1) if packed.shape[1] > 1
+                               else packed[rows, 0])  # relevant to some intent
     if ranked.has_ties:
-        alone = ~shuffled[block_at]
-        at, intent_at, block_at = at[alone], intent_at[alone], block_at[alone]
+        candidate = candidate[~shuffled[ranked.block[rows[candidate]]]]
+    relevant = layout.relevant[rows[candidate]]
+    if ranked.retrieved is not None:
+        relevant &= ranked.retrieved[rows[candidate]][:, None]
+    at, intent_at = np.nonzero(relevant)
+    at = candidate[at]
+    block_at = ranked.block[rows[at]]
     out = np.bincount(at, weights=weight[ranked.block_query[block_at], intent_at]
                       * _power(q, before[block_at, intent_at]),
                       minlength=rows.shape[0]).astype(np.float64)  # int64 when empty
@@ -236,17 +239,21 @@ def _weighted_gains(layout, q, limit, rows):
     with np.errstate(divide="ignore"):
         log_q = np.log(q) if q > 0 else -np.inf
     # the shuffled (block, intent) pairs of an intent the query weighs
-    blocks, intents = np.nonzero(shuffled[:, None] & (counts > 0))
+    shuffled = np.flatnonzero(shuffled)
+    blocks, intents = np.nonzero(counts[shuffled] > 0)
+    start = np.searchsorted(rows, ranked.block_start[shuffled])  # positions in ``rows``
+    blocks, start = shuffled[blocks], start[blocks]
     pair_weight = weight[ranked.block_query[blocks], intents]
     kept = pair_weight > 0
-    blocks, intents, pair_weight = blocks[kept], intents[kept], pair_weight[kept]
+    blocks, intents, pair_weight, start = (blocks[kept], intents[kept], pair_weight[kept],
+                                           start[kept])
     if blocks.shape[0] == 0:
         return out
     span = size[blocks] if limit is None else np.minimum(size[blocks],
                                                          limit - first[blocks] + 1)
     by_span = np.argsort(-span, kind="stable")  # the pairs still open come first
     blocks, intents, span = blocks[by_span], intents[by_span], span[by_span]
-    pair_weight = pair_weight[by_span]
+    pair_weight, start = pair_weight[by_span], start[by_span]
     B = size[blocks].astype(np.float64)
     nb = counts[blocks, intents]
     n_positions = int(span[0])
@@ -256,7 +263,6 @@ def _weighted_gains(layout, q, limit, rows):
     y = np.arange(width, dtype=np.float64)
     powers = np.exp(np.where(y > 0, y * log_q, 0.0)) if q > 0 else (y == 0) * 1.0
     left = np.clip(nb[:, None] - y[None, :], 0.0, None)  # relevant rows not yet placed
-    start = np.searchsorted(rows, ranked.block_start[blocks])  # positions in ``rows``
     block_factor = pair_weight * _power(q, before[blocks, intents])
     n_open = np.searchsorted(-span, -np.arange(n_positions), side="left")  # span > t
     for t in range(n_positions):
