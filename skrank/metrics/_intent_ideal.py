@@ -152,6 +152,18 @@ def _padded(n_rows, n_columns, table):
     return fill
 
 
+class _Table:
+    """The (query, slot) arrays of the greedy steps, cut down to the queries
+    that still have rows to place when fewer than half of them do."""
+
+    def __init__(self, **arrays):
+        self.__dict__.update(arrays)
+
+    def keep(self, rows):
+        for name, value in list(self.__dict__.items()):
+            self.__dict__[name] = value[rows]
+
+
 def _greedy_padded(gains, factor, q, keys, size, start, pattern, queries):
     """The greedy steps on a (query, slot) table of each query's patterns.
 
@@ -159,46 +171,55 @@ def _greedy_padded(gains, factor, q, keys, size, start, pattern, queries):
     (slot x intents) per query and slot; padding slots have size 0. Each
     step takes, per query, the slot of largest gain, equal gains to the
     larger next key; fills ``gains`` (rank columns) and returns it.
+
+    A slot's gain is the sum of the factors of its intents, added in column
+    order from 0.0 as ndeval adds them: one 0/1 table per intent is
+    multiplied and added (a product by 1.0 or 0.0 is the factor or 0.0
+    exactly). (The sums of every subset of intents, made once a step and
+    read per slot, were slower: a query has far fewer slots than subsets.)
     """
-    used = np.zeros(size.shape, dtype=np.int64)
     last = keys.shape[0] - 1
     no_key = np.iinfo(np.int64).min
-    n_queries = size.shape[0]
-    every = np.arange(n_queries)
-    # one (query, slot) table of 0/1 per intent: the gains are added intent by
-    # intent, in column order from 0.0, as ndeval adds them (a product by 1.0
-    # or 0.0 is the factor or 0.0 exactly)
-    columns = [pattern[:, :, j].astype(np.float64) for j in range(pattern.shape[2])]
+    n_intents = pattern.shape[2]
     exhausted = size == 0  # the padding slots, and the groups used up
-    head_key = np.where(exhausted, no_key, keys[np.minimum(start, last)])
-    gain = np.empty(size.shape)
-    term = np.empty(size.shape)
-    tied_key = np.empty(size.shape, dtype=np.int64)
+    t = _Table(
+        factor=factor, size=size, start=start, queries=queries, exhausted=exhausted,
+        used=np.zeros(size.shape, dtype=np.int64),
+        head_key=np.where(exhausted, no_key, keys[np.minimum(start, last)]),
+        pattern=pattern,
+    )
+    t.columns = np.transpose(pattern, (0, 2, 1)).astype(np.float64)  # query, intent, slot
     for rank in range(gains.shape[1]):
-        gain[...] = 0.0
-        for j, column in enumerate(columns):
-            np.multiply(column, factor[:, j:j + 1], out=term)
+        n_queries = t.size.shape[0]
+        gain = np.zeros(t.size.shape)
+        term = np.empty(t.size.shape)
+        for j in range(n_intents):
+            np.multiply(t.columns[:, j], t.factor[:, j:j + 1], out=term)
             gain += term
-        gain[exhausted] = -1.0
+        gain[t.exhausted] = -1.0
         best = gain.max(axis=1)
-        if best.max() < 0.0:  # every query has placed all its rows
-            return gains[:, :rank]
-        # equal gains: the larger key of the group's next row
-        np.copyto(tied_key, no_key)
-        np.copyto(tied_key, head_key, where=gain == best[:, None])
-        choice = tied_key.argmax(axis=1)
         active = best >= 0.0
-        if active.all():
+        n_active = int(np.count_nonzero(active))
+        if n_active == 0:  # every query has placed all its rows
+            return gains[:, :rank]
+        if 2 * n_active < n_queries:  # most queries are done: drop them
+            t.keep(active)
+            gain, best = gain[active], best[active]
+        # equal gains: the larger key of the group's next row
+        tied_key = np.where(gain == best[:, None], t.head_key, no_key)
+        choice = tied_key.argmax(axis=1)
+        every = np.arange(t.size.shape[0])
+        if 2 * n_active < n_queries or n_active == n_queries:
             active = every
         else:
             active = np.flatnonzero(active)
             choice = choice[active]
-        gains[queries[active], rank] = best[active]
-        taken = used[active, choice] + 1
-        used[active, choice] = taken
-        done = taken >= size[active, choice]
-        exhausted[active, choice] = done
-        head_key[active, choice] = np.where(
-            done, no_key, keys[np.minimum(start[active, choice] + taken, last)])
-        factor[active] *= np.where(pattern[active, choice], q, 1.0)
+        gains[t.queries[active], rank] = best[active]
+        taken = t.used[active, choice] + 1
+        t.used[active, choice] = taken
+        done = taken >= t.size[active, choice]
+        t.exhausted[active, choice] = done
+        t.head_key[active, choice] = np.where(
+            done, no_key, keys[np.minimum(t.start[active, choice] + taken, last)])
+        t.factor[active] *= np.where(t.pattern[active, choice], q, 1.0)
     return gains
