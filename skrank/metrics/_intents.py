@@ -143,8 +143,7 @@ def rank_intents(relevant, score, *, query_id, intent_weight, doc_key, ties, alp
                              bitorder="little").view(bool)
     count_type = np.int32 if n_rows < 2**31 else np.int64
     if n_rows:
-        block_counts = np.add.reduceat(relevant, ranked.block_start, axis=0,
-                                       dtype=count_type)
+        block_counts = _block_counts(relevant, packed, ranked, count_type)
         first_block = np.searchsorted(ranked.block_start, ranked.query_start)
         counts = np.add.reduceat(block_counts, first_block, axis=0)
     else:
@@ -157,6 +156,35 @@ def rank_intents(relevant, score, *, query_id, intent_weight, doc_key, ties, alp
     layout.cache["query counts"] = counts
     layout.cache["packed"] = packed
     return layout
+
+
+def _block_counts(relevant, packed, ranked, count_type):
+    """(n_blocks, n_intents): the rows of each tie block relevant to each intent.
+
+    Up to 8 intents, the counts are summed in fields of an integer: each
+    row's intent bits are spread to F-bit fields (F = 8, 16 or 32, wider
+    than the largest block: no field can carry into the next) and the
+    blocks' sums are one 1-D ``reduceat`` per 64-bit word, several times
+    faster than a ``reduceat`` along the rows of the boolean matrix.
+    """
+    n_intents = relevant.shape[1]
+    largest = int(ranked.block_size.max())
+    field = next((f for f in (8, 16, 32) if largest < 1 << f), None)
+    if packed.shape[1] > 1 or field is None:
+        return np.add.reduceat(relevant, ranked.block_start, axis=0, dtype=count_type)
+    per_word = 64 // field
+    code = np.arange(256, dtype=np.uint64)
+    counts = np.empty((ranked.block_start.shape[0], n_intents), dtype=count_type)
+    mask = np.uint64((1 << field) - 1)
+    for first in range(0, n_intents, per_word):
+        intents = range(first, min(first + per_word, n_intents))
+        spread = np.zeros(256, dtype=np.uint64)  # a code's bits, one to a field
+        for j in intents:
+            spread |= ((code >> np.uint64(j)) & np.uint64(1)) << np.uint64(field * (j - first))
+        sums = np.add.reduceat(spread[packed[:, 0]], ranked.block_start)
+        for j in intents:
+            counts[:, j] = (sums >> np.uint64(field * (j - first))) & mask
+    return counts
 
 
 def _pack_rows(relevant):

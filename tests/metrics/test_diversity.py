@@ -478,3 +478,22 @@ def test_evaluate_refuses_mixing_and_options_the_measures_lack():
         skrank.evaluate(grades, [2, 1], metrics=["alpha_ndcg@2"], alpha=2.0)
     # the default cutoffs of names without one are the functions' (nrbp: whole list)
     assert skrank.evaluate(grades, [2, 1], metrics=["alpha_ndcg"])["alpha_ndcg"] == 1.0
+
+
+@pytest.mark.parametrize("largest", [3, 300, 70_000])
+@pytest.mark.parametrize("n_intents", [1, 5, 8])
+def test_block_counts_in_integer_fields_equal_a_sum_along_the_rows(largest, n_intents):
+    # blocks wider than a field's 8 or 16 bits take wider fields (fewer a word)
+    from skrank.metrics._intents import _block_counts, rank_intents
+
+    rng = np.random.default_rng(largest + n_intents)
+    sizes = np.concatenate([rng.integers(1, 4, size=50), [largest]])
+    score = np.repeat(rng.permutation(sizes.shape[0]).astype(float), sizes)
+    relevant = rng.random((score.shape[0], n_intents)) < 0.6
+    layout = rank_intents(relevant, score, query_id=None, intent_weight=None,
+                          doc_key=-np.arange(score.shape[0]), ties="average", alpha=0.5)
+    ranked = layout.ranked
+    assert ranked.block_size.max() == largest
+    expected = np.add.reduceat(layout.relevant.astype(np.int64), ranked.block_start, axis=0)
+    got = _block_counts(layout.relevant, layout.cache["packed"], ranked, np.int64)
+    np.testing.assert_array_equal(got, expected)
