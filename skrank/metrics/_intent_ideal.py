@@ -153,15 +153,16 @@ def _padded(n_rows, n_columns, table):
 
 
 class _Table:
-    """The (query, slot) arrays of the greedy steps, cut down to the queries
-    that still have rows to place when fewer than half of them do."""
+    """The arrays of the greedy steps, the queries along their last axis; cut
+    down to the queries that still have rows to place when fewer than half
+    of them do."""
 
     def __init__(self, **arrays):
         self.__dict__.update(arrays)
 
-    def keep(self, rows):
+    def keep(self, queries):
         for name, value in list(self.__dict__.items()):
-            self.__dict__[name] = value[rows]
+            self.__dict__[name] = value[..., queries]
 
 
 def _greedy_padded(gains, factor, q, keys, size, start, pattern, queries):
@@ -172,54 +173,64 @@ def _greedy_padded(gains, factor, q, keys, size, start, pattern, queries):
     step takes, per query, the slot of largest gain, equal gains to the
     larger next key; fills ``gains`` (rank columns) and returns it.
 
-    A slot's gain is the sum of the factors of its intents, added in column
-    order from 0.0 as ndeval adds them: one 0/1 table per intent is
-    multiplied and added (a product by 1.0 or 0.0 is the factor or 0.0
-    exactly). (The sums of every subset of intents, made once a step and
-    read per slot, were slower: a query has far fewer slots than subsets.)
+    The steps hold the table transposed, (slot, query), so that the
+    reductions over a query's slots run along the long axis. A slot's gain
+    is the sum of the factors of its intents, added in column order from
+    0.0 as ndeval adds them: one 0/1 table per intent is multiplied and
+    added (a product by 1.0 or 0.0 is the factor or 0.0 exactly). (The sums
+    of every subset of intents, made once a step and read per slot, were
+    slower: a query has far fewer slots than subsets.)
     """
     last = keys.shape[0] - 1
     no_key = np.iinfo(np.int64).min
     n_intents = pattern.shape[2]
+    size = np.ascontiguousarray(size.T)
+    start = np.ascontiguousarray(start.T)
     exhausted = size == 0  # the padding slots, and the groups used up
     t = _Table(
-        factor=factor, size=size, start=start, queries=queries, exhausted=exhausted,
+        factor=np.ascontiguousarray(factor.T),  # (intent, query)
+        size=size, start=start, queries=queries, exhausted=exhausted,
         used=np.zeros(size.shape, dtype=np.int64),
         head_key=np.where(exhausted, no_key, keys[np.minimum(start, last)]),
-        pattern=pattern,
+        pattern=np.ascontiguousarray(np.transpose(pattern, (2, 1, 0))),  # intent, slot, query
     )
-    t.columns = np.transpose(pattern, (0, 2, 1)).astype(np.float64)  # query, intent, slot
+    t.columns = t.pattern.astype(np.float64)
     for rank in range(gains.shape[1]):
-        n_queries = t.size.shape[0]
+        n_queries = t.size.shape[1]
         gain = np.zeros(t.size.shape)
         term = np.empty(t.size.shape)
         for j in range(n_intents):
-            np.multiply(t.columns[:, j], t.factor[:, j:j + 1], out=term)
+            np.multiply(t.columns[j], t.factor[j], out=term)
             gain += term
-        gain[t.exhausted] = -1.0
-        best = gain.max(axis=1)
+        np.copyto(gain, -1.0, where=t.exhausted)
+        best = gain.max(axis=0)
         active = best >= 0.0
         n_active = int(np.count_nonzero(active))
         if n_active == 0:  # every query has placed all its rows
             return gains[:, :rank]
         if 2 * n_active < n_queries:  # most queries are done: drop them
             t.keep(active)
-            gain, best = gain[active], best[active]
-        # equal gains: the larger key of the group's next row
-        tied_key = np.where(gain == best[:, None], t.head_key, no_key)
-        choice = tied_key.argmax(axis=1)
-        every = np.arange(t.size.shape[0])
-        if 2 * n_active < n_queries or n_active == n_queries:
-            active = every
+            gain, best = gain[:, active], best[active]
+        # equal gains: the larger key of the group's next row (keys are
+        # distinct within a query: one slot holds the largest)
+        tied_key = np.where(gain == best, t.head_key, no_key)
+        choice = tied_key.argmax(axis=0)
+        everyone = 2 * n_active < n_queries or n_active == n_queries
+        if everyone:
+            active = np.arange(t.size.shape[1])
         else:
             active = np.flatnonzero(active)
             choice = choice[active]
         gains[t.queries[active], rank] = best[active]
-        taken = t.used[active, choice] + 1
-        t.used[active, choice] = taken
-        done = taken >= t.size[active, choice]
-        t.exhausted[active, choice] = done
-        t.head_key[active, choice] = np.where(
-            done, no_key, keys[np.minimum(t.start[active, choice] + taken, last)])
-        t.factor[active] *= np.where(t.pattern[active, choice], q, 1.0)
+        taken = t.used[choice, active] + 1
+        t.used[choice, active] = taken
+        done = taken >= t.size[choice, active]
+        t.exhausted[choice, active] = done
+        t.head_key[choice, active] = np.where(
+            done, no_key, keys[np.minimum(t.start[choice, active] + taken, last)])
+        step = np.where(t.pattern[:, choice, active], q, 1.0)
+        if everyone:
+            t.factor *= step
+        else:
+            t.factor[:, active] *= step
     return gains
