@@ -269,41 +269,53 @@ def _weighted_gains(layout, q, limit, rows):
     # the shuffled (block, intent) pairs of an intent the query weighs
     shuffled = np.flatnonzero(shuffled)
     blocks, intents = np.nonzero(counts[shuffled] > 0)
-    start = np.searchsorted(rows, ranked.block_start[shuffled])  # positions in ``rows``
-    blocks, start = shuffled[blocks], start[blocks]
+    blocks = shuffled[blocks]
     pair_weight = weight[ranked.block_query[blocks], intents]
     kept = pair_weight > 0
-    blocks, intents, pair_weight, start = (blocks[kept], intents[kept], pair_weight[kept],
-                                           start[kept])
+    blocks, intents, pair_weight = blocks[kept], intents[kept], pair_weight[kept]
     if blocks.shape[0] == 0:
         return out
     span = size[blocks] if limit is None else np.minimum(size[blocks],
                                                          limit - first[blocks] + 1)
     by_span = np.argsort(-span, kind="stable")  # the pairs still open come first
     blocks, intents, span = blocks[by_span], intents[by_span], span[by_span]
-    pair_weight, start = pair_weight[by_span], start[by_span]
+    pair_weight = pair_weight[by_span]
+    start = _top_position(ranked, limit, ranked.block_start[blocks])
     B = size[blocks].astype(np.float64)
     nb = counts[blocks, intents]
     n_positions = int(span[0])
     width = int(min(n_positions, nb.max())) + 1
-    law = np.zeros((blocks.shape[0], width))  # P(Y_t = y), y < width
-    law[:, 0] = 1.0
+    # (y, pair) tables, so that a sum over y runs along the pairs: P(Y_t = y)
+    law = np.zeros((width, blocks.shape[0]))
+    law[0] = 1.0
     y = np.arange(width, dtype=np.float64)
     powers = np.exp(np.where(y > 0, y * log_q, 0.0)) if q > 0 else (y == 0) * 1.0
-    left = np.clip(nb[:, None] - y[None, :], 0.0, None)  # relevant rows not yet placed
+    left = np.clip(nb[None, :] - y[:, None], 0.0, None)  # relevant rows not yet placed
     block_factor = pair_weight * _power(q, before[blocks, intents])
     n_open = np.searchsorted(-span, -np.arange(n_positions), side="left")  # span > t
+    where, values = [], []
     for t in range(n_positions):
         n = n_open[t]  # the pairs whose block still has a position t within reach
-        current = law[:n]
+        current = law[:, :n]
         # the next position holds a relevant row with probability left / (B - t)
-        moved = current * (left[:n] / (B[:n] - t)[:, None])
-        value = (moved * powers[None, :]).sum(axis=1)
-        out += np.bincount(start[:n] + t, weights=block_factor[:n] * value,
-                           minlength=out.shape[0])
+        moved = current * (left[:, :n] / (B[:n] - t))
+        value = (moved * powers[:, None]).sum(axis=0)  # y by y, in order
+        where.append(start[:n] + t)
+        values.append(block_factor[:n] * value)
         current -= moved
-        current[:, 1:] += moved[:, :-1]
-    return out
+        current[1:] += moved[:-1]
+    return out + np.bincount(np.concatenate(where), weights=np.concatenate(values),
+                             minlength=out.shape[0])
+
+
+def _top_position(ranked, limit, row):
+    """The place of each of ``row`` among the rows ranked ``limit`` or better
+    (all rows for None): the row less the rows below the limit of the
+    queries before its own."""
+    if limit is None:
+        return row
+    below = np.maximum(ranked.query_size - limit, 0)
+    return row - (np.cumsum(below) - below)[ranked.query[row]]
 
 
 def _power(q, exponent):
