@@ -355,8 +355,9 @@ def positional_per_query(layout, *, measure, k, beta, normalize):
     if limit is not None and layout.cache["rank_limit"] != limit:  # a shallower cutoff
         within = rank <= limit
         rank, gain, query = rank[within], gain[within], query[within]
-    total = np.bincount(query, weights=gain * _position_weight(rank, measure, beta),
-                        minlength=ranked.n_queries)
+    reach = int(rank.max()) if rank.shape[0] else 0
+    by_rank = _position_weight(np.arange(1, reach + 1), measure, beta)
+    total = np.bincount(query, weights=gain * by_rank[rank - 1], minlength=ranked.n_queries)
     z = layout.total
     if normalize:
         depth = limit if limit is not None else int(ranked.query_size.max())
@@ -392,7 +393,8 @@ def _top_share(layout, k):
         share = inside / size
         if ranked.retrieved is not None:
             share = np.where(ranked.retrieved[rows], share, 0.0)
-        layout.cache[key] = (rows, ranked.query[rows], share, size, inside)
+        layout.cache[key] = (rows, ranked.query[rows], share, size, inside,
+                             layout.relevant[rows])
     return layout.cache[key]
 
 
@@ -400,8 +402,8 @@ def _expected_hits(layout, j, k):
     """E[relevant rows of intent ``j`` in each query's top ``k``]."""
     if k is None:
         return expected_hits_at_k(layout.intent(j), k)
-    rows, query, share, _, _ = _top_share(layout, k)
-    return np.bincount(query, weights=share * layout.relevant[rows, j],
+    _, query, share, _, _, relevant = _top_share(layout, k)
+    return np.bincount(query, weights=share * relevant[:, j],
                        minlength=layout.ranked.n_queries)
 
 
@@ -409,9 +411,9 @@ def _intent_found(layout, j, k):
     """P(a row relevant to intent ``j`` is in each query's top ``k``)."""
     if k is None:
         return _hit_rate_per_query(layout.intent(j), k=k)
-    rows, query, share, size, inside = _top_share(layout, k)
+    _, query, share, size, inside, relevant = _top_share(layout, k)
     n_queries = layout.ranked.n_queries
-    relevant = layout.relevant[rows, j]
+    relevant = relevant[:, j]
     sure = share == 1.0  # blocks wholly within the top k (a retrieved row)
     found = np.bincount(query[sure], weights=relevant[sure], minlength=n_queries) > 0
     # the block the cutoff cuts (at most one a query): hypergeometric
@@ -481,23 +483,23 @@ def map_ia_per_query(layout, *, k):
     """
     ranked = layout.ranked
     s1, s2 = _position_sums(layout, k)
-    size = ranked.block_size
+    n_intents = layout.weight.shape[1]
     relevant = layout.cache["query counts"]  # retrieved or not: AP's R
+    blocks, intents = np.nonzero(layout.block_counts)  # the others add nothing
+    r = layout.block_counts[blocks, intents].astype(np.float64)
+    m = ranked.block_size[blocks].astype(np.float64)
+    terms = r / m * (layout.before_block[blocks, intents] + 1) * s1[blocks]
+    if s2 is not None:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            pair = np.where(m > 1, r * (r - 1) / (m * (m - 1)), 0.0)
+        terms += pair * s2[blocks]
+    cell = ranked.block_query[blocks] * n_intents + intents  # (query, intent)
+    ap_sum = np.bincount(cell, weights=terms, minlength=ranked.n_queries * n_intents
+                         ).reshape(ranked.n_queries, n_intents)
     total = np.zeros(ranked.n_queries)
     for j in np.flatnonzero(layout.weight.any(axis=0)):
-        b = layout.block_counts[:, j]
-        blocks = np.flatnonzero(b)  # the others add nothing
-        r = b[blocks].astype(np.float64)
-        m = size[blocks].astype(np.float64)
-        terms = r / m * (layout.before_block[blocks, j] + 1) * s1[blocks]
-        if s2 is not None:
-            with np.errstate(invalid="ignore", divide="ignore"):
-                pair = np.where(m > 1, r * (r - 1) / (m * (m - 1)), 0.0)
-            terms += pair * s2[blocks]
-        ap_sum = np.bincount(ranked.block_query[blocks], weights=terms,
-                             minlength=ranked.n_queries)
         v = layout.weight[:, j]
         with np.errstate(invalid="ignore", divide="ignore"):
-            total += np.where(v > 0, v * ap_sum / relevant[:, j], 0.0)
+            total += np.where(v > 0, v * ap_sum[:, j] / relevant[:, j], 0.0)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(layout.total > 0, total / layout.total, 0.0)
