@@ -76,9 +76,12 @@ class IntentRanking:
         block in its query, per intent."""
         if "before block" not in self.cache:
             counts = self.block_counts
-            running = np.cumsum(counts, axis=0) - counts
+            running = np.cumsum(counts, axis=0)
+            running -= counts
             first = np.searchsorted(self.ranked.block_start, self.ranked.query_start)
-            self.cache["before block"] = running - running[first][self.ranked.block_query]
+            n_blocks = np.diff(first, append=counts.shape[0])  # blocks of each query
+            running -= np.repeat(running[first], n_blocks, axis=0)
+            self.cache["before block"] = running
         return self.cache["before block"]
 
     def _count_blocks(self):
@@ -113,6 +116,24 @@ class IntentRanking:
         if key not in self.cache:
             self.cache[key] = _weighted_gains(self, 1.0 - self.alpha, reach,
                                               self.top_rows())
+        return self.cache[key]
+
+    def gain_table(self):
+        """:meth:`weighted_gains` as a (query, rank) table (0 past a query's
+        end), or None where the table would be much larger than the rows
+        (no rank limit, or queries far shorter than it)."""
+        reach = self.cache.get("rank_limit", 0)
+        key = ("gain table", reach)
+        if key not in self.cache:
+            top = self.top_rows()
+            n_queries = self.ranked.n_queries
+            table = None
+            if reach is not None and n_queries * reach <= 4 * top.shape[0] + 1024:
+                cell = self.ranked.query[top] * reach + self.ranked.rank[top] - 1
+                table = np.zeros(n_queries * reach)
+                table[cell] = self.weighted_gains()
+                table = table.reshape(n_queries, reach)
+            self.cache[key] = table
         return self.cache[key]
 
     def ideal_gains(self, depth):
@@ -348,16 +369,23 @@ def positional_per_query(layout, *, measure, k, beta, normalize):
     q = 1.0 - layout.alpha
     limit = rank_limit(measure, k, beta)
     layout.reserve_ranks(limit)
-    top = layout.top_rows()
-    rank = ranked.rank[top]
-    gain = layout.weighted_gains()
-    query = ranked.query[top]
-    if limit is not None and layout.cache["rank_limit"] != limit:  # a shallower cutoff
-        within = rank <= limit
-        rank, gain, query = rank[within], gain[within], query[within]
-    reach = int(rank.max()) if rank.shape[0] else 0
-    by_rank = _position_weight(np.arange(1, reach + 1), measure, beta)
-    total = np.bincount(query, weights=gain * by_rank[rank - 1], minlength=ranked.n_queries)
+    table = layout.gain_table()
+    if table is not None:  # (query, rank) gains: a product with the ranks' weights
+        depth = table.shape[1] if limit is None else min(limit, table.shape[1])
+        by_rank = _position_weight(np.arange(1, depth + 1), measure, beta)
+        total = (table[:, :depth] * by_rank).sum(axis=1)
+    else:
+        top = layout.top_rows()
+        rank = ranked.rank[top]
+        gain = layout.weighted_gains()
+        query = ranked.query[top]
+        if limit is not None and layout.cache["rank_limit"] != limit:  # shallower
+            within = rank <= limit
+            rank, gain, query = rank[within], gain[within], query[within]
+        reach = int(rank.max()) if rank.shape[0] else 0
+        by_rank = _position_weight(np.arange(1, reach + 1), measure, beta)
+        total = np.bincount(query, weights=gain * by_rank[rank - 1],
+                            minlength=ranked.n_queries)
     z = layout.total
     if normalize:
         depth = limit if limit is not None else int(ranked.query_size.max())
