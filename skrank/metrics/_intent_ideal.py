@@ -186,23 +186,30 @@ def _greedy_padded(gains, factor, q, keys, size, start, pattern, queries):
     n_intents = pattern.shape[2]
     size = np.ascontiguousarray(size.T)
     start = np.ascontiguousarray(start.T)
-    exhausted = size == 0  # the padding slots, and the groups used up
+    exhausted = size == 0  # the padding slots
     t = _Table(
         factor=np.ascontiguousarray(factor.T),  # (intent, query)
-        size=size, start=start, queries=queries, exhausted=exhausted,
+        size=size, start=start, queries=queries,
         used=np.zeros(size.shape, dtype=np.int64),
         head_key=np.where(exhausted, no_key, keys[np.minimum(start, last)]),
         pattern=np.ascontiguousarray(np.transpose(pattern, (2, 1, 0))),  # intent, slot, query
     )
     t.columns = t.pattern.astype(np.float64)
+    # a slot's gain starts from 0.0, or -inf once its rows are used up
+    t.base = np.where(exhausted, -np.inf, 0.0)
+    if n_intents <= 8:  # each slot's intents as bits: the factors' steps looked up
+        t.code = np.zeros(size.shape, dtype=np.intp)
+        for j in range(n_intents):
+            t.code |= t.pattern[j].astype(np.intp) << j
+        bits = (np.arange(1 << n_intents)[:, None] >> np.arange(n_intents)) & 1
+        steps = np.where(bits == 1, q, 1.0)  # (code, intent)
     for rank in range(gains.shape[1]):
         n_queries = t.size.shape[1]
-        gain = np.zeros(t.size.shape)
+        gain = t.base.copy()
         term = np.empty(t.size.shape)
         for j in range(n_intents):
             np.multiply(t.columns[j], t.factor[j], out=term)
             gain += term
-        np.copyto(gain, -1.0, where=t.exhausted)
         best = gain.max(axis=0)
         active = best >= 0.0
         n_active = int(np.count_nonzero(active))
@@ -225,10 +232,13 @@ def _greedy_padded(gains, factor, q, keys, size, start, pattern, queries):
         taken = t.used[choice, active] + 1
         t.used[choice, active] = taken
         done = taken >= t.size[choice, active]
-        t.exhausted[choice, active] = done
+        t.base[choice, active] = np.where(done, -np.inf, 0.0)
         t.head_key[choice, active] = np.where(
             done, no_key, keys[np.minimum(t.start[choice, active] + taken, last)])
-        step = np.where(t.pattern[:, choice, active], q, 1.0)
+        if n_intents <= 8:
+            step = steps[t.code[choice, active]].T
+        else:
+            step = np.where(t.pattern[:, choice, active], q, 1.0)
         if everyone:
             t.factor *= step
         else:
