@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._core._factorize import factorize
+from .._core._factorize import factorize, string_keys
 from .._core._layout import segment_ids
 from .._core._sort import packed_order, sorted_with_payload
 from .._core._validation import (
@@ -155,7 +155,7 @@ def top_layout(y_true, y_score, query_id, binary=False):
     if not _whole_gains(relevance, integer_input):
         return None
     n_rows = score.shape[0]
-    keys, labels = factorize(query_id, n_rows)
+    keys, labels = _query_keys(query_id, n_rows)
     check_same_length(y_true=relevance, query_id=keys)
     if keys.dtype.kind not in "iu":
         return None
@@ -168,7 +168,7 @@ def top_layout(y_true, y_score, query_id, binary=False):
         query = segment_ids(query_start, n_rows)
         rows = _Rows(ranked_relevance, query, query_start,
                      np.diff(query_start, append=n_rows), query_start.shape[0])
-        query_ids = first_keys if labels is None else labels[first_keys]
+        query_ids = _labels(labels, first_keys)
         warn_if_label_scores(score, relevance, rows.n_queries)
         return rows, ranked_score, ranked_relevance, query_start, by_key, query_ids
     if runs is None:
@@ -194,11 +194,32 @@ def top_layout(y_true, y_score, query_id, binary=False):
         first_keys = keys[query_start][by_key]
         grouped, ranked_relevance = relevance, relevance[order]
     n_queries = query_start.shape[0]
-    query_ids = first_keys if labels is None else labels[first_keys]
+    query_ids = _labels(labels, first_keys)
     warn_if_label_scores(score, relevance, n_queries)
     sizes = np.diff(query_start, append=n_rows)
     rows = _Rows(grouped, query, query_start, sizes, n_queries)
     return rows, score[order], ranked_relevance, query_start, by_key, query_ids
+
+
+def _query_keys(query_id, n_rows):
+    """:func:`factorize`'s ``(keys, labels)``; numpy string ids as packed keys.
+
+    String ids whose varying bits pack into an integer (:func:`string_keys`)
+    are keys as they are, in the ids' order: no factorisation. Then
+    ``labels`` is the function that turns keys back into ids.
+    """
+    if getattr(query_id, "shape", None) == (n_rows,):
+        found = string_keys(query_id)
+        if found is not None:
+            return found
+    return factorize(query_id, n_rows)
+
+
+def _labels(labels, first_keys):
+    """Each query's id from its key (see :func:`_query_keys`)."""
+    if labels is None:
+        return first_keys
+    return labels(first_keys) if callable(labels) else labels[first_keys]
 
 
 def window_dcg(score, relevance, query_start, sizes, k, gain, discount):

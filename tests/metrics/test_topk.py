@@ -306,3 +306,74 @@ def test_sorted_with_payload():
                                   + low, keys[order])
     np.testing.assert_array_equal(packed & np.uint64(7), grade[order])
     assert sorted_with_payload(rng.standard_normal(3000), keys, grade, 3) is None
+
+
+def _string_ids(kind, n_queries, rng):
+    """Distinct string ids of one kind: padded numbers, ragged lengths, wide code points."""
+    numbers = rng.permutation(n_queries) * 37 + 5
+    if kind == "padded":
+        return np.array([f"u{v:09d}" for v in numbers.tolist()])
+    if kind == "ragged":  # lengths differ: the padding's NULs vary too
+        return np.array([f"q{v}" if v % 3 else f"q{v}x" for v in numbers.tolist()])
+    if kind == "unicode":  # code points above 0xFFFF, a NUL inside
+        return np.array([chr(0x1F600 + v % 50) + "é\0" + f"{v:05d}"
+                         for v in numbers.tolist()])
+    # hex of 32 characters: too many varying bits to pack, factorised instead
+    return np.array([f"{v * 0x9E3779B97F4A7C15 % 2**128:032x}" for v in numbers.tolist()])
+
+
+@pytest.mark.parametrize("kind", ["padded", "ragged", "unicode", "wide"])
+def test_string_keys_sort_as_the_ids_and_give_them_back(kind):
+    from skrank._core._factorize import string_keys
+
+    rng = np.random.default_rng(7)
+    labels = _string_ids(kind, 500, rng)
+    ids = labels[rng.integers(0, labels.shape[0], size=5000)]
+    found = string_keys(ids)
+    if kind == "wide":
+        assert found is None
+        return
+    keys, labels_of = found
+    expected_labels, expected_codes = np.unique(ids, return_inverse=True)
+    distinct, codes = np.unique(keys, return_inverse=True)
+    np.testing.assert_array_equal(codes, expected_codes)  # same groups, same order
+    back = labels_of(distinct)
+    assert back.dtype == ids.dtype
+    np.testing.assert_array_equal(back, expected_labels)
+    assert back.tolist() == expected_labels.tolist()
+
+
+def test_string_keys_of_one_id_and_of_other_arrays():
+    from skrank._core._factorize import string_keys
+
+    keys, labels_of = string_keys(np.array(["same"] * 3))
+    np.testing.assert_array_equal(keys, [0, 0, 0])
+    assert labels_of(keys[:1]).tolist() == ["same"]
+    keys, labels_of = string_keys(np.array(["b", "", "a", ""]))  # an empty id first
+    assert keys[1] == keys[3] < keys[2] < keys[0]
+    assert labels_of(keys[[1, 2, 0]]).tolist() == ["", "a", "b"]
+    assert string_keys(np.array([b"a", b"b"])) is None  # bytes: factorised
+    assert string_keys(np.array(["a", "b"], dtype=">U1")) is None  # not native
+    assert string_keys(["a", "b"]) is None
+
+
+@pytest.mark.parametrize("kind", ["padded", "ragged", "unicode", "wide"])
+@pytest.mark.parametrize("layout", ["grouped", "shuffled"])
+def test_string_ids_give_the_full_layouts_values_and_ids(kind, layout, sort_kind):
+    rng = np.random.default_rng(11)
+    sizes = rng.integers(1, 30, size=400)
+    labels = _string_ids(kind, sizes.shape[0], rng)
+    query = np.repeat(labels, sizes)
+    y = rng.choice([0, 0, 0, 1, 2, 4], size=query.shape[0])
+    score = np.round(rng.standard_normal(query.shape[0]) * 4) / 4
+    if layout == "shuffled":
+        y, score, query = _shuffled(3, y, score, query)
+    assert _topk.top_layout(y, score, query) is not None
+    for k in (3, 10):
+        fast = evaluate(y, score, query_id=query, metrics=[f"ndcg@{k}"],
+                        aggregate=None)[f"ndcg@{k}"]
+        full = ndcg_score(y, score, query_id=query, k=k, aggregate=None)
+        assert np.asarray(fast.query_id).dtype == np.asarray(full.query_id).dtype
+        np.testing.assert_array_equal(np.asarray(fast.query_id),
+                                      np.asarray(full.query_id))
+        np.testing.assert_array_equal(fast.value, full.value)
