@@ -112,26 +112,38 @@ def _grades_carried(score, keys, runs, relevance):
     if grade_bits > 8 or (keys is not None and keys.dtype != np.int64):
         return None
     n_rows = score.shape[0]
-    key_source = segment_ids(runs[0], n_rows) if keys is None else keys
-    found = sorted_with_payload(score, key_source, relevance, grade_bits)
+    if keys is None:  # runs of one length: no key; else each row's run number
+        length = _one_length(runs[0], n_rows)
+        found = sorted_with_payload(score, None if length else segment_ids(runs[0], n_rows),
+                                    relevance, grade_bits, run_length=length)
+    else:
+        found = sorted_with_payload(score, keys, relevance, grade_bits)
     if found is None:
         return None
     packed, key_bits, low = found
     grade = (packed & np.uint64((1 << grade_bits) - 1)).astype(np.float64)
     packed >>= np.uint64(grade_bits)
+    if keys is None:  # the runs, in input order: each run's first key is its id's
+        return packed, grade, runs[0], None, runs[1]
     new_query = np.zeros(n_rows, dtype=bool)
     new_query[0] = True
     if key_bits:
         key = packed >> np.uint64(64 - key_bits - grade_bits)
         np.not_equal(key[1:], key[:-1], out=new_query[1:])
     query_start = np.flatnonzero(new_query)
-    if keys is None:  # the runs, in input order: each run's first key is its id's
-        return packed, grade, query_start, None, runs[1]
     first_keys = np.zeros(query_start.shape[0], dtype=np.int64)
     if key_bits:
         first_keys = key[query_start].astype(np.int64)
     first_keys += low
     return packed, grade, query_start, first_keys, None
+
+
+def _one_length(starts, n_rows):
+    """The runs' common length, or None when they differ (runs begin at ``starts``)."""
+    length = n_rows // starts.shape[0]
+    if length * starts.shape[0] != n_rows or starts[-1] != n_rows - length:
+        return None
+    return length if np.array_equal(starts, np.arange(0, n_rows, length)) else None
 
 
 def top_layout(y_true, y_score, query_id, binary=False):

@@ -77,7 +77,7 @@ def _no_full_layout(monkeypatch):
 def sort_kind(request, monkeypatch):
     """Both sorts of the top-k path: grades in the sorted values, or a row order."""
     if request.param == "row order":
-        monkeypatch.setattr(_topk, "sorted_with_payload", lambda *args: None)
+        monkeypatch.setattr(_topk, "sorted_with_payload", lambda *args, **kwargs: None)
     return request.param
 
 
@@ -377,3 +377,31 @@ def test_string_ids_give_the_full_layouts_values_and_ids(kind, layout, sort_kind
         np.testing.assert_array_equal(np.asarray(fast.query_id),
                                       np.asarray(full.query_id))
         np.testing.assert_array_equal(fast.value, full.value)
+
+
+@pytest.mark.parametrize("length", [1, 3, 10, 100])
+@pytest.mark.parametrize("k", [1, 5, 10, 30])
+def test_queries_of_one_length_sorted_side_by_side(length, k, monkeypatch):
+    """Grouped queries of one length: each sorted as a row of a 2-D array, the full layout's bits."""
+    rng = np.random.default_rng(length * 100 + k)
+    n_queries = 300
+    query = np.repeat(rng.permutation(n_queries) * 13 + 1, length)
+    y = rng.choice([0, 0, 0, 1, 2, 3], size=query.shape[0])
+    score = np.round(rng.standard_normal(query.shape[0]) * 3) / 4  # ties at every cutoff
+    y[query == query[0]] = 0  # a query without a relevant row
+    lengths = []
+    original = _topk.sorted_with_payload
+
+    def watch(*args, **kwargs):
+        lengths.append(kwargs.get("run_length"))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(_topk, "sorted_with_payload", watch)
+    for name, function in (("ndcg", ndcg_score), ("dcg", dcg_score)):
+        fast = evaluate(y, score, query_id=query, metrics=[f"{name}@{k}"],
+                        aggregate=None, no_relevant="zero")[f"{name}@{k}"]
+        full = function(y, score, query_id=query, k=k, aggregate=None,
+                        no_relevant="zero")
+        np.testing.assert_array_equal(np.asarray(fast.query_id), np.asarray(full.query_id))
+        np.testing.assert_array_equal(fast.value, full.value)
+    assert lengths == [length if length > 1 else None] * 2  # single rows: not grouped
