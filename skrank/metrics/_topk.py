@@ -77,20 +77,30 @@ def applies(requests, query_id, sample_weight, y_true):
     )
 
 
+#: rows read first to tell grouped rows from shuffled ones
+_HEAD_ROWS = 1 << 12
+
+
 def _grouped_runs(keys):
     """``(starts, by_key)`` when every query's rows are one run, else None.
 
     ``starts``: each run's first row; ``by_key``: the runs in ascending key
-    order (the order of the full layout's queries).
+    order (the order of the full layout's queries). ``keys``: integers, or
+    numpy string ids as they are (no factorisation: the runs' ids only are
+    ordered).
     """
     n_rows = keys.shape[0]
+    head = keys[:_HEAD_ROWS + 1]
+    if np.count_nonzero(head[1:] != head[:-1]) * 2 >= head.shape[0]:
+        return None  # mostly single rows at the start: shuffled, most likely
     starts = np.flatnonzero(keys[1:] != keys[:-1]) + 1
     if (starts.shape[0] + 1) * 2 > n_rows:  # mostly single rows: not worth it
         return None
     starts = np.r_[0, starts]
     run_keys = keys[starts]
-    by_key = np.argsort(run_keys)  # distinct when grouped: any sort will do
-    ordered = run_keys[by_key]
+    packed = string_keys(run_keys)  # string ids: sorted as integers
+    by_key = np.argsort(run_keys if packed is None else packed[0])  # distinct if grouped
+    ordered = run_keys[by_key] if packed is None else packed[0][by_key]
     if (ordered[1:] == ordered[:-1]).any():  # a query in two runs
         return None
     return starts, by_key
@@ -167,11 +177,12 @@ def top_layout(y_true, y_score, query_id, binary=False):
     if not _whole_gains(relevance, integer_input):
         return None
     n_rows = score.shape[0]
-    keys, labels = _query_keys(query_id, n_rows)
+    keys, labels, runs = _query_keys(query_id, n_rows)
     check_same_length(y_true=relevance, query_id=keys)
-    if keys.dtype.kind not in "iu":
-        return None
-    runs = _grouped_runs(keys)
+    if runs is None:
+        if keys.dtype.kind not in "iu":
+            return None
+        runs = _grouped_runs(keys)
     carried = _grades_carried(score, keys if runs is None else None, runs, relevance)
     if carried is not None:
         ranked_score, ranked_relevance, query_start, first_keys, by_key = carried
@@ -214,17 +225,23 @@ def top_layout(y_true, y_score, query_id, binary=False):
 
 
 def _query_keys(query_id, n_rows):
-    """:func:`factorize`'s ``(keys, labels)``; numpy string ids as packed keys.
+    """:func:`factorize`'s ``(keys, labels)``, and the runs of grouped string ids.
 
-    String ids whose varying bits pack into an integer (:func:`string_keys`)
-    are keys as they are, in the ids' order: no factorisation. Then
+    Numpy string ids, no factorisation: grouped, they are their own keys
+    (``labels`` None; the runs of :func:`_grouped_runs`, which orders the
+    runs' ids only); shuffled, those whose varying bits pack into an
+    integer (:func:`string_keys`) are packed keys, in the ids' order, and
     ``labels`` is the function that turns keys back into ids.
     """
-    if getattr(query_id, "shape", None) == (n_rows,):
+    if (isinstance(query_id, np.ndarray) and query_id.dtype.kind == "U"
+            and query_id.shape == (n_rows,)):
+        runs = _grouped_runs(query_id)
+        if runs is not None:
+            return query_id, None, runs
         found = string_keys(query_id)
         if found is not None:
-            return found
-    return factorize(query_id, n_rows)
+            return (*found, None)
+    return (*factorize(query_id, n_rows), None)
 
 
 def _labels(labels, first_keys):

@@ -405,3 +405,29 @@ def test_queries_of_one_length_sorted_side_by_side(length, k, monkeypatch):
         np.testing.assert_array_equal(np.asarray(fast.query_id), np.asarray(full.query_id))
         np.testing.assert_array_equal(fast.value, full.value)
     assert lengths == [length if length > 1 else None] * 2  # single rows: not grouped
+
+
+@pytest.mark.parametrize("split", [False, True])
+def test_grouped_string_ids_are_not_factorised(split, monkeypatch):
+    """Grouped string ids: the runs' ids only are ordered; a query in two runs falls back."""
+    rng = np.random.default_rng(5)
+    sizes = rng.integers(2, 20, size=300)
+    labels = _string_ids("wide", sizes.shape[0], rng)  # not packable: no shortcut there
+    query = np.repeat(labels, sizes)
+    if split:  # the first query's rows again at the end
+        query = np.r_[query, query[:3]]
+    y = rng.choice([0, 0, 1, 3], size=query.shape[0])
+    score = np.round(rng.standard_normal(query.shape[0]) * 4) / 4
+    factorised = []
+    original = _topk.factorize
+
+    def watch(*args, **kwargs):
+        factorised.append(True)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(_topk, "factorize", watch)
+    fast = evaluate(y, score, query_id=query, metrics=["ndcg@5"], aggregate=None)["ndcg@5"]
+    full = ndcg_score(y, score, query_id=query, k=5, aggregate=None)
+    np.testing.assert_array_equal(np.asarray(fast.query_id), np.asarray(full.query_id))
+    np.testing.assert_array_equal(fast.value, full.value)
+    assert factorised == ([True] if split else [])
