@@ -251,6 +251,11 @@ def _labels(labels, first_keys):
     return labels(first_keys) if callable(labels) else labels[first_keys]
 
 
+#: below this share of the window's rows in shared tie blocks, only those
+#: rows' means are computed (a one-row block's mean is its gain)
+_TIED_SHARE = 0.5
+
+
 def window_dcg(score, relevance, query_start, sizes, k, gain, discount):
     """Expected DCG@k per query (tie orders averaged), from the first k positions.
 
@@ -280,6 +285,21 @@ def window_dcg(score, relevance, query_start, sizes, k, gain, discount):
     edge = value[start + size - 1]  # each query's score at the cutoff
     extra_rows, extra_gain = _past_window(score, relevance, query_start, sizes,
                                           edge, width, gain)
+    # the rows that share a tie block, or whose block the cutoff cuts: the
+    # others (one-row blocks) keep their own gain
+    shared = np.empty(n_window, dtype=bool)
+    np.logical_and(new[1:], new[:-1], out=shared[:-1])
+    shared[-1] = new[-1]
+    np.logical_not(shared, out=shared)
+    shared[(start + size - 1)[extra_rows > 0]] = True
+    tied = np.flatnonzero(shared)
+    if tied.shape[0] < _TIED_SHARE * n_window:  # few of them: those rows only
+        if tied.shape[0]:
+            gains = gains.copy() if gains is relevance else gains
+            cut = np.flatnonzero(extra_rows)
+            gains[tied] = _block_means(gains[tied], new[tied], np.searchsorted(
+                tied, (start + size - 1)[cut]), extra_rows[cut], extra_gain[cut])
+        return _sum_as_full_query(gains * weight, start, size, sizes)
     block_start = np.flatnonzero(new)
     if block_start.shape[0] < n_window or extra_rows.any():
         # ties: each position holds its block's mean gain (the block's gains
@@ -295,6 +315,24 @@ def window_dcg(score, relevance, query_start, sizes, k, gain, discount):
         block_size[last] += extra_rows
         gains = np.repeat(block_gain / block_size, in_window)
     return _sum_as_full_query(gains * weight, start, size, sizes)
+
+
+def _block_means(gains, new, cut_at, extra_rows, extra_gain):
+    """Each position's tie block's mean gain, over whole blocks (``new``: a block starts).
+
+    The positions at ``cut_at`` are in the blocks that the cutoff cuts: those
+    blocks go on past the window with ``extra_rows`` more rows of gain sum
+    ``extra_gain``. A block's gains are whole numbers: its sum is exact in
+    any order, and a one-row block's mean is its gain.
+    """
+    block_start = np.flatnonzero(new)
+    block_gain = np.add.reduceat(gains, block_start)
+    in_block = np.diff(block_start, append=gains.shape[0])
+    block_size = in_block.astype(np.float64)
+    cut = np.searchsorted(block_start, cut_at, side="right") - 1
+    block_gain[cut] += extra_gain
+    block_size[cut] += extra_rows
+    return np.repeat(block_gain / block_size, in_block)
 
 
 def summed_width(sizes, window):

@@ -81,11 +81,18 @@ def sort_kind(request, monkeypatch):
     return request.param
 
 
+@pytest.fixture(params=["every block", "shared blocks only"])
+def tie_means(request, monkeypatch):
+    """Both ways to the tie blocks' means: every block's, or the shared blocks' only."""
+    monkeypatch.setattr(_topk, "_TIED_SHARE", 0.0 if request.param == "every block" else 2.0)
+    return request.param
+
+
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("k", [1, 2, 3, 5, 10])
 @pytest.mark.parametrize("layout", ["grouped", "shuffled"])
 def test_top_k_path_equals_brute_force_and_full_layout(seed, k, layout, sort_kind,
-                                                       monkeypatch):
+                                                       tie_means, monkeypatch):
     y, score, query = _random_queries(seed)
     if layout == "shuffled":
         y, score, query = _shuffled(seed, y, score, query)
@@ -126,7 +133,7 @@ def test_dcg_with_fractional_and_binary_grades(gain, grades, monkeypatch):
             assert ndcg[q] == pytest.approx(expected_ndcg[q], rel=1e-12)
 
 
-def test_tie_block_far_past_the_cutoff():
+def test_tie_block_far_past_the_cutoff(tie_means):
     """A block cut by the cutoff counts all its rows, however far it goes on."""
     rng = np.random.default_rng(0)
     size = 300
@@ -276,7 +283,7 @@ def test_summed_width_groups_the_sum_as_the_full_query(window):
 
 @pytest.mark.parametrize("k", [10, 100, 150])
 @pytest.mark.parametrize("scores", ["eighths", "real"])
-def test_long_queries_give_the_full_layouts_bits(k, scores):
+def test_long_queries_give_the_full_layouts_bits(k, scores, tie_means):
     rng = np.random.default_rng(k)
     sizes = np.r_[rng.integers(1, 30, size=200), rng.integers(100, 3000, size=12)]
     query = np.repeat(np.arange(sizes.shape[0]), sizes)
@@ -381,7 +388,7 @@ def test_string_ids_give_the_full_layouts_values_and_ids(kind, layout, sort_kind
 
 @pytest.mark.parametrize("length", [1, 3, 10, 100])
 @pytest.mark.parametrize("k", [1, 5, 10, 30])
-def test_queries_of_one_length_sorted_side_by_side(length, k, monkeypatch):
+def test_queries_of_one_length_sorted_side_by_side(length, k, tie_means, monkeypatch):
     """Grouped queries of one length: each sorted as a row of a 2-D array, the full layout's bits."""
     rng = np.random.default_rng(length * 100 + k)
     n_queries = 300
