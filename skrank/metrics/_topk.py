@@ -293,27 +293,14 @@ def window_dcg(score, relevance, query_start, sizes, k, gain, discount):
     np.logical_not(shared, out=shared)
     shared[(start + size - 1)[extra_rows > 0]] = True
     tied = np.flatnonzero(shared)
-    if tied.shape[0] < _TIED_SHARE * n_window:  # few of them: those rows only
-        if tied.shape[0]:
-            gains = gains.copy() if gains is relevance else gains
-            cut = np.flatnonzero(extra_rows)
-            gains[tied] = _block_means(gains[tied], new[tied], np.searchsorted(
-                tied, (start + size - 1)[cut]), extra_rows[cut], extra_gain[cut])
-        return _sum_as_full_query(gains * weight, start, size, sizes)
-    block_start = np.flatnonzero(new)
-    if block_start.shape[0] < n_window or extra_rows.any():
-        # ties: each position holds its block's mean gain (the block's gains
-        # are whole numbers: their sum is exact in any order)
-        block_gain = np.add.reduceat(gains, block_start)
-        in_window = np.diff(block_start, append=n_window)
-        block_size = in_window.astype(np.float64)
-        # each query's last block in the window: the one the cutoff may cut
-        opens = np.zeros(n_window, dtype=bool)
-        opens[start] = True
-        last = np.r_[np.flatnonzero(opens[block_start])[1:], block_start.shape[0]] - 1
-        block_gain[last] += extra_gain
-        block_size[last] += extra_rows
-        gains = np.repeat(block_gain / block_size, in_window)
+    cut = np.flatnonzero(extra_rows)
+    if tied.shape[0] and tied.shape[0] < _TIED_SHARE * n_window:  # few: those rows only
+        gains = gains.copy() if gains is relevance else gains
+        gains[tied] = _block_means(gains[tied], new[tied], np.searchsorted(
+            tied, (start + size - 1)[cut]), extra_rows[cut], extra_gain[cut])
+    elif tied.shape[0]:
+        gains = _block_means(gains, new, (start + size - 1)[cut], extra_rows[cut],
+                             extra_gain[cut])
     return _sum_as_full_query(gains * weight, start, size, sizes)
 
 
