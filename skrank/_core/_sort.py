@@ -242,6 +242,8 @@ def sorted_with_payload(score, keys, payload, payload_bits, max_key_bits=40,
         packed |= payload.astype(np.uint64)
         packed.reshape(-1, run_length).sort(axis=1)
         return packed, 0, 0
+    if _cuts_bits(score[:256], payload_bits):  # real-valued scores: told by the first rows
+        return None
     low = keys.min()
     offset = (keys - low).astype(np.uint64)
     key_bits = int(offset.max()).bit_length()

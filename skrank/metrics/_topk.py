@@ -148,6 +148,39 @@ def _grades_carried(score, keys, runs, relevance):
     return packed, grade, query_start, first_keys, None
 
 
+#: a key span of more bits than this leaves too few bits of score beside the
+#: row index in one packed sort (:func:`packed_order` then argsorts)
+_WIDE_KEY_BITS = 64 - 24
+
+
+def _rows_by_key(keys):
+    """Shuffled rows grouped by key: ``(rows, query_start, first_keys)``, or None.
+
+    For keys too wide for :func:`packed_order` to keep the row index beside
+    the score (it would argsort): one sort of (key, row) packed groups the
+    rows, and the queries are then ranked as grouped rows, their numbers
+    for keys (two plain sorts cost less than one argsort).
+    """
+    n_rows = keys.shape[0]
+    low = keys.min()
+    offset = (keys - low).astype(np.uint64)
+    key_bits = int(offset.max()).bit_length()
+    row_bits = (n_rows - 1).bit_length()
+    if key_bits + row_bits <= _WIDE_KEY_BITS or key_bits + row_bits > 64:
+        return None
+    offset <<= np.uint64(row_bits)
+    offset |= np.arange(n_rows, dtype=np.uint64)
+    offset.sort()
+    rows = (offset & np.uint64((1 << row_bits) - 1)).astype(np.intp)
+    offset >>= np.uint64(row_bits)
+    new_query = np.empty(n_rows, dtype=bool)
+    new_query[0] = True
+    np.not_equal(offset[1:], offset[:-1], out=new_query[1:])
+    query_start = np.flatnonzero(new_query)
+    first_keys = offset[query_start].astype(keys.dtype) + low
+    return rows, query_start, first_keys
+
+
 def _one_length(starts, n_rows):
     """The runs' common length, or None when they differ (runs begin at ``starts``)."""
     length = n_rows // starts.shape[0]
@@ -194,7 +227,17 @@ def top_layout(y_true, y_score, query_id, binary=False):
         query_ids = _labels(labels, first_keys)
         warn_if_label_scores(score, relevance, rows.n_queries)
         return rows, ranked_score, ranked_relevance, query_start, by_key, query_ids
-    if runs is None:
+    by_rows = _rows_by_key(keys) if runs is None else None
+    if by_rows is not None:  # wide keys: rows grouped first, then ranked within
+        rows, query_start, first_keys = by_rows
+        query = segment_ids(query_start, n_rows)
+        found = packed_order(score[rows], query, sorted_keys=False)
+        if found is None:
+            return None
+        order = rows[found[0]]
+        grouped = ranked_relevance = relevance[order]
+        by_key = None
+    elif runs is None:
         found = packed_order(score, keys)
         if found is None:
             return None

@@ -438,3 +438,35 @@ def test_grouped_string_ids_are_not_factorised(split, monkeypatch):
     np.testing.assert_array_equal(np.asarray(fast.query_id), np.asarray(full.query_id))
     np.testing.assert_array_equal(fast.value, full.value)
     assert factorised == ([True] if split else [])
+
+
+@pytest.mark.parametrize("scores", ["real", "quarters"])
+@pytest.mark.parametrize("ids", [10**9 + 7919, -(2**40) + 3, 2**44 + 1])
+def test_wide_integer_ids_grouped_by_a_sort_first(ids, scores, sort_kind, monkeypatch):
+    """Ids of a wide span, shuffled: rows grouped by (id, row), then ranked; the full layout's bits."""
+    rng = np.random.default_rng(abs(ids) % 1000)
+    sizes = rng.integers(1, 25, size=500)
+    query = np.repeat(rng.permutation(500).astype(np.int64) * ids, sizes)
+    y = rng.choice([0, 0, 0, 1, 2, 4], size=query.shape[0])
+    score = rng.standard_normal(query.shape[0])
+    if scores == "quarters":
+        score = np.round(score * 4) / 4
+    y, score, query = _shuffled(1, y, score, query)
+    grouped = []
+    original = _topk._rows_by_key
+
+    def watch(keys):
+        found = original(keys)
+        grouped.append(found is not None)
+        return found
+
+    monkeypatch.setattr(_topk, "_rows_by_key", watch)
+    for k in (1, 10):
+        fast = evaluate(y, score, query_id=query, metrics=[f"ndcg@{k}"],
+                        aggregate=None)[f"ndcg@{k}"]
+        full = ndcg_score(y, score, query_id=query, k=k, aggregate=None)
+        np.testing.assert_array_equal(np.asarray(fast.query_id), np.asarray(full.query_id))
+        np.testing.assert_array_equal(fast.value, full.value)
+    if scores == "real":  # no grade rides in the sort: a row order, from two sorts if wide
+        bits = int(query.max() - query.min()).bit_length() + (query.shape[0] - 1).bit_length()
+        assert grouped == [bits <= 64] * 2
