@@ -17,6 +17,15 @@ position's value is the same product, and each query's sum is taken over
 the window padded to the length whose pairwise sum groups the values as
 the sum over all the query's rows does (:func:`summed_width`). Tests
 compare the two, and an enumeration of tie orders.
+
+The sort takes the cheapest form the layout allows: grouped rows (each
+query's rows together) are ranked run by run, side by side as the rows of a
+2-D array when every query has the same length; shuffled rows with ids of
+a wide span are grouped by one sort of (id, row) first, then ranked as
+grouped rows. Numpy string ids are factorised only as a last resort:
+grouped, only the runs' ids are ordered; shuffled, their varying bits are
+packed into ordered integer keys (:func:`~skrank._core._factorize.string_keys`)
+when they fit in 40 bits.
 """
 
 from typing import NamedTuple
