@@ -41,7 +41,13 @@ from .._core._validation import (
     check_score,
     warn_if_label_scores,
 )
-from ._gain import _check_gain_range, _discount, _gain, _ideal_dcg_per_query
+from ._gain import (
+    _check_gain_range,
+    _cumulative_discount,
+    _discount,
+    _gain,
+    _ideal_dcg_per_query,
+)
 
 #: the metric stems this path computes
 STEMS = ("ndcg", "dcg")
@@ -463,6 +469,17 @@ def _whole_gains(relevance, integer_input):
     return integer_input or np.array_equal(relevance, np.floor(relevance))
 
 
+def _binary_ideal_dcg(rows, n_relevant, k, discount):
+    """:func:`_ideal_dcg_per_query` of grades 0 and 1, from each query's relevant count.
+
+    The ideal ranking puts the relevant rows first, each of gain 1 (either
+    gain): the ideal DCG@k is the cumulative discount of the first
+    ``min(n_relevant, k)`` ranks, the very value the count per grade gives.
+    """
+    table = _cumulative_discount(int(min(k, rows.query_size.max())), discount)
+    return table[np.minimum(n_relevant, k).astype(np.intp)]
+
+
 def top_k_scores(y_true, y_score, requests, query_id, binary=False):
     """Key -> (values, undefined, weights, policy, layout) of each request, or None.
 
@@ -474,6 +491,7 @@ def top_k_scores(y_true, y_score, requests, query_id, binary=False):
     rows, score, relevance, query_start, by_key, query_ids = found
     n_relevant = np.add.reduceat((rows.relevance > 0).astype(np.float64), query_start)
     layout = TopQueries(query_ids, n_relevant, np.ones(rows.n_queries))
+    binary_grades = rows.relevance.max() <= 1.0
     out = {}
     for request in requests:
         options = {**request.spec.defaults, **request.kernel_options}
@@ -483,8 +501,10 @@ def top_k_scores(y_true, y_score, requests, query_id, binary=False):
                             request.k, gain, discount)
         if request.spec.stem == "ndcg":
             with np.errstate(invalid="ignore", divide="ignore"):
-                values = values / _ideal_dcg_per_query(rows, k=request.k, gain=gain,
-                                                       discount=discount)
+                values = values / (
+                    _binary_ideal_dcg(rows, n_relevant, request.k, discount)
+                    if binary_grades else
+                    _ideal_dcg_per_query(rows, k=request.k, gain=gain, discount=discount))
         out[request.key] = values if by_key is None else values[by_key]
     if by_key is not None:
         layout = TopQueries(query_ids, n_relevant[by_key], layout.query_weight)

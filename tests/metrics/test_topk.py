@@ -470,3 +470,32 @@ def test_wide_integer_ids_grouped_by_a_sort_first(ids, scores, sort_kind, monkey
     if scores == "real":  # no grade rides in the sort: a row order, from two sorts if wide
         bits = int(query.max() - query.min()).bit_length() + (query.shape[0] - 1).bit_length()
         assert grouped == [bits <= 64] * 2
+
+
+@pytest.mark.parametrize("discount", ["log2", "position"])
+@pytest.mark.parametrize("gain", ["exponential", "linear"])
+@pytest.mark.parametrize("layout", ["grouped", "shuffled", "one length"])
+def test_binary_grades_ideal_dcg_from_the_relevant_count(layout, gain, discount,
+                                                         monkeypatch):
+    """Grades 0 and 1: the ideal DCG from each query's count, the full layout's bits."""
+    rng = np.random.default_rng(4)
+    sizes = np.full(300, 12) if layout == "one length" else rng.integers(1, 60, size=300)
+    query = np.repeat(np.arange(300) * 5 + 2, sizes)
+    y = (rng.random(query.shape[0]) < rng.beta(1, 4, size=300)[query // 5]).astype(int)
+    y[query == 2] = 0  # a query without a relevant row
+    score = np.round(rng.standard_normal(query.shape[0]) * 4) / 4
+    if layout == "shuffled":
+        y, score, query = _shuffled(2, y, score, query)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("counted per grade")
+
+    for k in (1, 3, 10, 50):
+        full = ndcg_score(y, score, query_id=query, k=k, gain=gain, discount=discount,
+                          aggregate=None, no_relevant="zero")
+        with monkeypatch.context() as patch:
+            patch.setattr(_topk, "_ideal_dcg_per_query", refuse)
+            fast = evaluate(y, score, query_id=query, metrics=[f"ndcg@{k}"], gain=gain,
+                            discount=discount, aggregate=None,
+                            no_relevant="zero")[f"ndcg@{k}"]
+        np.testing.assert_array_equal(fast.value, full.value)
