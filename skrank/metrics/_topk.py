@@ -246,11 +246,12 @@ def top_layout(y_true, y_score, query_id, binary=False):
     if by_rows is not None:  # wide keys: rows grouped first, then ranked within
         rows, query_start, first_keys = by_rows
         query = segment_ids(query_start, n_rows)
-        found = packed_order(score[rows], query, sorted_keys=False)
+        grouped_score = score[rows]  # the only gathers from the input's order
+        found = packed_order(grouped_score, query, sorted_keys=False)
         if found is None:
             return None
-        order = rows[found[0]]
-        grouped = ranked_relevance = relevance[order]
+        grouped = relevance[rows]
+        ranked_score, ranked_relevance = grouped_score[found[0]], grouped[found[0]]
         by_key = None
     elif runs is None:
         found = packed_order(score, keys)
@@ -263,6 +264,7 @@ def top_layout(y_true, y_score, query_id, binary=False):
         query_start = np.flatnonzero(new_query)
         first_keys = sorted_keys[query_start]
         grouped = ranked_relevance = relevance[order]
+        ranked_score = score[order]
         by_key = None
         query = segment_ids(query_start, n_rows)
     else:
@@ -273,13 +275,13 @@ def top_layout(y_true, y_score, query_id, binary=False):
             return None
         order = found[0]
         first_keys = keys[query_start][by_key]
-        grouped, ranked_relevance = relevance, relevance[order]
+        grouped, ranked_relevance, ranked_score = relevance, relevance[order], score[order]
     n_queries = query_start.shape[0]
     query_ids = _labels(labels, first_keys)
     warn_if_label_scores(score, relevance, n_queries)
     sizes = np.diff(query_start, append=n_rows)
     rows = _Rows(grouped, query, query_start, sizes, n_queries)
-    return rows, score[order], ranked_relevance, query_start, by_key, query_ids
+    return rows, ranked_score, ranked_relevance, query_start, by_key, query_ids
 
 
 def _query_keys(query_id, n_rows):
