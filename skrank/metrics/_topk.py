@@ -396,13 +396,16 @@ def summed_width(sizes, window):
     """
     n = np.asarray(sizes)
     rest, leading = n - 1, np.asarray(window) - 1
-    halving = rest > 128
+    long = np.flatnonzero(rest > 128)  # the queries summed in halves: few, as a rule
+    part, part_leading = rest[long], np.broadcast_to(leading, rest.shape)[long]
+    halving = np.ones(long.shape[0], dtype=bool)
     while halving.any():  # halves while the left one holds every nonzero value
-        left = rest // 2
+        left = part // 2
         left -= left % 8
-        halving &= left >= leading
-        rest = np.where(halving, left, rest)
-        halving &= rest > 128
+        halving &= left >= part_leading
+        part = np.where(halving, left, part)
+        halving &= part > 128
+    rest[long] = part
     lead = np.maximum(8, -(-leading // 8) * 8)
     shorter = lead + rest % 8
     out = np.where((shorter < rest) & (rest <= 128), shorter, rest) + 1
