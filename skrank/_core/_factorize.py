@@ -276,3 +276,79 @@ def _hashable(value):
     except TypeError:
         return False
     return True
+
+
+#: rows at a time when :func:`string_keys` packs the characters (in cache)
+_PACK_ROWS = 1 << 15
+
+
+def string_keys(ids, max_bits=40):
+    """Integer keys in the ids' order, one per distinct numpy ``U`` id, with no hashing.
+
+    The characters' bits that vary across the rows (a span per character
+    position, from its lowest to its highest varying bit) are packed into
+    one integer, the first character's in the highest bits: equal ids get
+    equal keys, different ids different keys, and keys sort as the ids do
+    (code point by code point; a bit that never varies can't change an
+    order). Ids such as ``"q000123"`` pack into a few bits. Returns
+    ``(keys, labels_of)``: ``labels_of(keys)`` gives back the ids of
+    keys (built from the bits: the same strings, dtype and all). None when
+    the spans need more than ``max_bits`` bits, or for other arrays.
+    """
+    if (not isinstance(ids, np.ndarray) or ids.dtype.kind != "U" or ids.ndim != 1
+            or not ids.dtype.isnative or not ids.dtype.itemsize or not ids.shape[0]):
+        return None
+    n, width = ids.shape[0], ids.dtype.itemsize // 4
+    chars = np.ascontiguousarray(ids).view(np.uint32).reshape(n, width)
+    varying, fixed = _varying_bits(chars)
+    plan, total = [], 0
+    for column in np.flatnonzero(varying).tolist():
+        bits = int(varying[column])
+        low = (bits & -bits).bit_length() - 1
+        plan.append((column, low, bits.bit_length() - low))
+        total += plan[-1][2]
+    if total > max_bits:
+        return None
+    keys = np.zeros(n, dtype=np.uint64)
+    part = np.empty(min(n, _PACK_ROWS), dtype=np.uint64)
+    for begin in range(0, n, _PACK_ROWS):  # a block at a time, in cache
+        out, block = keys[begin:begin + _PACK_ROWS], chars[begin:begin + _PACK_ROWS]
+        piece, at = part[:out.shape[0]], total
+        for column, low, span in plan:
+            at -= span
+            np.copyto(piece, block[:, column], casting="unsafe")
+            piece &= np.uint64(((1 << span) - 1) << low)
+            if at > low:
+                piece <<= np.uint64(at - low)
+            elif at < low:
+                piece >>= np.uint64(low - at)
+            out |= piece
+    dtype = ids.dtype
+
+    def labels_of(found):
+        found = np.asarray(found, dtype=np.uint64)
+        rebuilt = np.repeat(fixed[np.newaxis, :], found.shape[0], axis=0)
+        at = total
+        for column, low, span in plan:
+            at -= span
+            mask = (1 << span) - 1
+            rebuilt[:, column] &= np.uint32(~(mask << low) & 0xFFFFFFFF)
+            value = (found >> np.uint64(at)) & np.uint64(mask)
+            rebuilt[:, column] |= (value << np.uint64(low)).astype(np.uint32)
+        return rebuilt.reshape(-1).view(dtype)
+
+    return keys.view(np.int64), labels_of
+
+
+def _varying_bits(chars):
+    """Per column of ``chars``: the bits that differ between rows, and the first row's."""
+    n, width = chars.shape
+    rows = 512  # rows folded side by side: reductions along long rows are fast
+    full = n - n % rows
+    wide = chars[:full].reshape(-1, rows * width)
+    ones = np.vstack([np.bitwise_or.reduce(wide, axis=0).reshape(rows, width),
+                      chars[full:]]) if full else chars
+    zeros = np.vstack([np.bitwise_and.reduce(wide, axis=0).reshape(rows, width),
+                       chars[full:]]) if full else chars
+    ones, zeros = np.bitwise_or.reduce(ones, axis=0), np.bitwise_and.reduce(zeros, axis=0)
+    return ones ^ zeros, chars[0].copy()

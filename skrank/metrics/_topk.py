@@ -17,13 +17,22 @@ position's value is the same product, and each query's sum is taken over
 the window padded to the length whose pairwise sum groups the values as
 the sum over all the query's rows does (:func:`summed_width`). Tests
 compare the two, and an enumeration of tie orders.
+
+The sort takes the cheapest form the layout allows: grouped rows (each
+query's rows together) are ranked run by run, side by side as the rows of a
+2-D array when every query has the same length; shuffled rows with ids of
+a wide span are grouped by one sort of (id, row) first, then ranked as
+grouped rows. Numpy string ids are factorised only as a last resort:
+grouped, only the runs' ids are ordered; shuffled, their varying bits are
+packed into ordered integer keys (:func:`~skrank._core._factorize.string_keys`)
+when they fit in 40 bits.
 """
 
 from typing import NamedTuple
 
 import numpy as np
 
-from .._core._factorize import factorize
+from .._core._factorize import factorize, string_keys
 from .._core._layout import segment_ids
 from .._core._sort import packed_order, sorted_with_payload
 from .._core._validation import (
@@ -32,7 +41,13 @@ from .._core._validation import (
     check_score,
     warn_if_label_scores,
 )
-from ._gain import _check_gain_range, _discount, _gain, _ideal_dcg_per_query
+from ._gain import (
+    _check_gain_range,
+    _cumulative_discount,
+    _discount,
+    _gain,
+    _ideal_dcg_per_query,
+)
 
 #: the metric stems this path computes
 STEMS = ("ndcg", "dcg")
@@ -77,20 +92,30 @@ def applies(requests, query_id, sample_weight, y_true):
     )
 
 
+#: rows read first to tell grouped rows from shuffled ones
+_HEAD_ROWS = 1 << 12
+
+
 def _grouped_runs(keys):
     """``(starts, by_key)`` when every query's rows are one run, else None.
 
     ``starts``: each run's first row; ``by_key``: the runs in ascending key
-    order (the order of the full layout's queries).
+    order (the order of the full layout's queries). ``keys``: integers, or
+    numpy string ids as they are (no factorisation: the runs' ids only are
+    ordered).
     """
     n_rows = keys.shape[0]
+    head = keys[:_HEAD_ROWS + 1]
+    if np.count_nonzero(head[1:] != head[:-1]) * 2 >= head.shape[0]:
+        return None  # mostly single rows at the start: shuffled, most likely
     starts = np.flatnonzero(keys[1:] != keys[:-1]) + 1
     if (starts.shape[0] + 1) * 2 > n_rows:  # mostly single rows: not worth it
         return None
     starts = np.r_[0, starts]
     run_keys = keys[starts]
-    by_key = np.argsort(run_keys)  # distinct when grouped: any sort will do
-    ordered = run_keys[by_key]
+    packed = string_keys(run_keys)  # string ids: sorted as integers
+    by_key = np.argsort(run_keys if packed is None else packed[0])  # distinct if grouped
+    ordered = run_keys[by_key] if packed is None else packed[0][by_key]
     if (ordered[1:] == ordered[:-1]).any():  # a query in two runs
         return None
     return starts, by_key
@@ -112,26 +137,71 @@ def _grades_carried(score, keys, runs, relevance):
     if grade_bits > 8 or (keys is not None and keys.dtype != np.int64):
         return None
     n_rows = score.shape[0]
-    key_source = segment_ids(runs[0], n_rows) if keys is None else keys
-    found = sorted_with_payload(score, key_source, relevance, grade_bits)
+    if keys is None:  # runs of one length: no key; else each row's run number
+        length = _one_length(runs[0], n_rows)
+        found = sorted_with_payload(score, None if length else segment_ids(runs[0], n_rows),
+                                    relevance, grade_bits, run_length=length)
+    else:
+        found = sorted_with_payload(score, keys, relevance, grade_bits)
     if found is None:
         return None
     packed, key_bits, low = found
     grade = (packed & np.uint64((1 << grade_bits) - 1)).astype(np.float64)
     packed >>= np.uint64(grade_bits)
+    if keys is None:  # the runs, in input order: each run's first key is its id's
+        return packed, grade, runs[0], None, runs[1]
     new_query = np.zeros(n_rows, dtype=bool)
     new_query[0] = True
     if key_bits:
         key = packed >> np.uint64(64 - key_bits - grade_bits)
         np.not_equal(key[1:], key[:-1], out=new_query[1:])
     query_start = np.flatnonzero(new_query)
-    if keys is None:  # the runs, in input order: each run's first key is its id's
-        return packed, grade, query_start, None, runs[1]
     first_keys = np.zeros(query_start.shape[0], dtype=np.int64)
     if key_bits:
         first_keys = key[query_start].astype(np.int64)
     first_keys += low
     return packed, grade, query_start, first_keys, None
+
+
+#: a key span of more bits than this leaves too few bits of score beside the
+#: row index in one packed sort (:func:`packed_order` then argsorts)
+_WIDE_KEY_BITS = 64 - 24
+
+
+def _rows_by_key(keys):
+    """Shuffled rows grouped by key: ``(rows, query_start, first_keys)``, or None.
+
+    For keys too wide for :func:`packed_order` to keep the row index beside
+    the score (it would argsort): one sort of (key, row) packed groups the
+    rows, and the queries are then ranked as grouped rows, their numbers
+    for keys (two plain sorts cost less than one argsort).
+    """
+    n_rows = keys.shape[0]
+    low = keys.min()
+    offset = (keys - low).astype(np.uint64)
+    key_bits = int(offset.max()).bit_length()
+    row_bits = (n_rows - 1).bit_length()
+    if key_bits + row_bits <= _WIDE_KEY_BITS or key_bits + row_bits > 64:
+        return None
+    offset <<= np.uint64(row_bits)
+    offset |= np.arange(n_rows, dtype=np.uint64)
+    offset.sort()
+    rows = (offset & np.uint64((1 << row_bits) - 1)).astype(np.intp)
+    offset >>= np.uint64(row_bits)
+    new_query = np.empty(n_rows, dtype=bool)
+    new_query[0] = True
+    np.not_equal(offset[1:], offset[:-1], out=new_query[1:])
+    query_start = np.flatnonzero(new_query)
+    first_keys = offset[query_start].astype(keys.dtype) + low
+    return rows, query_start, first_keys
+
+
+def _one_length(starts, n_rows):
+    """The runs' common length, or None when they differ (runs begin at ``starts``)."""
+    length = n_rows // starts.shape[0]
+    if length * starts.shape[0] != n_rows or starts[-1] != n_rows - length:
+        return None
+    return length if np.array_equal(starts, np.arange(0, n_rows, length)) else None
 
 
 def top_layout(y_true, y_score, query_id, binary=False):
@@ -155,11 +225,12 @@ def top_layout(y_true, y_score, query_id, binary=False):
     if not _whole_gains(relevance, integer_input):
         return None
     n_rows = score.shape[0]
-    keys, labels = factorize(query_id, n_rows)
+    keys, labels, runs = _query_keys(query_id, n_rows)
     check_same_length(y_true=relevance, query_id=keys)
-    if keys.dtype.kind not in "iu":
-        return None
-    runs = _grouped_runs(keys)
+    if runs is None:
+        if keys.dtype.kind not in "iu":
+            return None
+        runs = _grouped_runs(keys)
     carried = _grades_carried(score, keys if runs is None else None, runs, relevance)
     if carried is not None:
         ranked_score, ranked_relevance, query_start, first_keys, by_key = carried
@@ -168,10 +239,21 @@ def top_layout(y_true, y_score, query_id, binary=False):
         query = segment_ids(query_start, n_rows)
         rows = _Rows(ranked_relevance, query, query_start,
                      np.diff(query_start, append=n_rows), query_start.shape[0])
-        query_ids = first_keys if labels is None else labels[first_keys]
+        query_ids = _labels(labels, first_keys)
         warn_if_label_scores(score, relevance, rows.n_queries)
         return rows, ranked_score, ranked_relevance, query_start, by_key, query_ids
-    if runs is None:
+    by_rows = _rows_by_key(keys) if runs is None else None
+    if by_rows is not None:  # wide keys: rows grouped first, then ranked within
+        rows, query_start, first_keys = by_rows
+        query = segment_ids(query_start, n_rows)
+        grouped_score = score[rows]  # the only gathers from the input's order
+        found = packed_order(grouped_score, query, sorted_keys=False)
+        if found is None:
+            return None
+        grouped = relevance[rows]
+        ranked_score, ranked_relevance = grouped_score[found[0]], grouped[found[0]]
+        by_key = None
+    elif runs is None:
         found = packed_order(score, keys)
         if found is None:
             return None
@@ -182,6 +264,7 @@ def top_layout(y_true, y_score, query_id, binary=False):
         query_start = np.flatnonzero(new_query)
         first_keys = sorted_keys[query_start]
         grouped = ranked_relevance = relevance[order]
+        ranked_score = score[order]
         by_key = None
         query = segment_ids(query_start, n_rows)
     else:
@@ -192,13 +275,45 @@ def top_layout(y_true, y_score, query_id, binary=False):
             return None
         order = found[0]
         first_keys = keys[query_start][by_key]
-        grouped, ranked_relevance = relevance, relevance[order]
+        grouped, ranked_relevance, ranked_score = relevance, relevance[order], score[order]
     n_queries = query_start.shape[0]
-    query_ids = first_keys if labels is None else labels[first_keys]
+    query_ids = _labels(labels, first_keys)
     warn_if_label_scores(score, relevance, n_queries)
     sizes = np.diff(query_start, append=n_rows)
     rows = _Rows(grouped, query, query_start, sizes, n_queries)
-    return rows, score[order], ranked_relevance, query_start, by_key, query_ids
+    return rows, ranked_score, ranked_relevance, query_start, by_key, query_ids
+
+
+def _query_keys(query_id, n_rows):
+    """:func:`factorize`'s ``(keys, labels)``, and the runs of grouped string ids.
+
+    Numpy string ids, no factorisation: grouped, they are their own keys
+    (``labels`` None; the runs of :func:`_grouped_runs`, which orders the
+    runs' ids only); shuffled, those whose varying bits pack into an
+    integer (:func:`string_keys`) are packed keys, in the ids' order, and
+    ``labels`` is the function that turns keys back into ids.
+    """
+    if (isinstance(query_id, np.ndarray) and query_id.dtype.kind == "U"
+            and query_id.shape == (n_rows,)):
+        runs = _grouped_runs(query_id)
+        if runs is not None:
+            return query_id, None, runs
+        found = string_keys(query_id)
+        if found is not None:
+            return (*found, None)
+    return (*factorize(query_id, n_rows), None)
+
+
+def _labels(labels, first_keys):
+    """Each query's id from its key (see :func:`_query_keys`)."""
+    if labels is None:
+        return first_keys
+    return labels(first_keys) if callable(labels) else labels[first_keys]
+
+
+#: below this share of the window's rows in shared tie blocks, only those
+#: rows' means are computed (a one-row block's mean is its gain)
+_TIED_SHARE = 0.5
 
 
 def window_dcg(score, relevance, query_start, sizes, k, gain, discount):
@@ -230,21 +345,41 @@ def window_dcg(score, relevance, query_start, sizes, k, gain, discount):
     edge = value[start + size - 1]  # each query's score at the cutoff
     extra_rows, extra_gain = _past_window(score, relevance, query_start, sizes,
                                           edge, width, gain)
-    block_start = np.flatnonzero(new)
-    if block_start.shape[0] < n_window or extra_rows.any():
-        # ties: each position holds its block's mean gain (the block's gains
-        # are whole numbers: their sum is exact in any order)
-        block_gain = np.add.reduceat(gains, block_start)
-        in_window = np.diff(block_start, append=n_window)
-        block_size = in_window.astype(np.float64)
-        # each query's last block in the window: the one the cutoff may cut
-        opens = np.zeros(n_window, dtype=bool)
-        opens[start] = True
-        last = np.r_[np.flatnonzero(opens[block_start])[1:], block_start.shape[0]] - 1
-        block_gain[last] += extra_gain
-        block_size[last] += extra_rows
-        gains = np.repeat(block_gain / block_size, in_window)
+    # the rows that share a tie block, or whose block the cutoff cuts: the
+    # others (one-row blocks) keep their own gain
+    shared = np.empty(n_window, dtype=bool)
+    np.logical_and(new[1:], new[:-1], out=shared[:-1])
+    shared[-1] = new[-1]
+    np.logical_not(shared, out=shared)
+    shared[(start + size - 1)[extra_rows > 0]] = True
+    tied = np.flatnonzero(shared)
+    cut = np.flatnonzero(extra_rows)
+    if tied.shape[0] and tied.shape[0] < _TIED_SHARE * n_window:  # few: those rows only
+        gains = gains.copy() if gains is relevance else gains
+        gains[tied] = _block_means(gains[tied], new[tied], np.searchsorted(
+            tied, (start + size - 1)[cut]), extra_rows[cut], extra_gain[cut])
+    elif tied.shape[0]:
+        gains = _block_means(gains, new, (start + size - 1)[cut], extra_rows[cut],
+                             extra_gain[cut])
     return _sum_as_full_query(gains * weight, start, size, sizes)
+
+
+def _block_means(gains, new, cut_at, extra_rows, extra_gain):
+    """Each position's tie block's mean gain, over whole blocks (``new``: a block starts).
+
+    The positions at ``cut_at`` are in the blocks that the cutoff cuts: those
+    blocks go on past the window with ``extra_rows`` more rows of gain sum
+    ``extra_gain``. A block's gains are whole numbers: its sum is exact in
+    any order, and a one-row block's mean is its gain.
+    """
+    block_start = np.flatnonzero(new)
+    block_gain = np.add.reduceat(gains, block_start)
+    in_block = np.diff(block_start, append=gains.shape[0])
+    block_size = in_block.astype(np.float64)
+    cut = np.searchsorted(block_start, cut_at, side="right") - 1
+    block_gain[cut] += extra_gain
+    block_size[cut] += extra_rows
+    return np.repeat(block_gain / block_size, in_block)
 
 
 def summed_width(sizes, window):
@@ -261,13 +396,16 @@ def summed_width(sizes, window):
     """
     n = np.asarray(sizes)
     rest, leading = n - 1, np.asarray(window) - 1
-    halving = rest > 128
+    long = np.flatnonzero(rest > 128)  # the queries summed in halves: few, as a rule
+    part, part_leading = rest[long], np.broadcast_to(leading, rest.shape)[long]
+    halving = np.ones(long.shape[0], dtype=bool)
     while halving.any():  # halves while the left one holds every nonzero value
-        left = rest // 2
+        left = part // 2
         left -= left % 8
-        halving &= left >= leading
-        rest = np.where(halving, left, rest)
-        halving &= rest > 128
+        halving &= left >= part_leading
+        part = np.where(halving, left, part)
+        halving &= part > 128
+    rest[long] = part
     lead = np.maximum(8, -(-leading // 8) * 8)
     shorter = lead + rest % 8
     out = np.where((shorter < rest) & (rest <= 128), shorter, rest) + 1
@@ -336,6 +474,17 @@ def _whole_gains(relevance, integer_input):
     return integer_input or np.array_equal(relevance, np.floor(relevance))
 
 
+def _binary_ideal_dcg(rows, n_relevant, k, discount):
+    """:func:`_ideal_dcg_per_query` of grades 0 and 1, from each query's relevant count.
+
+    The ideal ranking puts the relevant rows first, each of gain 1 (either
+    gain): the ideal DCG@k is the cumulative discount of the first
+    ``min(n_relevant, k)`` ranks, the very value the count per grade gives.
+    """
+    table = _cumulative_discount(int(min(k, rows.query_size.max())), discount)
+    return table[np.minimum(n_relevant, k).astype(np.intp)]
+
+
 def top_k_scores(y_true, y_score, requests, query_id, binary=False):
     """Key -> (values, undefined, weights, policy, layout) of each request, or None.
 
@@ -347,6 +496,7 @@ def top_k_scores(y_true, y_score, requests, query_id, binary=False):
     rows, score, relevance, query_start, by_key, query_ids = found
     n_relevant = np.add.reduceat((rows.relevance > 0).astype(np.float64), query_start)
     layout = TopQueries(query_ids, n_relevant, np.ones(rows.n_queries))
+    binary_grades = rows.relevance.max() <= 1.0
     out = {}
     for request in requests:
         options = {**request.spec.defaults, **request.kernel_options}
@@ -356,8 +506,10 @@ def top_k_scores(y_true, y_score, requests, query_id, binary=False):
                             request.k, gain, discount)
         if request.spec.stem == "ndcg":
             with np.errstate(invalid="ignore", divide="ignore"):
-                values = values / _ideal_dcg_per_query(rows, k=request.k, gain=gain,
-                                                       discount=discount)
+                values = values / (
+                    _binary_ideal_dcg(rows, n_relevant, request.k, discount)
+                    if binary_grades else
+                    _ideal_dcg_per_query(rows, k=request.k, gain=gain, discount=discount))
         out[request.key] = values if by_key is None else values[by_key]
     if by_key is not None:
         layout = TopQueries(query_ids, n_relevant[by_key], layout.query_weight)

@@ -77,7 +77,14 @@ def _no_full_layout(monkeypatch):
 def sort_kind(request, monkeypatch):
     """Both sorts of the top-k path: grades in the sorted values, or a row order."""
     if request.param == "row order":
-        monkeypatch.setattr(_topk, "sorted_with_payload", lambda *args: None)
+        monkeypatch.setattr(_topk, "sorted_with_payload", lambda *args, **kwargs: None)
+    return request.param
+
+
+@pytest.fixture(params=["every block", "shared blocks only"])
+def tie_means(request, monkeypatch):
+    """Both ways to the tie blocks' means: every block's, or the shared blocks' only."""
+    monkeypatch.setattr(_topk, "_TIED_SHARE", 0.0 if request.param == "every block" else 2.0)
     return request.param
 
 
@@ -85,7 +92,7 @@ def sort_kind(request, monkeypatch):
 @pytest.mark.parametrize("k", [1, 2, 3, 5, 10])
 @pytest.mark.parametrize("layout", ["grouped", "shuffled"])
 def test_top_k_path_equals_brute_force_and_full_layout(seed, k, layout, sort_kind,
-                                                       monkeypatch):
+                                                       tie_means, monkeypatch):
     y, score, query = _random_queries(seed)
     if layout == "shuffled":
         y, score, query = _shuffled(seed, y, score, query)
@@ -126,7 +133,7 @@ def test_dcg_with_fractional_and_binary_grades(gain, grades, monkeypatch):
             assert ndcg[q] == pytest.approx(expected_ndcg[q], rel=1e-12)
 
 
-def test_tie_block_far_past_the_cutoff():
+def test_tie_block_far_past_the_cutoff(tie_means):
     """A block cut by the cutoff counts all its rows, however far it goes on."""
     rng = np.random.default_rng(0)
     size = 300
@@ -276,7 +283,7 @@ def test_summed_width_groups_the_sum_as_the_full_query(window):
 
 @pytest.mark.parametrize("k", [10, 100, 150])
 @pytest.mark.parametrize("scores", ["eighths", "real"])
-def test_long_queries_give_the_full_layouts_bits(k, scores):
+def test_long_queries_give_the_full_layouts_bits(k, scores, tie_means):
     rng = np.random.default_rng(k)
     sizes = np.r_[rng.integers(1, 30, size=200), rng.integers(100, 3000, size=12)]
     query = np.repeat(np.arange(sizes.shape[0]), sizes)
@@ -306,3 +313,189 @@ def test_sorted_with_payload():
                                   + low, keys[order])
     np.testing.assert_array_equal(packed & np.uint64(7), grade[order])
     assert sorted_with_payload(rng.standard_normal(3000), keys, grade, 3) is None
+
+
+def _string_ids(kind, n_queries, rng):
+    """Distinct string ids of one kind: padded numbers, ragged lengths, wide code points."""
+    numbers = rng.permutation(n_queries) * 37 + 5
+    if kind == "padded":
+        return np.array([f"u{v:09d}" for v in numbers.tolist()])
+    if kind == "ragged":  # lengths differ: the padding's NULs vary too
+        return np.array([f"q{v}" if v % 3 else f"q{v}x" for v in numbers.tolist()])
+    if kind == "unicode":  # code points above 0xFFFF, a NUL inside
+        return np.array([chr(0x1F600 + v % 50) + "é\0" + f"{v:05d}"
+                         for v in numbers.tolist()])
+    # hex of 32 characters: too many varying bits to pack, factorised instead
+    return np.array([f"{v * 0x9E3779B97F4A7C15 % 2**128:032x}" for v in numbers.tolist()])
+
+
+@pytest.mark.parametrize("kind", ["padded", "ragged", "unicode", "wide"])
+def test_string_keys_sort_as_the_ids_and_give_them_back(kind):
+    from skrank._core._factorize import string_keys
+
+    rng = np.random.default_rng(7)
+    labels = _string_ids(kind, 500, rng)
+    ids = labels[rng.integers(0, labels.shape[0], size=5000)]
+    found = string_keys(ids)
+    if kind == "wide":
+        assert found is None
+        return
+    keys, labels_of = found
+    expected_labels, expected_codes = np.unique(ids, return_inverse=True)
+    distinct, codes = np.unique(keys, return_inverse=True)
+    np.testing.assert_array_equal(codes, expected_codes)  # same groups, same order
+    back = labels_of(distinct)
+    assert back.dtype == ids.dtype
+    np.testing.assert_array_equal(back, expected_labels)
+    assert back.tolist() == expected_labels.tolist()
+
+
+def test_string_keys_of_one_id_and_of_other_arrays():
+    from skrank._core._factorize import string_keys
+
+    keys, labels_of = string_keys(np.array(["same"] * 3))
+    np.testing.assert_array_equal(keys, [0, 0, 0])
+    assert labels_of(keys[:1]).tolist() == ["same"]
+    keys, labels_of = string_keys(np.array(["b", "", "a", ""]))  # an empty id first
+    assert keys[1] == keys[3] < keys[2] < keys[0]
+    assert labels_of(keys[[1, 2, 0]]).tolist() == ["", "a", "b"]
+    assert string_keys(np.array([b"a", b"b"])) is None  # bytes: factorised
+    assert string_keys(np.array(["a", "b"], dtype=">U1")) is None  # not native
+    assert string_keys(["a", "b"]) is None
+
+
+@pytest.mark.parametrize("kind", ["padded", "ragged", "unicode", "wide"])
+@pytest.mark.parametrize("layout", ["grouped", "shuffled"])
+def test_string_ids_give_the_full_layouts_values_and_ids(kind, layout, sort_kind):
+    rng = np.random.default_rng(11)
+    sizes = rng.integers(1, 30, size=400)
+    labels = _string_ids(kind, sizes.shape[0], rng)
+    query = np.repeat(labels, sizes)
+    y = rng.choice([0, 0, 0, 1, 2, 4], size=query.shape[0])
+    score = np.round(rng.standard_normal(query.shape[0]) * 4) / 4
+    if layout == "shuffled":
+        y, score, query = _shuffled(3, y, score, query)
+    assert _topk.top_layout(y, score, query) is not None
+    for k in (3, 10):
+        fast = evaluate(y, score, query_id=query, metrics=[f"ndcg@{k}"],
+                        aggregate=None)[f"ndcg@{k}"]
+        full = ndcg_score(y, score, query_id=query, k=k, aggregate=None)
+        assert np.asarray(fast.query_id).dtype == np.asarray(full.query_id).dtype
+        np.testing.assert_array_equal(np.asarray(fast.query_id),
+                                      np.asarray(full.query_id))
+        np.testing.assert_array_equal(fast.value, full.value)
+
+
+@pytest.mark.parametrize("length", [1, 3, 10, 100])
+@pytest.mark.parametrize("k", [1, 5, 10, 30])
+def test_queries_of_one_length_sorted_side_by_side(length, k, tie_means, monkeypatch):
+    """Grouped queries of one length: each sorted as a row of a 2-D array, the full layout's bits."""
+    rng = np.random.default_rng(length * 100 + k)
+    n_queries = 300
+    query = np.repeat(rng.permutation(n_queries) * 13 + 1, length)
+    y = rng.choice([0, 0, 0, 1, 2, 3], size=query.shape[0])
+    score = np.round(rng.standard_normal(query.shape[0]) * 3) / 4  # ties at every cutoff
+    y[query == query[0]] = 0  # a query without a relevant row
+    lengths = []
+    original = _topk.sorted_with_payload
+
+    def watch(*args, **kwargs):
+        lengths.append(kwargs.get("run_length"))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(_topk, "sorted_with_payload", watch)
+    for name, function in (("ndcg", ndcg_score), ("dcg", dcg_score)):
+        fast = evaluate(y, score, query_id=query, metrics=[f"{name}@{k}"],
+                        aggregate=None, no_relevant="zero")[f"{name}@{k}"]
+        full = function(y, score, query_id=query, k=k, aggregate=None,
+                        no_relevant="zero")
+        np.testing.assert_array_equal(np.asarray(fast.query_id), np.asarray(full.query_id))
+        np.testing.assert_array_equal(fast.value, full.value)
+    assert lengths == [length if length > 1 else None] * 2  # single rows: not grouped
+
+
+@pytest.mark.parametrize("split", [False, True])
+def test_grouped_string_ids_are_not_factorised(split, monkeypatch):
+    """Grouped string ids: the runs' ids only are ordered; a query in two runs falls back."""
+    rng = np.random.default_rng(5)
+    sizes = rng.integers(2, 20, size=300)
+    labels = _string_ids("wide", sizes.shape[0], rng)  # not packable: no shortcut there
+    query = np.repeat(labels, sizes)
+    if split:  # the first query's rows again at the end
+        query = np.r_[query, query[:3]]
+    y = rng.choice([0, 0, 1, 3], size=query.shape[0])
+    score = np.round(rng.standard_normal(query.shape[0]) * 4) / 4
+    factorised = []
+    original = _topk.factorize
+
+    def watch(*args, **kwargs):
+        factorised.append(True)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(_topk, "factorize", watch)
+    fast = evaluate(y, score, query_id=query, metrics=["ndcg@5"], aggregate=None)["ndcg@5"]
+    full = ndcg_score(y, score, query_id=query, k=5, aggregate=None)
+    np.testing.assert_array_equal(np.asarray(fast.query_id), np.asarray(full.query_id))
+    np.testing.assert_array_equal(fast.value, full.value)
+    assert factorised == ([True] if split else [])
+
+
+@pytest.mark.parametrize("scores", ["real", "quarters"])
+@pytest.mark.parametrize("ids", [10**9 + 7919, -(2**40) + 3, 2**44 + 1])
+def test_wide_integer_ids_grouped_by_a_sort_first(ids, scores, sort_kind, monkeypatch):
+    """Ids of a wide span, shuffled: rows grouped by (id, row), then ranked; the full layout's bits."""
+    rng = np.random.default_rng(abs(ids) % 1000)
+    sizes = rng.integers(1, 25, size=500)
+    query = np.repeat(rng.permutation(500).astype(np.int64) * ids, sizes)
+    y = rng.choice([0, 0, 0, 1, 2, 4], size=query.shape[0])
+    score = rng.standard_normal(query.shape[0])
+    if scores == "quarters":
+        score = np.round(score * 4) / 4
+    y, score, query = _shuffled(1, y, score, query)
+    grouped = []
+    original = _topk._rows_by_key
+
+    def watch(keys):
+        found = original(keys)
+        grouped.append(found is not None)
+        return found
+
+    monkeypatch.setattr(_topk, "_rows_by_key", watch)
+    for k in (1, 10):
+        fast = evaluate(y, score, query_id=query, metrics=[f"ndcg@{k}"],
+                        aggregate=None)[f"ndcg@{k}"]
+        full = ndcg_score(y, score, query_id=query, k=k, aggregate=None)
+        np.testing.assert_array_equal(np.asarray(fast.query_id), np.asarray(full.query_id))
+        np.testing.assert_array_equal(fast.value, full.value)
+    if scores == "real":  # no grade rides in the sort: a row order, from two sorts if wide
+        bits = int(query.max() - query.min()).bit_length() + (query.shape[0] - 1).bit_length()
+        assert grouped == [bits <= 64] * 2
+
+
+@pytest.mark.parametrize("discount", ["log2", "position"])
+@pytest.mark.parametrize("gain", ["exponential", "linear"])
+@pytest.mark.parametrize("layout", ["grouped", "shuffled", "one length"])
+def test_binary_grades_ideal_dcg_from_the_relevant_count(layout, gain, discount,
+                                                         monkeypatch):
+    """Grades 0 and 1: the ideal DCG from each query's count, the full layout's bits."""
+    rng = np.random.default_rng(4)
+    sizes = np.full(300, 12) if layout == "one length" else rng.integers(1, 60, size=300)
+    query = np.repeat(np.arange(300) * 5 + 2, sizes)
+    y = (rng.random(query.shape[0]) < rng.beta(1, 4, size=300)[query // 5]).astype(int)
+    y[query == 2] = 0  # a query without a relevant row
+    score = np.round(rng.standard_normal(query.shape[0]) * 4) / 4
+    if layout == "shuffled":
+        y, score, query = _shuffled(2, y, score, query)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("counted per grade")
+
+    for k in (1, 3, 10, 50):
+        full = ndcg_score(y, score, query_id=query, k=k, gain=gain, discount=discount,
+                          aggregate=None, no_relevant="zero")
+        with monkeypatch.context() as patch:
+            patch.setattr(_topk, "_ideal_dcg_per_query", refuse)
+            fast = evaluate(y, score, query_id=query, metrics=[f"ndcg@{k}"], gain=gain,
+                            discount=discount, aggregate=None,
+                            no_relevant="zero")[f"ndcg@{k}"]
+        np.testing.assert_array_equal(fast.value, full.value)
