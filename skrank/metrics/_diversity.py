@@ -142,9 +142,10 @@ def _check_intent_weight(intent_weight, n_intents):
 
 
 def _doc_keys(doc_id, n_rows, query_id):
-    """Order-preserving int64 keys of ``doc_id`` (larger id, larger key)."""
+    """Order-preserving int64 keys of ``doc_id`` (larger id, larger key); None
+    without ``doc_id`` (the ideal's equal gains then go to the earlier row)."""
     if doc_id is None:
-        return -np.arange(n_rows, dtype=np.int64)  # the earlier row wins
+        return None  # the earlier row wins: the key is minus the row's input index
     keys, _ = factorize(doc_id, n_rows, name="doc_id")
     _, keys = np.unique(keys, return_inverse=True)
     keys = keys.reshape(-1).astype(np.int64)

@@ -148,7 +148,9 @@ class IntentRanking:
 
 
 def rank_intents(relevant, score, *, query_id, intent_weight, doc_key, ties, alpha):
-    """Lay out checked inputs: ``relevant`` (n_rows, n_intents) bool, ``score`` 1-D.
+    """Lay out checked inputs: ``relevant`` (n_rows, n_intents) bool, ``score``
+    1-D, ``doc_key`` int64 per row (larger wins the ideal's ties) or None
+    (the earlier row wins).
 
     One sort of the rows (no canonical order inside the tie blocks: every
     kernel here reads a block's counts, never which row holds which of its
@@ -172,7 +174,9 @@ def rank_intents(relevant, score, *, query_id, intent_weight, doc_key, ties, alp
         counts = np.zeros((0, n_intents), dtype=count_type)
     base = np.ones(n_intents) if intent_weight is None else intent_weight
     weight = np.where(counts > 0, base[None, :], 0.0)
-    layout = IntentRanking(ranked, relevant, weight, doc_key[ranked.order], alpha)
+    # without doc_id (None) the earlier row wins the ideal's ties
+    doc_key = -ranked.order.astype(np.int64) if doc_key is None else doc_key[ranked.order]
+    layout = IntentRanking(ranked, relevant, weight, doc_key, alpha)
     layout.cache["all block counts"] = block_counts
     layout.cache["query counts"] = counts
     layout.cache["packed"] = packed
