@@ -18,11 +18,11 @@ from .._core._validation import check_positive_int, check_score
 from .._core._warnings import warn
 from ..metrics._gain import _dcg_per_query, _ideal_dcg_per_query
 from ._validation import (
-    check_clicks,
     check_clip,
     check_one_row_per_position,
     check_positions,
     check_same_rows,
+    click_values,
     list_codes,
 )
 from ._position_bias import propensity_per_row
@@ -114,8 +114,15 @@ def parse_click_metrics(metrics):
 
 
 def _precision_per_list(ranked, spread, k):
-    """Sum over the top k of the spread weights, over k."""
-    return segment_sum(np.where(ranked.rank <= k, spread, 0.0), ranked.query_start) / k
+    """Sum over the top k of the spread weights, over k.
+
+    When no list is longer than k (lists of 10, ``precision@10``) every row
+    is in the top k: the sum of the weights themselves, without an n-row
+    copy in which the rows below k are 0.
+    """
+    if int(ranked.query_size.max()) > k:
+        spread = np.where(ranked.rank <= k, spread, 0.0)
+    return segment_sum(spread, ranked.query_start) / k
 
 
 def _arp_per_list(ranked, spread):
@@ -571,22 +578,20 @@ def list_values(parsed, click, y_score, position, list_id, propensity, clip,
     :func:`skrank.clicks.compare` run it on all rows, skrank.dask on each
     partition of whole lists.
     """
-    click = check_clicks(click)
+    click = click_values(click)
     score = check_score("y_score", y_score, ndim=(1,))
     position = check_positions(position)
     check_same_rows(click=click, y_score=score, position=position)
-    theta = propensity_per_row(propensity, position)
-    if clip is not None:
-        clipped = theta < clip
-        theta = np.maximum(theta, clip)
-    weight = click / theta
+    weight, click_sums = _click_weights(click, propensity, position, clip)
+    del click
     ranked = rank_queries(weight, score, query_id=list_id, id_name="list_id",
                           sample_weight=sample_weight)
+    if all(stem != "ndcg" for _, stem, _ in parsed):
+        weight = None  # the layout has the weights, in its order: free these
     _check_positions_per_list(ranked, position)
     list_query = _list_query(ranked, query_id)
 
     spread = ranked.block_mean(ranked.relevance)
-    no_click = ranked.n_relevant == 0
     per_list = {}
     for name, stem, k in parsed:
         if stem in ("dcg", "ndcg"):
@@ -600,13 +605,47 @@ def list_values(parsed, click, y_score, position, list_id, propensity, clip,
             values = ListValues(_arp_per_list(ranked, spread))
         per_list[name] = values
 
+    n_lists = int(ranked.n_queries)
+    sums = ClickSums(*click_sums, n_lists, n_lists - _lists_with_click(ranked))
+    return ListEstimates(ranked, per_list, sums, list_query)
+
+
+def _click_weights(click, propensity, position, clip):
+    """Each row's weight ``click / theta`` and the clicks' sums (the first five of :class:`ClickSums`).
+
+    Made before the rows are sorted, so that the propensities (an n-row
+    array for a PositionBias or a callable) are freed before the sort
+    makes its arrays: the call then needs no more memory at its peak than
+    :func:`skrank.evaluate` on the same rows. A click's weight is its row's
+    ``weight``: ``1 / theta`` (``click`` is 1 there).
+    """
+    theta = propensity_per_row(propensity, position)
+    clipped = None
+    if clip is not None:
+        clipped = theta < clip
+        theta = np.maximum(theta, clip)
+    weight = click / theta
+    del theta
     clicked = click > 0
-    click_weight = 1.0 / theta[clicked]
+    click_weight = weight[clicked]
     n_clicks = int(click_weight.shape[0])
-    sums = ClickSums(
+    return weight, (
         n_clicks, float(click_weight.sum()), float(vector_dot(click_weight, click_weight)),
         float(click_weight.max()) if n_clicks else float("nan"),
         int(clipped[clicked].sum()) if clip is not None else 0,
-        int(ranked.n_queries), int(no_click.sum()),
     )
-    return ListEstimates(ranked, per_list, sums, list_query)
+
+
+def _lists_with_click(ranked):
+    """The number of lists with at least one click (a row of positive weight).
+
+    From the rows of positive weight, ascending, whose lists ascend too:
+    the layout's :attr:`~RankedQueries.relevant_rows` when every row was
+    retrieved (the kernels share them), else the weights' own mask.
+    """
+    if ranked.retrieved is None:
+        rows = ranked.relevant_rows
+    else:  # a click on a row scored -inf counts: it is not among relevant_rows
+        rows = np.flatnonzero(ranked.relevance > 0)
+    lists = ranked.query[rows]
+    return int(lists.shape[0] > 0) + int(np.count_nonzero(lists[1:] != lists[:-1]))

@@ -145,8 +145,8 @@ class PositionBias:
 
     def _lookup(self, position):
         """``__call__`` on positions already checked (int64, >= 1)."""
-        beyond = position > self.max_position
-        if beyond.any():
+        if position.shape[0] and position.max() > self.max_position:
+            beyond = position > self.max_position
             raise ValueError(
                 f"The PositionBias covers positions 1..{self.max_position}, but "
                 f"`position` has {int(position[beyond][0])} at "
@@ -154,7 +154,11 @@ class PositionBias:
                 "`max_position`, or drop the rows below position "
                 f"{self.max_position}."
             )
-        return self.propensity[position - 1]
+        # a table indexed by the position itself: no n-row array of position - 1
+        table = np.empty(self.max_position + 1, dtype=self.propensity.dtype)
+        table[0] = np.nan  # no position 0 (checked)
+        table[1:] = self.propensity
+        return table[position]
 
     def __repr__(self):
         shown = min(self.max_position, 10)
