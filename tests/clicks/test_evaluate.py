@@ -506,3 +506,52 @@ def test_the_inputs_are_left_as_they_were():
     assert got == again
     for array, copy in zip(arrays, before):
         np.testing.assert_array_equal(array, copy)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_precision_with_no_list_longer_than_k_is_the_definition(seed):
+    # lists of 1..5 rows: k at or above the longest takes every row (the sum
+    # of the weights), a smaller k cuts the longer lists (the masked sum)
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 6, size=4)
+    query = np.repeat(np.arange(4), sizes)
+    position = np.concatenate([rng.permutation(s) + 1 for s in sizes])
+    click = rng.integers(0, 2, query.shape[0])
+    score = rng.integers(0, 3, query.shape[0]).astype(float)
+    theta = np.array([1.0, 0.6, 0.45, 0.3, 0.2])
+    for k in range(1, 8):
+        name = f"precision@{k}"
+        got = evaluate(click, score, position=position, list_id=query,
+                       propensity=lambda p: theta[p - 1], metrics=name)[name]
+        expected = _brute_force(list(click), list(score), list(position), list(query),
+                                theta, "precision", k)
+        assert got == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_lists_without_click_are_counted_over_every_row(seed):
+    # a click on a row the new ranker scores -inf (not retrieved) still
+    # makes its list one with a click; counted against the rows themselves
+    rng = np.random.default_rng(seed)
+    n_lists = 12
+    sizes = rng.integers(1, 5, n_lists)
+    lists = np.repeat(rng.permutation(n_lists) * 3 + 1, sizes)
+    position = np.concatenate([np.arange(1, s + 1) for s in sizes])
+    click = (rng.random(lists.shape[0]) < 0.3).astype(int)
+    score = rng.normal(size=lists.shape[0])
+    if seed % 2:
+        score[rng.random(lists.shape[0]) < 0.4] = -np.inf
+    result = evaluate(click, score, position=position, list_id=lists, propensity=1.0,
+                      metrics=["dcg@3", "arp"])
+    with_click = {lst for lst, c in zip(lists.tolist(), click.tolist()) if c}
+    assert result.n_lists == n_lists
+    assert result.n_lists_without_click == n_lists - len(with_click)
+    assert result.n_clicks == int(click.sum())
+
+
+def test_a_list_whose_only_click_is_not_retrieved_has_a_click():
+    result = evaluate([0, 1, 0, 0, 1, 0], [1.0, -np.inf, 0.5, 2.0, 1.0, 0.0],
+                      position=[1, 2, 3, 1, 2, 1], list_id=[0, 0, 0, 1, 1, 2],
+                      propensity=1.0, metrics="dcg@2")
+    assert (result.n_lists, result.n_lists_without_click) == (3, 1)
+    assert result["dcg@2"] == pytest.approx((0.0 + 1 / math.log2(3) + 0.0) / 3)

@@ -15,6 +15,8 @@ from skrank.clicks._validation import (
     check_clip,
     check_one_row_per_position,
     check_positions,
+    check_propensity_values,
+    click_values,
     list_codes,
     tabulated_positions,
 )
@@ -307,3 +309,56 @@ def test_list_codes_are_the_ranks_of_the_distinct_ids():
         np.testing.assert_array_equal(codes, inverse.reshape(-1))
         assert list(labels) == list(distinct)
         assert codes.dtype == np.intp
+
+
+@pytest.mark.parametrize("dtype", [bool, np.int8, np.uint8, np.int64, np.uint64,
+                                   np.float16, np.float32, np.float64])
+def test_click_values_keep_their_dtype_and_refuse_the_first_bad_row(dtype):
+    # integers are checked by their extremes, floats by counting ones: each
+    # way accepts 0/1 as given (no copy) and names the first bad row
+    good = np.array([0, 1, 1, 0], dtype=dtype)
+    assert click_values(good) is good
+    np.testing.assert_array_equal(check_clicks(good), [0.0, 1.0, 1.0, 0.0])
+    if dtype is bool:
+        return
+    bad_values = [2] + ([-1] if np.dtype(dtype).kind in "if" else [])
+    if np.dtype(dtype).kind == "f":
+        bad_values += [0.5, np.nan, np.inf, -0.25]
+    for bad in bad_values:
+        values = np.array([0, 1, 0, 1], dtype=dtype)
+        values[2] = bad
+        with pytest.raises(ValueError, match=r"`click` must be 0 or 1.*at row 2"):
+            click_values(values)
+        with pytest.raises(ValueError, match=r"`click` must be 0 or 1.*at row 2"):
+            check_clicks(values)
+    negative_zero = np.array([-0.0, 1.0])
+    assert click_values(negative_zero) is negative_zero
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.uint16, np.float64])
+def test_positions_are_checked_by_their_extremes_and_name_the_first_bad_row(dtype):
+    np.testing.assert_array_equal(check_positions(np.array([3, 1, 2], dtype=dtype)),
+                                  [3, 1, 2])
+    with pytest.raises(ValueError, match=r"must be 1 or more.*got 0(\.0)? at row 1"):
+        check_positions(np.array([2, 0, 3, 0], dtype=dtype))
+    if np.dtype(dtype).itemsize == 8:
+        with pytest.raises(ValueError, match=r"at most 2\*\*53.*at row 2"):
+            check_positions(np.array([2, 1, 2.0**60, 2.0**61]).astype(dtype))
+
+
+def test_propensity_values_refuse_nan_inf_and_non_positive_at_their_row():
+    np.testing.assert_array_equal(check_propensity_values([0.5, 2.0]), [0.5, 2.0])
+    for bad in (np.nan, np.inf, -np.inf, 0.0, -1.0):
+        values = np.array([1.0, 0.5, 0.25])
+        values[1] = bad
+        with pytest.raises(ValueError, match=r"positive and finite.*at row 1"):
+            check_propensity_values(values)
+
+
+def test_position_bias_looks_up_each_position_and_refuses_the_first_beyond():
+    theta = np.array([1.0, 0.4, 0.3, 0.05])
+    position = np.array([4, 1, 2, 3, 3, 1])
+    got = PositionBias(theta)(position)
+    assert got.tolist() == [theta[p - 1] for p in position]
+    with pytest.raises(ValueError, match="covers positions 1..4.*has 5 at row 2"):
+        PositionBias(theta)([1, 2, 5, 6])
