@@ -113,24 +113,28 @@ def parse_click_metrics(metrics):
     return parsed
 
 
-def _precision_per_list(ranked, spread, k):
+def _precision_per_list(ranked, spread, k, out=None):
     """Sum over the top k of the spread weights, over k.
 
     When no list is longer than k (lists of 10, ``precision@10``) every row
-    is in the top k: the sum of the weights themselves, without an n-row
-    copy in which the rows below k are 0.
+    is in the top k: the sum of the weights themselves. Else the weights
+    with 0 below rank k (a product by the 0/1 mask: the weights are finite,
+    non-negative), made in ``out`` (an n-row float64 buffer) when given.
     """
     if int(ranked.query_size.max()) > k:
-        spread = np.where(ranked.rank <= k, spread, 0.0)
+        spread = np.multiply(spread, ranked.rank <= k, out=out)
     return segment_sum(spread, ranked.query_start) / k
 
 
-def _arp_per_list(ranked, spread):
-    """Sum over the rows of spread weight times rank (the rank-sum of clicks)."""
-    return segment_sum(spread * ranked.rank, ranked.query_start)
+def _arp_per_list(ranked, spread, out=None):
+    """Sum over the rows of spread weight times rank (the rank-sum of clicks).
+
+    The products are made in ``out`` (an n-row float64 buffer) when given.
+    """
+    return segment_sum(np.multiply(spread, ranked.rank, out=out), ranked.query_start)
 
 
-def _check_positions_per_list(ranked, position):
+def _check_positions_per_list(ranked, position, scratch=None):
     """Two rows of one list at one position: a ValueError naming the later row.
 
     Works in the layout's order (lists contiguous). Positions up to 64 (the
@@ -138,10 +142,11 @@ def _check_positions_per_list(ranked, position):
     list; the list is fine when its mask has as many bits set as it has
     rows (a gather of one byte per row, no n-length count table). Else, or
     to name the row of a repeat: one ``np.bincount`` of (list, position)
-    codes when they are dense, else a sort of them.
+    codes when they are dense, else a sort of them. ``scratch``: an n-row
+    8-byte buffer the bits may be made in.
     """
     top = int(position.max())
-    if top <= 64 and _distinct_positions(ranked, position):
+    if top <= 64 and _distinct_positions(ranked, position, scratch):
         return
     ranked_position = position[ranked.order]
     if ranked.n_queries * top <= 4 * ranked.n_rows + 1024:
@@ -159,32 +164,46 @@ def _check_positions_per_list(ranked, position):
 #: the number of bits set in each byte 0..255
 _BITS_IN_BYTE = np.array([bin(byte).count("1") for byte in range(256)], dtype=np.int64)
 
+#: 2**shift for shift 0..63: the bit of each position
+_POSITION_BIT = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))
+
+#: numpy's popcount (numpy 2.0 and later), else None
+_bitwise_count = getattr(np, "bitwise_count", None)
+
+
+def _bits_set(mask):
+    """The number of bits set in each uint64 of ``mask``."""
+    if _bitwise_count is not None:
+        return _bitwise_count(mask)
+    return _BITS_IN_BYTE[mask.view(np.uint8)].reshape(-1, 8).sum(axis=1)
+
 
 #: rows of the lists whose bit masks are made at once (:func:`_distinct_positions`)
 _MASK_ROWS = 2**20
 
 
-def _distinct_positions(ranked, position):
+def _distinct_positions(ranked, position, scratch=None):
     """Whether no list has two rows at one position, for positions 1..64.
 
     The masks are made for about :data:`_MASK_ROWS` rows of whole lists at a
-    time: an 8 MB array of bits, not one of 8 bytes per row.
+    time: an 8 MB array of bits (in ``scratch`` when given), not one of 8
+    bytes per row.
     """
-    shift = position.astype(np.uint8)[ranked.order]  # one byte per row gathered
+    shift = np.take(position.astype(np.uint8), ranked.order)  # one byte per row
     shift -= 1
     start = ranked.query_start
-    n_rows = np.diff(np.append(start, ranked.n_rows))
+    n_rows = ranked.query_size
     bounds = np.unique(np.searchsorted(
         start, np.arange(0, ranked.n_rows, _MASK_ROWS), side="right") - 1)
     bounds = np.append(bounds, start.shape[0])
     for first, last in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
         begin = int(start[first])
         end = int(start[last]) if last < start.shape[0] else ranked.n_rows
-        bits = np.ones(end - begin, dtype=np.uint64)
-        np.left_shift(bits, shift[begin:end], out=bits, casting="unsafe")
+        bits = (np.empty(end - begin, dtype=np.uint64) if scratch is None
+                else scratch.view(np.uint64)[:end - begin])
+        np.take(_POSITION_BIT, shift[begin:end], out=bits, mode="clip")  # shifts < 64
         mask = np.bitwise_or.reduceat(bits, start[first:last] - begin)
-        n_positions = _BITS_IN_BYTE[mask.view(np.uint8)].reshape(-1, 8).sum(axis=1)
-        if (n_positions != n_rows[first:last]).any():
+        if (_bits_set(mask) != n_rows[first:last]).any():
             return False
     return True
 
@@ -586,24 +605,32 @@ def list_values(parsed, click, y_score, position, list_id, propensity, clip,
     del click
     ranked = rank_queries(weight, score, query_id=list_id, id_name="list_id",
                           sample_weight=sample_weight)
-    if all(stem != "ndcg" for _, stem, _ in parsed):
-        weight = None  # the layout has the weights, in its order: free these
-    _check_positions_per_list(ranked, position)
+    # the weights in input order are only needed by ndcg@k; otherwise they
+    # are an n-row buffer in memory already, in which the checks and the
+    # metrics other than DCG make their n-row arrays before it is freed
+    needs_weight = any(stem == "ndcg" for _, stem, _ in parsed)
+    scratch = None if needs_weight or np.may_share_memory(weight, ranked.relevance) \
+        else weight
+    _check_positions_per_list(ranked, position, scratch)
     list_query = _list_query(ranked, query_id)
 
     spread = ranked.block_mean(ranked.relevance)
     per_list = {}
+    for name, stem, k in parsed:  # first the metrics that use the buffer
+        if stem == "precision":
+            per_list[name] = ListValues(_precision_per_list(ranked, spread, k, scratch))
+        elif stem == "arp":
+            per_list[name] = ListValues(_arp_per_list(ranked, spread, scratch))
+    if not needs_weight:
+        weight = scratch = None  # freed before the DCG kernel makes its arrays
     for name, stem, k in parsed:
         if stem in ("dcg", "ndcg"):
             values = ListValues(_dcg_per_query(ranked, k=k, gain="linear"))
             if stem == "ndcg":
                 values = values._replace(denominator=_ideal_dcg(
                     ranked, weight, list_id, list_query, doc_id, k))
-        elif stem == "precision":
-            values = ListValues(_precision_per_list(ranked, spread, k))
-        else:
-            values = ListValues(_arp_per_list(ranked, spread))
-        per_list[name] = values
+            per_list[name] = values
+    per_list = {name: per_list[name] for name, _, _ in parsed}
 
     n_lists = int(ranked.n_queries)
     sums = ClickSums(*click_sums, n_lists, n_lists - _lists_with_click(ranked))
@@ -627,7 +654,7 @@ def _click_weights(click, propensity, position, clip):
     weight = click / theta
     del theta
     clicked = click > 0
-    click_weight = weight[clicked]
+    click_weight = weight[np.flatnonzero(clicked)]  # a gather: faster than a mask
     n_clicks = int(click_weight.shape[0])
     return weight, (
         n_clicks, float(click_weight.sum()), float(vector_dot(click_weight, click_weight)),
