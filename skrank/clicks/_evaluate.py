@@ -640,26 +640,29 @@ def list_values(parsed, click, y_score, position, list_id, propensity, clip,
 def _click_weights(click, propensity, position, clip):
     """Each row's weight ``click / theta`` and the clicks' sums (the first five of :class:`ClickSums`).
 
-    Made before the rows are sorted, so that the propensities (an n-row
-    array for a PositionBias or a callable) are freed before the sort
-    makes its arrays: the call then needs no more memory at its peak than
-    :func:`skrank.evaluate` on the same rows. A click's weight is its row's
-    ``weight``: ``1 / theta`` (``click`` is 1 there).
+    Only a clicked row has a weight: ``1 / theta`` (``click`` is 1 there),
+    the propensity looked up for those rows alone (every row's is still
+    checked); the others are 0, signed as ``click`` (``-0.0 / theta`` is
+    ``-0.0``). Made before the rows are sorted, with no n-row array of
+    propensities: the call needs no more memory at its peak than
+    :func:`skrank.evaluate` on the same rows.
     """
-    theta = propensity_per_row(propensity, position)
-    clipped = None
+    clicked = np.flatnonzero(click > 0)
+    theta = propensity_per_row(propensity, position, rows=clicked)
+    n_clipped = 0
     if clip is not None:
-        clipped = theta < clip
+        n_clipped = int(np.count_nonzero(theta < clip))
         theta = np.maximum(theta, clip)
-    weight = click / theta
-    del theta
-    clicked = click > 0
-    click_weight = weight[np.flatnonzero(clicked)]  # a gather: faster than a mask
+    click_weight = 1.0 / theta
+    if click.dtype.kind == "f":
+        weight = np.multiply(click, 0.0, dtype=np.float64)
+    else:
+        weight = np.zeros(click.shape[0])
+    weight[clicked] = click_weight
     n_clicks = int(click_weight.shape[0])
     return weight, (
         n_clicks, float(click_weight.sum()), float(vector_dot(click_weight, click_weight)),
-        float(click_weight.max()) if n_clicks else float("nan"),
-        int(clipped[clicked].sum()) if clip is not None else 0,
+        float(click_weight.max()) if n_clicks else float("nan"), n_clipped,
     )
 
 

@@ -228,13 +228,15 @@ def check_propensity_values(values, name="propensity"):
     return values
 
 
-def propensity_of_positions(propensity, position):
+def propensity_of_positions(propensity, position, rows=None):
     """Each row's propensity from a callable of positions (checked int64 >= 1).
 
     The callable is called once, with the distinct positions in ascending
     order. A table indexed by position serves when positions are dense (no
     sort of the rows); otherwise the distinct positions come from a sort, so
     that one row at position 2**40 asks for no table of 2**40 entries.
+    ``rows`` (indices): only those rows' propensities are returned; a bad
+    value is refused at the first row of its position, among all rows.
     """
     top = int(position.max())
     dense = top <= 4 * position.shape[0] + 1024
@@ -251,13 +253,17 @@ def propensity_of_positions(propensity, position):
             f"value per position, got shape {values.shape} for "
             f"{distinct.shape[0]} positions."
         )
+    good = bool((np.isfinite(values) & (values > 0)).all())
+    if not good:
+        rows = None  # every row's value, to name the first bad row
     if dense:
         table = np.zeros(top + 1)
         table[distinct] = values
-        per_row = table[position]
+        per_row = table[position if rows is None else position[rows]]
     else:
-        per_row = values[inverse.reshape(-1)]
-    if not (np.isfinite(values) & (values > 0)).all():
+        inverse = inverse.reshape(-1)
+        per_row = values[inverse if rows is None else inverse[rows]]
+    if not good:
         check_propensity_values(per_row)  # names the first bad row
     return per_row
 

@@ -362,3 +362,32 @@ def test_position_bias_looks_up_each_position_and_refuses_the_first_beyond():
     assert got.tolist() == [theta[p - 1] for p in position]
     with pytest.raises(ValueError, match="covers positions 1..4.*has 5 at row 2"):
         PositionBias(theta)([1, 2, 5, 6])
+
+
+@pytest.mark.parametrize("far", [False, True])
+def test_propensities_of_some_rows_are_those_rows_of_every_row(far):
+    # only the clicked rows' propensities are looked up; each form gives
+    # those rows' values, and still checks (and names) every row
+    position = np.array([3, 1, 2, 3, 1, 2, 2])
+    if far:  # positions too sparse for a table: the sort path of a callable
+        position = position * 10**9
+    theta = {int(p): 1.0 / (i + 2) for i, p in enumerate(np.unique(position))}
+    forms = [0.25, lambda k: np.array([theta[int(p)] for p in k]),
+             np.array([theta[int(p)] for p in position])]
+    if not far:
+        forms.append(PositionBias([theta[1], theta[2], theta[3]]))
+    rows = np.array([0, 2, 5])
+    for form in forms:
+        every = propensity_per_row(form, position)
+        got = propensity_per_row(form, position, rows)
+        assert got.dtype == np.float64 and got.tolist() == every[rows].tolist()
+        assert propensity_per_row(form, position, rows[:0]).shape == (0,)
+    bad = {int(p): (-1.0 if p == position[4] else 1.0) for p in position}
+    # rows 1 and 4 (not among rows) have a bad value: the first is named
+    for form, first in [(lambda k: np.array([bad[int(p)] for p in k]), 1), (0.0, 0),
+                        (np.nan, 0), (np.where(position == position[4], -1.0, 1.0), 1)]:
+        with pytest.raises(ValueError, match=fr"must be positive and finite.*row {first}\."):
+            propensity_per_row(form, position, rows)
+    if not far:
+        with pytest.raises(ValueError, match="covers positions 1..2.*has 3 at row 0"):
+            propensity_per_row(PositionBias([1.0, 0.5]), position, rows[1:])
