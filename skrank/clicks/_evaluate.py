@@ -638,7 +638,7 @@ def list_values(parsed, click, y_score, position, list_id, propensity, clip,
 
 
 def _click_weights(click, propensity, position, clip):
-    """Each row's weight ``click / theta`` and the clicks' sums (the first five of :class:`ClickSums`).
+    """Each row's weight ``click / theta``, and the first five :class:`ClickSums`.
 
     Only a clicked row has a weight: ``1 / theta`` (``click`` is 1 there),
     the propensity looked up for those rows alone (every row's is still

@@ -144,7 +144,7 @@ class PositionBias:
         return self._lookup(check_positions(position))
 
     def _lookup(self, position, rows=None):
-        """``__call__`` on positions already checked (int64, >= 1); of ``rows`` only if given."""
+        """``__call__`` on checked positions (int64, >= 1); of ``rows`` alone if given."""
         if position.shape[0] and position.max() > self.max_position:
             beyond = position > self.max_position
             raise ValueError(
