@@ -2,6 +2,7 @@
 
 import math
 import re
+from dataclasses import replace
 from typing import NamedTuple
 
 import numpy as np
@@ -113,28 +114,24 @@ def parse_click_metrics(metrics):
     return parsed
 
 
-def _precision_per_list(ranked, spread, k, out=None):
+def _precision_per_list(ranked, spread, k):
     """Sum over the top k of the spread weights, over k.
 
     When no list is longer than k (lists of 10, ``precision@10``) every row
-    is in the top k: the sum of the weights themselves. Else the weights
-    with 0 below rank k (a product by the 0/1 mask: the weights are finite,
-    non-negative), made in ``out`` (an n-row float64 buffer) when given.
+    is in the top k: the sum of the weights themselves, without an n-row
+    copy in which the rows below k are 0.
     """
     if int(ranked.query_size.max()) > k:
-        spread = np.multiply(spread, ranked.rank <= k, out=out)
+        spread = np.where(ranked.rank <= k, spread, 0.0)
     return segment_sum(spread, ranked.query_start) / k
 
 
-def _arp_per_list(ranked, spread, out=None):
-    """Sum over the rows of spread weight times rank (the rank-sum of clicks).
-
-    The products are made in ``out`` (an n-row float64 buffer) when given.
-    """
-    return segment_sum(np.multiply(spread, ranked.rank, out=out), ranked.query_start)
+def _arp_per_list(ranked, spread):
+    """Sum over the rows of spread weight times rank (the rank-sum of clicks)."""
+    return segment_sum(spread * ranked.rank, ranked.query_start)
 
 
-def _check_positions_per_list(ranked, position, scratch=None):
+def _check_positions_per_list(ranked, position):
     """Two rows of one list at one position: a ValueError naming the later row.
 
     Works in the layout's order (lists contiguous). Positions up to 64 (the
@@ -142,11 +139,10 @@ def _check_positions_per_list(ranked, position, scratch=None):
     list; the list is fine when its mask has as many bits set as it has
     rows (a gather of one byte per row, no n-length count table). Else, or
     to name the row of a repeat: one ``np.bincount`` of (list, position)
-    codes when they are dense, else a sort of them. ``scratch``: an n-row
-    8-byte buffer the bits may be made in.
+    codes when they are dense, else a sort of them.
     """
     top = int(position.max())
-    if top <= 64 and _distinct_positions(ranked, position, scratch):
+    if top <= 64 and _distinct_positions(ranked, position):
         return
     ranked_position = position[ranked.order]
     if ranked.n_queries * top <= 4 * ranked.n_rows + 1024:
@@ -182,28 +178,27 @@ def _bits_set(mask):
 _MASK_ROWS = 2**20
 
 
-def _distinct_positions(ranked, position, scratch=None):
+def _distinct_positions(ranked, position):
     """Whether no list has two rows at one position, for positions 1..64.
 
     The masks are made for about :data:`_MASK_ROWS` rows of whole lists at a
-    time: an 8 MB array of bits (in ``scratch`` when given), not one of 8
-    bytes per row.
+    time, in one buffer: an 8 MB array of bits, not one of 8 bytes per row.
     """
     shift = np.take(position.astype(np.uint8), ranked.order)  # one byte per row
     shift -= 1
     start = ranked.query_start
-    n_rows = ranked.query_size
-    bounds = np.unique(np.searchsorted(
+    first = np.unique(np.searchsorted(
         start, np.arange(0, ranked.n_rows, _MASK_ROWS), side="right") - 1)
-    bounds = np.append(bounds, start.shape[0])
-    for first, last in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
-        begin = int(start[first])
-        end = int(start[last]) if last < start.shape[0] else ranked.n_rows
-        bits = (np.empty(end - begin, dtype=np.uint64) if scratch is None
-                else scratch.view(np.uint64)[:end - begin])
-        np.take(_POSITION_BIT, shift[begin:end], out=bits, mode="clip")  # shifts < 64
-        mask = np.bitwise_or.reduceat(bits, start[first:last] - begin)
-        if (_bits_set(mask) != n_rows[first:last]).any():
+    last = np.append(first[1:], start.shape[0])
+    begin = start[first]
+    end = np.append(begin[1:], ranked.n_rows)
+    bits = np.empty(int((end - begin).max()), dtype=np.uint64)
+    for chunk in range(first.shape[0]):
+        lists = slice(int(first[chunk]), int(last[chunk]))
+        b, e = int(begin[chunk]), int(end[chunk])
+        row_bits = np.take(_POSITION_BIT, shift[b:e], out=bits[:e - b], mode="clip")
+        mask = np.bitwise_or.reduceat(row_bits, start[lists] - b)
+        if (_bits_set(mask) != ranked.query_size[lists]).any():
             return False
     return True
 
@@ -605,32 +600,27 @@ def list_values(parsed, click, y_score, position, list_id, propensity, clip,
     del click
     ranked = rank_queries(weight, score, query_id=list_id, id_name="list_id",
                           sample_weight=sample_weight)
-    # the weights in input order are only needed by ndcg@k; otherwise they
-    # are an n-row buffer in memory already, in which the checks and the
-    # metrics other than DCG make their n-row arrays before it is freed
-    needs_weight = any(stem == "ndcg" for _, stem, _ in parsed)
-    scratch = None if needs_weight or np.may_share_memory(weight, ranked.relevance) \
-        else weight
-    _check_positions_per_list(ranked, position, scratch)
+    # no click metric reads the scores once the rows are ranked: drop them
+    ranked = replace(ranked, score=None)
+    del score
+    if all(stem != "ndcg" for _, stem, _ in parsed):
+        weight = None  # the layout has them, in its order: free these
+    _check_positions_per_list(ranked, position)
     list_query = _list_query(ranked, query_id)
 
     spread = ranked.block_mean(ranked.relevance)
     per_list = {}
-    for name, stem, k in parsed:  # first the metrics that use the buffer
-        if stem == "precision":
-            per_list[name] = ListValues(_precision_per_list(ranked, spread, k, scratch))
-        elif stem == "arp":
-            per_list[name] = ListValues(_arp_per_list(ranked, spread, scratch))
-    if not needs_weight:
-        weight = scratch = None  # freed before the DCG kernel makes its arrays
     for name, stem, k in parsed:
         if stem in ("dcg", "ndcg"):
             values = ListValues(_dcg_per_query(ranked, k=k, gain="linear"))
             if stem == "ndcg":
                 values = values._replace(denominator=_ideal_dcg(
                     ranked, weight, list_id, list_query, doc_id, k))
-            per_list[name] = values
-    per_list = {name: per_list[name] for name, _, _ in parsed}
+        elif stem == "precision":
+            values = ListValues(_precision_per_list(ranked, spread, k))
+        else:
+            values = ListValues(_arp_per_list(ranked, spread))
+        per_list[name] = values
 
     n_lists = int(ranked.n_queries)
     sums = ClickSums(*click_sums, n_lists, n_lists - _lists_with_click(ranked))
