@@ -7,7 +7,10 @@
 Two parts (issue 36's speed goals), each timed in one process, taking
 turns with its reference, ``--repeats`` times; the minimum of each is
 reported, with the ratio, in wall-clock and CPU time (the steadier of the
-two on a shared machine).
+two on a shared machine); ``evaluate`` also prints each click call's
+per-round ratios (range and median), apart for the call that ran right
+after ``skrank.evaluate``, and the calls' system time and minor faults
+(``resource.getrusage``).
 
 * ``evaluate``: bench_data's base case (``q10-binary-noties-int``: lists
   of 10 rows in random row order, int64 ids; 1e7 rows are 1e6 lists).
@@ -30,6 +33,7 @@ two on a shared machine).
 """
 
 import argparse
+import resource
 import sys
 import time
 from pathlib import Path
@@ -83,27 +87,46 @@ def em_data(rows, n_queries=10_000, n_docs=10, seed=0):
             "list": np.repeat(np.arange(n_lists), n_docs), "doc": doc, "theta": theta}
 
 
-def race(calls, repeats):
+def race(calls, repeats, rounds=None, first_stays=False):
     """Best wall-clock and CPU seconds of each call, run in turns.
 
-    The order turns from round to round: on the shared 2-core host of
-    issue 45, at 1e7 rows, whichever click call ran right after
-    ``skrank.evaluate`` took 0.1-0.4 s more system time (the kernel's
-    faults of fresh memory) than the same call after another click call,
-    which made the per-row array (then always second) look slower than
-    the other forms.
+    The order turns from round to round; with ``first_stays`` the first
+    call opens every round and the others turn, so each of them runs right
+    after it once every ``len(calls) - 1`` rounds. On the shared 2-core
+    host of issue 45, at 1e7 rows, whichever click call ran right after
+    ``skrank.evaluate`` took 0.1-0.4 s more system time than the same call
+    after another click call: the kernel clearing fresh huge pages, slow
+    for the pages beyond those the previous call had just freed (the VM
+    hands free pages back to its host), and the click call then needed
+    more memory at its peak than ``skrank.evaluate``. ``rounds``, a list,
+    gets each round's ``{name: (wall, cpu, system, minor faults, previous
+    call)}``.
     """
     wall = {name: [] for name in calls}
     cpu = {name: [] for name in calls}
     names = list(calls)
+    previous = None
     for round_ in range(repeats):
-        turn = round_ % len(names)
-        for name in names[turn:] + names[:turn]:
+        if first_stays:
+            turn = round_ % (len(names) - 1)
+            order = names[:1] + names[1 + turn:] + names[1:1 + turn]
+        else:
+            turn = round_ % len(names)
+            order = names[turn:] + names[:turn]
+        record = {}
+        for name in order:
             call = calls[name]
+            before = resource.getrusage(resource.RUSAGE_SELF)
             start, start_cpu = time.perf_counter(), time.process_time()
             call()
             wall[name].append(time.perf_counter() - start)
             cpu[name].append(time.process_time() - start_cpu)
+            after = resource.getrusage(resource.RUSAGE_SELF)
+            record[name] = (wall[name][-1], cpu[name][-1], after.ru_stime - before.ru_stime,
+                            after.ru_minflt - before.ru_minflt, previous)
+            previous = name
+        if rounds is not None:
+            rounds.append(record)
     return ({name: min(v) for name, v in wall.items()},
             {name: min(v) for name, v in cpu.items()})
 
@@ -114,6 +137,30 @@ def report(title, wall, cpu, reference, goal):
         print(f"  {name:<50} {wall[name]:8.3f} s wall {cpu[name]:8.3f} s CPU   "
               f"{wall[name] / wall[reference]:5.2f}x / {cpu[name] / cpu[reference]:5.2f}x")
     print(f"  goal: {goal}")
+
+
+def report_rounds(rounds, reference):
+    """Per-round ratios to ``reference``: right after it, and after another call."""
+    print("  per round, ratio to the reference's time in the same round (wall / CPU): "
+          "range (median)")
+    for name in rounds[0]:
+        if name == reference:
+            continue
+        line = f"  {name:<50}"
+        for label, after in (("right after it", True), ("after another", False)):
+            ratios = [(r[name][0] / r[reference][0], r[name][1] / r[reference][1])
+                      for r in rounds if (r[name][4] == reference) == after]
+            if not ratios:
+                continue
+            w, c = np.array(ratios).T
+            line += (f"  {label} ({len(ratios)}): {w.min():.2f}-{w.max():.2f} "
+                     f"({np.median(w):.2f}) / {c.min():.2f}-{c.max():.2f} ({np.median(c):.2f})")
+        print(line)
+    print("  system time and minor faults per call, median over rounds:")
+    for name in rounds[0]:
+        system = np.median([r[name][2] for r in rounds])
+        faults = np.median([r[name][3] for r in rounds])
+        print(f"  {name:<50} {system:6.3f} s system  {faults:9,.0f} faults")
 
 
 def bench_evaluate(rows, repeats):
@@ -138,10 +185,12 @@ def bench_evaluate(rows, repeats):
     }
     calls.update({f"clicks.evaluate(3 metrics), {form}": clicks(propensity)
                   for form, propensity in forms.items()})
-    wall, cpu = race(calls, repeats)
+    rounds = []
+    wall, cpu = race(calls, repeats, rounds, first_stays=True)
+    reference = "skrank.evaluate(dcg@10, precision@10)"
     report(f"evaluate: {rows:,} rows, {rows // 10:,} lists; best of {repeats}",
-           wall, cpu, "skrank.evaluate(dcg@10, precision@10)",
-           "clicks.evaluate at most 1.5x skrank.evaluate")
+           wall, cpu, reference, "clicks.evaluate at most 1.5x skrank.evaluate, every round")
+    report_rounds(rounds, reference)
 
 
 def bench_em(rows, repeats):

@@ -143,10 +143,10 @@ class PositionBias:
         """
         return self._lookup(check_positions(position))
 
-    def _lookup(self, position):
-        """``__call__`` on positions already checked (int64, >= 1)."""
-        beyond = position > self.max_position
-        if beyond.any():
+    def _lookup(self, position, rows=None):
+        """``__call__`` on checked positions (int64, >= 1); of ``rows`` alone if given."""
+        if position.shape[0] and position.max() > self.max_position:
+            beyond = position > self.max_position
             raise ValueError(
                 f"The PositionBias covers positions 1..{self.max_position}, but "
                 f"`position` has {int(position[beyond][0])} at "
@@ -154,7 +154,11 @@ class PositionBias:
                 "`max_position`, or drop the rows below position "
                 f"{self.max_position}."
             )
-        return self.propensity[position - 1]
+        # a table indexed by the position itself: no n-row array of position - 1
+        table = np.empty(self.max_position + 1, dtype=self.propensity.dtype)
+        table[0] = np.nan  # no position 0 (checked)
+        table[1:] = self.propensity
+        return table[position if rows is None else position[rows]]
 
     def __repr__(self):
         shown = min(self.max_position, 10)
@@ -591,7 +595,7 @@ def _em(click, position, query, doc, n_positions, n_resamples, rng, *, method="e
                                   n_queries=n_queries, n_resamples=n_resamples, rng=rng)
 
 
-def propensity_per_row(propensity, position):
+def propensity_per_row(propensity, position, rows=None):
     """The propensity of each row: from a PositionBias, a callable or an array.
 
     A :class:`~skrank.clicks.PositionBias` gives its estimate of each
@@ -599,17 +603,21 @@ def propensity_per_row(propensity, position):
     with the positions, once per distinct position; an array or a number
     gives the values as they are. Callables and arrays must give positive,
     finite values (above 1 allowed). ``position`` comes from :func:`check_positions`.
+    ``rows`` (indices): only those rows' propensities are returned, every
+    row is still checked (the clicked rows are the only ones with a weight).
     """
     if isinstance(propensity, PositionBias):
-        return propensity._lookup(position)
+        return propensity._lookup(position, rows)
     if callable(propensity):
-        return propensity_of_positions(propensity, position)
+        return propensity_of_positions(propensity, position, rows)
     if np.ndim(propensity) == 0:
         if isinstance(propensity, (bool, np.bool_)) or not isinstance(propensity, Real):
             raise ValueError(
                 "`propensity` must be a PositionBias, a callable of positions, or "
                 f"numbers (one per row), got {propensity!r}."
             )
+        if rows is not None and 0 < propensity < np.inf:  # a valid number
+            return np.full(rows.shape, propensity, dtype=np.float64)
         values = np.full(position.shape, propensity, dtype=np.float64)
     else:
         values = numbers("propensity", propensity)
@@ -619,4 +627,5 @@ def propensity_per_row(propensity, position):
             f"{position.shape[0]} rows: give one per row, a PositionBias, or a "
             "callable of positions."
         )
-    return check_propensity_values(values.astype(np.float64, copy=False))
+    values = check_propensity_values(values.astype(np.float64, copy=False))
+    return values if rows is None else values[rows]

@@ -36,14 +36,33 @@ def numbers(name, values):
 
 def check_clicks(click):
     """``click`` as a float64 array of 0s and 1s (booleans accepted)."""
+    return click_values(click).astype(np.float64)
+
+
+def click_values(click):
+    """``click`` checked to hold 0s and 1s, in its own dtype (booleans, integers, floats).
+
+    Arithmetic on it (``click / theta``, ``click > 0``) gives what it gives
+    on :func:`check_clicks`' float64 copy, which this saves. Integers are
+    checked by their smallest and largest values, floats by counting (as
+    many ones as nonzero values: NaN is nonzero and not 1); only a refusal
+    makes the per-row mask that names the first bad row.
+    """
     array = numbers("click", click)
-    bad = ~((array == 0) | (array == 1))
-    if bad.any():
+    kind = array.dtype.kind
+    if kind == "b" or array.shape[0] == 0:
+        return array
+    if kind in "iu":
+        fine = array.min() >= 0 and array.max() <= 1
+    else:
+        fine = np.count_nonzero(array) == np.count_nonzero(array == 1)
+    if not fine:
+        bad = ~((array == 0) | (array == 1))
         raise ValueError(
             f"`click` must be 0 or 1 (one displayed document per row, clicked or "
             f"not), got {array[bad][0].item()!r} at {first_position(bad)}."
         )
-    return array.astype(np.float64)
+    return array
 
 
 #: The largest position taken: floats are whole numbers exactly up to 2**53.
@@ -66,14 +85,15 @@ def check_positions(position):
                 f"the logger showed the row), got {array[bad][0].item()!r} at "
                 f"{first_position(bad)}."
             )
-    bad = array < 1
-    if bad.any():
+    # the smallest and largest values first: a mask only to name a bad row
+    if array.min() < 1:
+        bad = array < 1
         raise ValueError(
             "`position` must be 1 or more (1 is the top of the list), got "
             f"{array[bad][0].item()!r} at {first_position(bad)}."
         )
-    bad = array > MAX_POSITION
-    if bad.any():
+    if array.max() > MAX_POSITION:
+        bad = array > MAX_POSITION
         raise ValueError(
             f"`position` must be at most 2**53 (a rank in a list), got "
             f"{array[bad][0].item()!r} at {first_position(bad)}."
@@ -194,6 +214,8 @@ def check_propensity_values(values, name="propensity"):
     names it (a Dask partition's rows by the frame's index).
     """
     values = np.asarray(values, dtype=np.float64)
+    if values.size and values.min() > 0 and values.max() < np.inf:
+        return values  # a NaN makes the minimum NaN, which is not > 0
     bad = ~(np.isfinite(values) & (values > 0))  # NaN is bad too
     if bad.any():
         where = f" at {first_position(bad)}" if values.ndim else ""
@@ -206,13 +228,15 @@ def check_propensity_values(values, name="propensity"):
     return values
 
 
-def propensity_of_positions(propensity, position):
+def propensity_of_positions(propensity, position, rows=None):
     """Each row's propensity from a callable of positions (checked int64 >= 1).
 
     The callable is called once, with the distinct positions in ascending
     order. A table indexed by position serves when positions are dense (no
     sort of the rows); otherwise the distinct positions come from a sort, so
     that one row at position 2**40 asks for no table of 2**40 entries.
+    ``rows`` (indices): only those rows' propensities are returned; a bad
+    value is refused at the first row of its position, among all rows.
     """
     top = int(position.max())
     dense = top <= 4 * position.shape[0] + 1024
@@ -229,13 +253,17 @@ def propensity_of_positions(propensity, position):
             f"value per position, got shape {values.shape} for "
             f"{distinct.shape[0]} positions."
         )
+    good = bool((np.isfinite(values) & (values > 0)).all())
+    if not good:
+        rows = None  # every row's value, to name the first bad row
     if dense:
         table = np.zeros(top + 1)
         table[distinct] = values
-        per_row = table[position]
+        per_row = table[position if rows is None else position[rows]]
     else:
-        per_row = values[inverse.reshape(-1)]
-    if not (np.isfinite(values) & (values > 0)).all():
+        inverse = inverse.reshape(-1)
+        per_row = values[inverse if rows is None else inverse[rows]]
+    if not good:
         check_propensity_values(per_row)  # names the first bad row
     return per_row
 

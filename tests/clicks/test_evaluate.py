@@ -506,3 +506,96 @@ def test_the_inputs_are_left_as_they_were():
     assert got == again
     for array, copy in zip(arrays, before):
         np.testing.assert_array_equal(array, copy)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_precision_with_no_list_longer_than_k_is_the_definition(seed):
+    # lists of 1..5 rows: k at or above the longest takes every row (the sum
+    # of the weights), a smaller k cuts the longer lists (the masked sum)
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 6, size=4)
+    query = np.repeat(np.arange(4), sizes)
+    position = np.concatenate([rng.permutation(s) + 1 for s in sizes])
+    click = rng.integers(0, 2, query.shape[0])
+    score = rng.integers(0, 3, query.shape[0]).astype(float)
+    theta = np.array([1.0, 0.6, 0.45, 0.3, 0.2])
+    for k in range(1, 8):
+        name = f"precision@{k}"
+        got = evaluate(click, score, position=position, list_id=query,
+                       propensity=lambda p: theta[p - 1], metrics=name)[name]
+        expected = _brute_force(list(click), list(score), list(position), list(query),
+                                theta, "precision", k)
+        assert got == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_lists_without_click_are_counted_over_every_row(seed):
+    # a click on a row the new ranker scores -inf (not retrieved) still
+    # makes its list one with a click; counted against the rows themselves
+    rng = np.random.default_rng(seed)
+    n_lists = 12
+    sizes = rng.integers(1, 5, n_lists)
+    lists = np.repeat(rng.permutation(n_lists) * 3 + 1, sizes)
+    position = np.concatenate([np.arange(1, s + 1) for s in sizes])
+    click = (rng.random(lists.shape[0]) < 0.3).astype(int)
+    score = rng.normal(size=lists.shape[0])
+    if seed % 2:
+        score[rng.random(lists.shape[0]) < 0.4] = -np.inf
+    result = evaluate(click, score, position=position, list_id=lists, propensity=1.0,
+                      metrics=["dcg@3", "arp"])
+    with_click = {lst for lst, c in zip(lists.tolist(), click.tolist()) if c}
+    assert result.n_lists == n_lists
+    assert result.n_lists_without_click == n_lists - len(with_click)
+    assert result.n_clicks == int(click.sum())
+
+
+def test_a_list_whose_only_click_is_not_retrieved_has_a_click():
+    result = evaluate([0, 1, 0, 0, 1, 0], [1.0, -np.inf, 0.5, 2.0, 1.0, 0.0],
+                      position=[1, 2, 3, 1, 2, 1], list_id=[0, 0, 0, 1, 1, 2],
+                      propensity=1.0, metrics="dcg@2")
+    assert (result.n_lists, result.n_lists_without_click) == (3, 1)
+    assert result["dcg@2"] == pytest.approx((0.0 + 1 / math.log2(3) + 0.0) / 3)
+
+
+@pytest.mark.parametrize("propensity", [0.5, "callable", "array", "bias"])
+def test_float_clicks_of_minus_zero_weigh_minus_zero(propensity):
+    # a row's weight is click / theta: -0.0 for a click of -0.0, as IEEE
+    # division gives it; a list of such rows sums to -0.0 (arp, precision)
+    click = np.array([-0.0, 0.0, -0.0, 1.0, -0.0])
+    position = np.array([1, 2, 1, 2, 1])
+    forms = {"callable": lambda k: 1.0 / k, "array": 1.0 / position,
+             "bias": PositionBias([1.0, 0.5])}
+    result = evaluate(click, [1.0, 2.0, 3.0, 4.0, 5.0], position=position,
+                      list_id=[0, 0, 1, 1, 2], propensity=forms.get(propensity, propensity),
+                      metrics=["arp", "precision@1", "precision@2"], aggregate=None)
+    theta = {"callable": 0.5, "array": 0.5, "bias": 0.5}.get(propensity, 0.5)
+    for name in ("arp", "precision@1", "precision@2"):
+        values = result[name].value
+        # list 0: -0.0 and +0.0 (ranked second, first); list 2: -0.0 alone
+        assert np.signbit(values[2]) and values[2] == 0.0, name
+        assert not np.signbit(values[1]) and values[1] > 0, name
+    assert result["arp"].value[1] == pytest.approx(1 / theta * 1)
+    assert result.n_clicks == 1 and result.n_lists_without_click == 2
+
+
+@pytest.mark.parametrize("popcount", ["numpy", "table"])
+def test_bits_set_count_every_bit_with_or_without_numpys_popcount(popcount, monkeypatch):
+    # the position check counts each list's bits with np.bitwise_count
+    # (numpy 2) or a table of bytes (older numpy): both against bin()
+    from skrank.clicks import _evaluate as click_evaluate_module
+
+    if popcount == "table":
+        monkeypatch.setattr(click_evaluate_module, "_bitwise_count", None)
+    elif click_evaluate_module._bitwise_count is None:
+        pytest.skip("numpy before 2.0 has no bitwise_count")
+    rng = np.random.default_rng(0)
+    masks = np.concatenate([
+        rng.integers(0, 2**63, 200, dtype=np.uint64) * np.uint64(2) + np.uint64(1),
+        np.array([0, 1, 2**63, 2**64 - 1], dtype=np.uint64)])
+    got = click_evaluate_module._bits_set(masks)
+    assert [int(n) for n in got] == [bin(int(m)).count("1") for m in masks]
+    with pytest.raises(ValueError, match="row 3 repeats row 1"):
+        evaluate([0, 1, 0, 1], [1, 2, 3, 4], position=[64, 2, 1, 2], list_id=[5, 5, 6, 5],
+                 propensity=1.0)
+    assert evaluate([0, 1, 0, 1], [1, 2, 3, 4], position=[64, 2, 1, 63], list_id=[5, 5, 6, 5],
+                    propensity=1.0).n_clicks == 2

@@ -15,6 +15,8 @@ from skrank.clicks._validation import (
     check_clip,
     check_one_row_per_position,
     check_positions,
+    check_propensity_values,
+    click_values,
     list_codes,
     tabulated_positions,
 )
@@ -307,3 +309,85 @@ def test_list_codes_are_the_ranks_of_the_distinct_ids():
         np.testing.assert_array_equal(codes, inverse.reshape(-1))
         assert list(labels) == list(distinct)
         assert codes.dtype == np.intp
+
+
+@pytest.mark.parametrize("dtype", [bool, np.int8, np.uint8, np.int64, np.uint64,
+                                   np.float16, np.float32, np.float64])
+def test_click_values_keep_their_dtype_and_refuse_the_first_bad_row(dtype):
+    # integers are checked by their extremes, floats by counting ones: each
+    # way accepts 0/1 as given (no copy) and names the first bad row
+    good = np.array([0, 1, 1, 0], dtype=dtype)
+    assert click_values(good) is good
+    np.testing.assert_array_equal(check_clicks(good), [0.0, 1.0, 1.0, 0.0])
+    if dtype is bool:
+        return
+    bad_values = [2] + ([-1] if np.dtype(dtype).kind in "if" else [])
+    if np.dtype(dtype).kind == "f":
+        bad_values += [0.5, np.nan, np.inf, -0.25]
+    for bad in bad_values:
+        values = np.array([0, 1, 0, 1], dtype=dtype)
+        values[2] = bad
+        with pytest.raises(ValueError, match=r"`click` must be 0 or 1.*at row 2"):
+            click_values(values)
+        with pytest.raises(ValueError, match=r"`click` must be 0 or 1.*at row 2"):
+            check_clicks(values)
+    negative_zero = np.array([-0.0, 1.0])
+    assert click_values(negative_zero) is negative_zero
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.uint16, np.float64])
+def test_positions_are_checked_by_their_extremes_and_name_the_first_bad_row(dtype):
+    np.testing.assert_array_equal(check_positions(np.array([3, 1, 2], dtype=dtype)),
+                                  [3, 1, 2])
+    with pytest.raises(ValueError, match=r"must be 1 or more.*got 0(\.0)? at row 1"):
+        check_positions(np.array([2, 0, 3, 0], dtype=dtype))
+    if np.dtype(dtype).itemsize == 8:
+        with pytest.raises(ValueError, match=r"at most 2\*\*53.*at row 2"):
+            check_positions(np.array([2, 1, 2.0**60, 2.0**61]).astype(dtype))
+
+
+def test_propensity_values_refuse_nan_inf_and_non_positive_at_their_row():
+    np.testing.assert_array_equal(check_propensity_values([0.5, 2.0]), [0.5, 2.0])
+    for bad in (np.nan, np.inf, -np.inf, 0.0, -1.0):
+        values = np.array([1.0, 0.5, 0.25])
+        values[1] = bad
+        with pytest.raises(ValueError, match=r"positive and finite.*at row 1"):
+            check_propensity_values(values)
+
+
+def test_position_bias_looks_up_each_position_and_refuses_the_first_beyond():
+    theta = np.array([1.0, 0.4, 0.3, 0.05])
+    position = np.array([4, 1, 2, 3, 3, 1])
+    got = PositionBias(theta)(position)
+    assert got.tolist() == [theta[p - 1] for p in position]
+    with pytest.raises(ValueError, match="covers positions 1..4.*has 5 at row 2"):
+        PositionBias(theta)([1, 2, 5, 6])
+
+
+@pytest.mark.parametrize("far", [False, True])
+def test_propensities_of_some_rows_are_those_rows_of_every_row(far):
+    # only the clicked rows' propensities are looked up; each form gives
+    # those rows' values, and still checks (and names) every row
+    position = np.array([3, 1, 2, 3, 1, 2, 2])
+    if far:  # positions too sparse for a table: the sort path of a callable
+        position = position * 10**9
+    theta = {int(p): 1.0 / (i + 2) for i, p in enumerate(np.unique(position))}
+    forms = [0.25, lambda k: np.array([theta[int(p)] for p in k]),
+             np.array([theta[int(p)] for p in position])]
+    if not far:
+        forms.append(PositionBias([theta[1], theta[2], theta[3]]))
+    rows = np.array([0, 2, 5])
+    for form in forms:
+        every = propensity_per_row(form, position)
+        got = propensity_per_row(form, position, rows)
+        assert got.dtype == np.float64 and got.tolist() == every[rows].tolist()
+        assert propensity_per_row(form, position, rows[:0]).shape == (0,)
+    bad = {int(p): (-1.0 if p == position[4] else 1.0) for p in position}
+    # rows 1 and 4 (not among rows) have a bad value: the first is named
+    for form, first in [(lambda k: np.array([bad[int(p)] for p in k]), 1), (0.0, 0),
+                        (np.nan, 0), (np.where(position == position[4], -1.0, 1.0), 1)]:
+        with pytest.raises(ValueError, match=fr"must be positive and finite.*row {first}\."):
+            propensity_per_row(form, position, rows)
+    if not far:
+        with pytest.raises(ValueError, match="covers positions 1..2.*has 3 at row 0"):
+            propensity_per_row(PositionBias([1.0, 0.5]), position, rows[1:])
