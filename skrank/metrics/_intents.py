@@ -76,7 +76,7 @@ class IntentRanking:
         block in its query, per intent."""
         if "before block" not in self.cache:
             counts = self.block_counts
-            running = np.cumsum(counts, axis=0)
+            running = np.cumsum(counts, axis=0, dtype=counts.dtype)
             running -= counts
             first = np.searchsorted(self.ranked.block_start, self.ranked.query_start)
             n_blocks = np.diff(first, append=counts.shape[0])  # blocks of each query
