@@ -6,12 +6,15 @@ nNRBP, MAP-IA, P-IA@20 and S-recall@20 with :func:`skrank.evaluate` (one
 sort, exact expectations over the tie orders). pyndeval 0.0.8 (ndeval's C
 code; it breaks ties by docno, no expectation) computes all its measures on
 the same rows, in a side environment given by ``--pyndeval-python``; only
-its ``ndeval(qrels, run)`` call is timed, not the building of its tuples.
-The contenders take turns, round after round (a shared machine: read the
-ratios, with their ranges).
+its ``ndeval(qrels, run)`` calls are timed, not the building of its tuples.
+Two layouts by default: 1,000 rows a query (1,000 queries) and 100 rows a
+query (10,000 queries). In each round every contender makes ``--calls``
+calls in a row and keeps its fastest (pyndeval in its own process, skrank
+and the lexsort in this one); the contenders take turns, round after round
+(a shared machine: read the ratios, with their ranges).
 
     python benchmarks/bench_diversity.py --pyndeval-python /tmp/divvenv/bin/python
-    python benchmarks/bench_diversity.py --rows 100000 --repeats 3
+    python benchmarks/bench_diversity.py --rows 100000 --repeats 3 --rows-per-query 100
 """
 
 import argparse
@@ -58,44 +61,61 @@ def make_data(n_rows, n_intents, rows_per_query, seed=0):
     return grades, score, query
 
 
+def _best(func, calls):
+    return min(bench_common.time_call(func)[0] for _ in range(calls))
+
+
+def run_layout(args, rows_per_query, folder):
+    """Rounds of one layout: {ratio name: [per round]} and the rounds' seconds."""
+    import skrank
+
+    grades, score, query = make_data(args.rows, args.intents, rows_per_query)
+    data = Path(folder) / f"data{rows_per_query}.npz"
+    np.savez(data, grades=grades, score=score, query=query)
+    ratios = {"skrank/lexsort": []}
+    seconds = []
+    for _ in range(args.repeats):
+        theirs = float("nan")
+        if args.pyndeval_python:
+            done = subprocess.run(
+                [args.pyndeval_python, "-c", _PYNDEVAL, str(data), str(args.calls)],
+                capture_output=True, text=True, check=True)
+            theirs = min(map(float, done.stdout.split()))
+        ours = _best(lambda: skrank.evaluate(grades, score, query_id=query, metrics=NAMES,
+                                             no_relevant="zero"), args.calls)
+        floor = _best(lambda: np.lexsort((-score, query)), args.calls)
+        ratios["skrank/lexsort"].append(ours / floor)
+        if args.pyndeval_python:
+            ratios.setdefault("pyndeval/skrank", []).append(theirs / ours)
+        seconds.append((ours, floor, theirs))
+    return ratios, seconds
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--intents", type=int, default=6)
-    parser.add_argument("--rows-per-query", type=int, default=1000)
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--rows-per-query", type=int, nargs="+", default=[1000, 100])
+    parser.add_argument("--repeats", type=int, default=5, help="rounds")
+    parser.add_argument("--calls", type=int, default=2,
+                        help="calls in a row per contender and round (the fastest kept)")
     parser.add_argument("--pyndeval-python", default=None,
                         help="a Python with pyndeval 0.0.8 installed")
     args = parser.parse_args(argv)
 
-    import skrank
-
-    grades, score, query = make_data(args.rows, args.intents, args.rows_per_query)
-    contenders = {
-        "skrank": lambda: skrank.evaluate(grades, score, query_id=query, metrics=NAMES,
-                                          no_relevant="zero"),
-        "lexsort": lambda: np.lexsort((-score, query)),
-    }
-    ratios = {"skrank/lexsort": []}
-    pyndeval_times = []
+    report = {}
     with tempfile.TemporaryDirectory() as folder:
-        data = Path(folder) / "data.npz"
-        np.savez(data, grades=grades, score=score, query=query)
-        for _ in range(args.repeats):
-            timings = bench_common.alternate(contenders, 1)
-            ours = timings["skrank"].best
-            ratios["skrank/lexsort"].append(ours / timings["lexsort"].best)
-            if args.pyndeval_python:
-                done = subprocess.run([args.pyndeval_python, "-c", _PYNDEVAL, str(data), "1"],
-                                      capture_output=True, text=True, check=True)
-                theirs = float(done.stdout.split()[0])
-                pyndeval_times.append(theirs)
-                ratios.setdefault("pyndeval/skrank", []).append(theirs / ours)
-    report = {name: {"min": min(v), "median": float(np.median(v)), "max": max(v)}
-              for name, v in ratios.items()}
-    print(f"{args.rows} rows x {args.intents} intents, {args.rows_per_query} rows a query, "
-          f"scores on 100 levels (ties); {args.repeats} rounds")
-    print(json.dumps(report, indent=2))
+        for rows_per_query in args.rows_per_query:
+            ratios, seconds = run_layout(args, rows_per_query, folder)
+            report[rows_per_query] = {
+                name: {"min": min(v), "median": float(np.median(v)), "max": max(v)}
+                for name, v in ratios.items()}
+            print(f"{args.rows} rows x {args.intents} intents, {rows_per_query} rows a "
+                  f"query, scores on 100 levels (ties); {args.repeats} rounds, best of "
+                  f"{args.calls} calls")
+            print("  seconds per round (skrank, lexsort, pyndeval): " + ", ".join(
+                f"({a:.3f}, {b:.3f}, {c:.3f})" for a, b, c in seconds))
+            print(json.dumps(report[rows_per_query], indent=2))
     return report
 
 
