@@ -96,7 +96,12 @@ def greedy_ideal_gains(layout, depth):
     # the running factor of each intent, per query with groups: v_j (1 - alpha)**c_j
     factor = layout.weight[queries_with_groups].copy()
     q = 1.0 - layout.alpha
-    slot = np.arange(group_start.shape[0]) - query_group_start[group_segment]
+    # each query's groups in slots by descending size: the small groups (rows
+    # of several intents, taken early) come last, where used-up slots are cut
+    by_size = np.lexsort((-group_size, group_segment))
+    slot = np.empty(group_start.shape[0], dtype=np.intp)
+    slot[by_size] = (np.arange(group_start.shape[0])
+                     - query_group_start[group_segment[by_size]])
     n_slots = int(slot.max()) + 1
     if queries_with_groups.shape[0] * n_slots <= PADDING * group_start.shape[0] + 64:
         # few patterns a query: a (query, slot) table, reduced along its rows
@@ -160,9 +165,17 @@ class _Table:
     def __init__(self, **arrays):
         self.__dict__.update(arrays)
 
+    #: the arrays with a slot axis (second to last)
+    SLOTTED = ("size", "start", "used", "head_key", "base", "code", "pattern", "columns")
+
     def keep(self, queries):
         for name, value in list(self.__dict__.items()):
             self.__dict__[name] = value[..., queries]
+
+    def keep_slots(self, n_slots):
+        for name in self.SLOTTED:
+            if name in self.__dict__:
+                self.__dict__[name] = self.__dict__[name][..., :n_slots, :]
 
 
 def _greedy_padded(gains, factor, q, keys, size, start, pattern, queries):
@@ -174,7 +187,9 @@ def _greedy_padded(gains, factor, q, keys, size, start, pattern, queries):
     larger next key; fills ``gains`` (rank columns) and returns it.
 
     The steps hold the table transposed, (slot, query), so that the
-    reductions over a query's slots run along the long axis. A slot's gain
+    reductions over a query's slots run along the long axis; the queries
+    with no row left and the last slots, once used up in every query, are
+    cut off as the steps go. A slot's gain
     is the sum of the factors of its intents, added in column order from
     0.0 as ndeval adds them: one 0/1 table per intent is multiplied and
     added (a product by 1.0 or 0.0 is the factor or 0.0 exactly). (The sums
@@ -204,6 +219,10 @@ def _greedy_padded(gains, factor, q, keys, size, start, pattern, queries):
         bits = (np.arange(1 << n_intents)[:, None] >> np.arange(n_intents)) & 1
         steps = np.where(bits == 1, q, 1.0)  # (code, intent)
     for rank in range(gains.shape[1]):
+        if rank % 4 == 3:  # slots used up in every query are cut off the end
+            live = np.flatnonzero(np.isfinite(t.base).any(axis=1))
+            if live.shape[0] and live[-1] + 1 < t.base.shape[0]:
+                t.keep_slots(live[-1] + 1)
         n_queries = t.size.shape[1]
         gain = t.base.copy()
         term = np.empty(t.size.shape)
