@@ -156,6 +156,36 @@ def hash_words(words, seed=None):
     return mixed
 
 
+def _inner_nul(strings):
+    """True when one of ``strings`` holds a NUL character before its end.
+
+    pandas 2.0's string hash table reads a str as a C string, up to its
+    first NUL: ``pandas.factorize`` then gives ``"a\\0b"`` and ``"a\\0c"``
+    one code. numpy's ``U`` arrays pad with NULs at the end: there a NUL
+    followed by another character is inside the id; a Python str's
+    trailing NULs are characters of it.
+    """
+    if isinstance(strings, np.ndarray) and strings.dtype.kind == "U":
+        width = strings.dtype.itemsize // 4
+        if width < 2 or not strings.size:
+            return False
+        points = np.ascontiguousarray(strings).view(np.uint32).reshape(-1, width)
+        return bool(((points[:, :-1] == 0) & (points[:, 1:] != 0)).any())
+    if isinstance(strings, np.ndarray) and strings.dtype.kind != "O":
+        return False
+    try:  # a str's trailing NULs are characters too: any NUL counts
+        joined = "".join(strings)
+    except TypeError:  # not all str
+        joined = "".join([value for value in strings if isinstance(value, str)])
+    return "\0" in joined
+
+
+def _pandas_merges(strings):
+    """Whether ``pandas.factorize`` may give two of ``strings`` one code
+    (:func:`not_utf8`, :func:`_inner_nul`): those take numpy or a dict."""
+    return not_utf8(strings) or _inner_nul(strings)
+
+
 def _fixed_width_codes(ids):
     """Codes and labels of numpy ``U``/``S`` ids by hashing their fixed-width bytes.
 
@@ -204,7 +234,7 @@ def _sorted_codes(ids):
     except ImportError:
         labels, codes = np.unique(ids, return_inverse=True)
         return codes.reshape(-1).astype(np.int64, copy=False), labels
-    if not_utf8(ids):  # pandas' string hashing would merge such ids
+    if _pandas_merges(ids):  # pandas' string hashing would merge such ids
         labels, codes = np.unique(ids, return_inverse=True)
         return codes.reshape(-1).astype(np.int64, copy=False), labels
     codes, labels = pd.factorize(ids, sort=True)
@@ -223,7 +253,7 @@ def _object_codes(ids, name="query_id"):
         missing = None
     if missing is not None and np.ndim(missing) == 1 and missing.any():
         raise _missing(missing, name)
-    if not_utf8(ids):  # pandas' string hashing would merge such ids: Python's dict
+    if _pandas_merges(ids):  # pandas' string hashing would merge such ids: a dict
         return _object_codes_without_pandas(ids, name)
     try:
         codes, labels = pd.factorize(ids, sort=True)

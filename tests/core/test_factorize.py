@@ -309,3 +309,36 @@ def test_rank_queries_names_the_ids_as_its_caller_does():
         rank_queries([1, 0, 1], [3, 2, 1], query_id=[1, None, 2], id_name="list_id")
     with pytest.raises(ValueError, match=r"`query_id` contains missing values"):
         rank_queries([1, 0, 1], [3, 2, 1], query_id=[1, None, 2])
+
+
+@pytest.mark.parametrize("kind", ["object", "U"])
+def test_ids_with_a_nul_inside_stay_distinct(kind):
+    # pandas 2.0 hashes a str as a C string, up to its first NUL: it gave
+    # "q\0 1" and "q\0 2" one code (the floor stack's pandas)
+    ids = np.asarray([f"q\0{i % 7}" for i in range(50)],
+                     dtype=object if kind == "object" else None)
+    codes, labels = factorize(ids, ids.shape[0])
+    assert len(labels) == 7
+    assert labels[codes].tolist() == ids.tolist()
+    assert labels.tolist() == sorted(set(ids.tolist()))
+
+
+def test_queries_whose_ids_differ_after_a_nul_are_scored_apart():
+    # "a\0x": AP 1; "a\0y": AP 1/2
+    ids = ["a\0x", "a\0x", "a\0y", "a\0y"]
+    assert skrank.average_precision_score([1, 0, 0, 1], [2, 1, 2, 1], query_id=ids) == 0.75
+    assert skrank.average_precision_score([1, 0, 0, 1], [2, 1, 2, 1],
+                                          query_id=np.array(ids)) == 0.75
+
+
+@pytest.mark.parametrize("strings, expected", [
+    (np.array(["a\0b", "ab"]), True),
+    (np.array(["ab", "a"]), False),  # numpy pads with NULs at the end: not inside
+    (np.array(["a\0", "b"], dtype=object), True),  # a str's NUL is a character
+    (["a", "b", 3], False),
+    ([], False),
+])
+def test_inner_nul_finds_nul_characters_in_ids(strings, expected):
+    from skrank._core._factorize import _inner_nul
+
+    assert _inner_nul(strings) is expected
