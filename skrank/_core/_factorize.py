@@ -101,10 +101,7 @@ def not_utf8(strings):
         return bool(((points & np.uint32(0xFFFFF800)) == np.uint32(0xD800)).any())
     if isinstance(strings, np.ndarray) and strings.dtype.kind != "O":
         return False
-    try:
-        joined = "".join(strings)
-    except TypeError:  # not all str
-        joined = "".join([value for value in strings if isinstance(value, str)])
+    joined = _joined(strings)
     if joined.isascii():
         return False
     try:
@@ -173,11 +170,15 @@ def _inner_nul(strings):
         return bool(((points[:, :-1] == 0) & (points[:, 1:] != 0)).any())
     if isinstance(strings, np.ndarray) and strings.dtype.kind != "O":
         return False
-    try:  # a str's trailing NULs are characters too: any NUL counts
-        joined = "".join(strings)
+    return "\0" in _joined(strings)  # a str's trailing NULs are characters too
+
+
+def _joined(strings):
+    """The str values of ``strings`` joined into one (others left out)."""
+    try:
+        return "".join(strings)
     except TypeError:  # not all str
-        joined = "".join([value for value in strings if isinstance(value, str)])
-    return "\0" in joined
+        return "".join([value for value in strings if isinstance(value, str)])
 
 
 def _pandas_merges(strings):

@@ -78,7 +78,7 @@ class IntentRanking:
             counts = self.block_counts
             running = np.cumsum(counts, axis=0, dtype=counts.dtype)
             running -= counts
-            first = np.searchsorted(self.ranked.block_start, self.ranked.query_start)
+            first = self.cache["first block"]
             n_blocks = np.diff(first, append=counts.shape[0])  # blocks of each query
             running -= np.repeat(running[first], n_blocks, axis=0)
             self.cache["before block"] = running
@@ -165,9 +165,9 @@ def rank_intents(relevant, score, *, query_id, intent_weight, doc_key, ties, alp
     relevant = np.unpackbits(packed, axis=1, count=n_intents,
                              bitorder="little").view(bool)
     count_type = np.int32 if n_rows < 2**31 else np.int64
+    first_block = np.searchsorted(ranked.block_start, ranked.query_start)  # per query
     if n_rows:
         block_counts = _block_counts(relevant, packed, ranked, count_type)
-        first_block = np.searchsorted(ranked.block_start, ranked.query_start)
         counts = np.add.reduceat(block_counts, first_block, axis=0)
     else:
         block_counts = np.zeros((0, n_intents), dtype=count_type)
@@ -179,6 +179,7 @@ def rank_intents(relevant, score, *, query_id, intent_weight, doc_key, ties, alp
     layout = IntentRanking(ranked, relevant, weight, doc_key, alpha)
     layout.cache["all block counts"] = block_counts
     layout.cache["query counts"] = counts
+    layout.cache["first block"] = first_block
     layout.cache["packed"] = packed
     return layout
 
