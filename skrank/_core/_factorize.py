@@ -181,7 +181,7 @@ def _joined(strings):
         return "".join([value for value in strings if isinstance(value, str)])
 
 
-def _pandas_merges(strings):
+def pandas_may_merge(strings):
     """Whether ``pandas.factorize`` may give two of ``strings`` one code
     (:func:`not_utf8`, :func:`_inner_nul`): those take numpy or a dict."""
     return not_utf8(strings) or _inner_nul(strings)
@@ -235,7 +235,7 @@ def _sorted_codes(ids):
     except ImportError:
         labels, codes = np.unique(ids, return_inverse=True)
         return codes.reshape(-1).astype(np.int64, copy=False), labels
-    if _pandas_merges(ids):  # pandas' string hashing would merge such ids
+    if pandas_may_merge(ids):  # pandas' string hashing would merge such ids
         labels, codes = np.unique(ids, return_inverse=True)
         return codes.reshape(-1).astype(np.int64, copy=False), labels
     codes, labels = pd.factorize(ids, sort=True)
@@ -254,7 +254,7 @@ def _object_codes(ids, name="query_id"):
         missing = None
     if missing is not None and np.ndim(missing) == 1 and missing.any():
         raise _missing(missing, name)
-    if _pandas_merges(ids):  # pandas' string hashing would merge such ids: a dict
+    if pandas_may_merge(ids):  # pandas' string hashing would merge such ids: a dict
         return _object_codes_without_pandas(ids, name)
     try:
         codes, labels = pd.factorize(ids, sort=True)

@@ -17,7 +17,7 @@ import zlib
 
 import numpy as np
 
-from .._core._factorize import not_utf8
+from .._core._factorize import not_utf8, pandas_may_merge
 from ._arrow import arrow_call, numeric
 from ._id_lists import id_list_rows, is_id_lists, rank_column, scores_of_ranks
 from ._numbers import parse_number, parse_numbers
@@ -201,15 +201,15 @@ def _codes(ids):
 def _ids_codes(ids):
     """Codes (first appearance order) and labels of a list of str ids.
 
-    pandas' hash table when pandas is installed, except for ids that are
-    not UTF-8 (surrogate escapes), which it may merge (see
-    :func:`~skrank._core._factorize.not_utf8`): those take a dict.
+    pandas' hash table when pandas is installed, except for ids it may
+    merge (not UTF-8, or a NUL inside: see
+    :func:`~skrank._core._factorize.pandas_may_merge`): those take a dict.
     """
     try:
         import pandas as pd
     except ImportError:
         return _codes(ids)
-    if not_utf8(ids):
+    if pandas_may_merge(ids):
         return _codes(ids)
     codes, labels = pd.factorize(np.asarray(ids, dtype=object))
     return codes.astype(np.int64), np.asarray(labels, dtype=object)

@@ -103,6 +103,19 @@ def test_many_ids_that_are_not_utf8_are_looked_up_exactly():
     assert (indexer(labels, missing) == -1).all()
 
 
+def test_ids_with_a_nul_inside_stay_apart():
+    from skrank import evaluate_run
+
+    # pandas 2.0's string hash table reads a str up to its first NUL: it gave
+    # "q\0a" and "q\0b" one code, so q\0b's "d" looked like a duplicate of
+    # q\0a's. By hand: q\0a AP 1 (its one relevant first); q\0b AP 1/2 (its
+    # one relevant, "e", second)
+    qrels = {"q\0a": {"d": 1}, "q\0b": {"d": 0, "e": 1}}
+    run = {"q\0a": {"d": 1.0}, "q\0b": {"d": 2.0, "e": 1.0}}
+    result = evaluate_run(qrels, run, ["map", "num_q"])
+    assert result.mean == {"map": 0.75, "num_q": 2.0}
+
+
 def test_line_numbers_count_comment_lines(tmp_path):
     path = tmp_path / "qrels"
     path.write_text("# a comment\n1 0 a 1\n1 0 b\n")
