@@ -30,6 +30,9 @@ What it does, in order (each step prints one line; everything lands in
    ``recallAt(10)``). The fastest round of each is reported, and the values
    are compared where the definitions agree (``no_relevant="zero"``, binary
    labels, no tied scores: see RESULTS.md).
+   With ``--cold-start``, first (in a session of its own, stopped before
+   the measured one) a trivial Python job on 4 rows, three times: what a
+   session's first Python job costs whatever it does.
    With ``--breakdown``, where skrank's time goes: the Parquet scan alone,
    the repartition by query alone, and the repartition plus the hand-over of
    Arrow batches to Python (no metric).
@@ -108,6 +111,28 @@ def breakdown(df):
 def _drop_batches(batches):
     for batch in batches:
         yield batch.slice(0, 0)
+
+
+def cold_start(args, rounds=3):
+    """Seconds of a trivial Python job (4 rows) as a fresh session's first job, then again.
+
+    The part of a session's first call that is Spark's own, whatever the
+    call: the Python workers' daemon and imports and the JVM's first jobs.
+    Run in a session of its own, stopped (and its JVM ended) before the
+    measured session starts.
+    """
+    from skrank.spark._workers import driver_python_for_local_workers
+
+    spark = spark_session(args.cores, args.driver_memory, args.shuffle_partitions)
+    try:
+        frame = spark.range(4).repartition(args.cores)
+        with driver_python_for_local_workers(frame):  # the workers skrank's calls get
+            times = [_timed(lambda: frame.mapInArrow(_drop_batches, frame.schema).count())[0]
+                     for _ in range(rounds)]
+    finally:
+        spark.stop()
+        _end_jvm()
+    return times
 
 
 def run_spark(path, args):
@@ -221,6 +246,8 @@ def main(argv=None):
                         help="each Dask worker's")
     parser.add_argument("--inmemory-max-rows", type=float, default=1e7)
     parser.add_argument("--breakdown", action="store_true")
+    parser.add_argument("--cold-start", action="store_true",
+                        help="first time a trivial Python job in a session of its own")
     parser.add_argument("--skip-dask", action="store_true")
     parser.add_argument("--skip-inmemory", action="store_true")
     parser.add_argument("--data-dir", type=Path, default=HERE / "out" / "dask-data")
@@ -245,6 +272,12 @@ def main(argv=None):
     import pyspark
 
     results["pyspark"] = pyspark.__version__
+    if args.cold_start:
+        results["cold_start"] = cold_start(args)
+        first, *then = results["cold_start"]
+        print(f"Spark's cold start: a trivial Python job takes {first:.2f} s as a fresh "
+              f"session's first job, then {', '.join(f'{t:.2f}' for t in then)} s",
+              flush=True)
     results["spark"] = run_spark(path, args)
     best = {name: min(times) for name, times in results["spark"]["seconds"].items()}
     base = best["RankingMetrics (4 metrics)"]
