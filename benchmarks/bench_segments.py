@@ -16,13 +16,18 @@ its wall-clock ratio is the lower one on a quiet machine): printed as the
 median with the range over the rounds, beside the fastest run of each.
 evaluate_by's time is also split: its one evaluate(aggregate=None) call,
 the resampling after it (``Resampler.sums``: the draws, their counts and
-the sums), and the rest (segments, means, intervals).
+the sums), and the rest (segments, means, intervals). ``draws alone``
+times the least numpy does for the same resamples on one thread: each
+segment's exactly uniform draws (``Generator.integers``), neither counted
+nor summed.
 """
 
 import argparse
 import statistics
 import sys
 from pathlib import Path
+
+import numpy as np
 
 import skrank
 from skrank._core import _resample
@@ -64,6 +69,18 @@ def main(argv=None):
             y_true, y_score, by=segment, query_id=query_id,
             n_resamples=args.resamples, random_state=0),
     }
+    sizes = np.bincount(np.unique(np.stack([segment, query_id]), axis=1)[0])
+    sizes = sizes[sizes > 0]
+    draws_rng = np.random.default_rng(0)
+
+    def draws_alone():
+        # the least a query bootstrap's exact draws cost in numpy: the
+        # resamples' uniform draws of each segment's queries, nothing
+        # counted or summed
+        for size in sizes.tolist():
+            draws_rng.integers(0, size, size=(args.resamples, size), dtype=np.uint16)
+
+    calls["draws alone (numpy floor)"] = draws_alone
     calls["evaluate_by"]()  # imports and first-call caches, untimed
     resample_time.clear()
     resample_cpu.clear()
