@@ -184,6 +184,8 @@ def _joined(strings):
 def pandas_may_merge(strings):
     """Whether ``pandas.factorize`` may give two of ``strings`` one code
     (:func:`not_utf8`, :func:`_inner_nul`): those take numpy or a dict."""
+    if not isinstance(strings, np.ndarray) or strings.dtype.kind == "O":
+        strings = [_joined(strings)]  # one join serves both checks
     return not_utf8(strings) or _inner_nul(strings)
 
 
