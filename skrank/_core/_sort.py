@@ -166,6 +166,28 @@ def packed_order(score, keys, max_key_bits=40, sorted_keys=True):
     return order, sorted_keys
 
 
+def _colliding_runs(same, differ):
+    """The rows of the runs of equal packed values that hide unequal scores.
+
+    ``same`` holds each ``i`` (ascending) whose packed value equals that of
+    ``i + 1``, ``differ`` whether their scores differ. A run of equal
+    values is a stretch of consecutive entries of ``same`` (``i .. j``
+    cover rows ``i .. j + 1``). Returns the rows of the runs with a
+    differing pair, ascending, and a run number for each: made from
+    ``same`` alone, never a pass over every row.
+    """
+    group = np.cumsum(np.r_[True, same[1:] != same[:-1] + 1]) - 1
+    bad = np.zeros(group[-1] + 1, dtype=bool)
+    bad[group[differ]] = True
+    kept = bad[group]
+    first, group = same[kept], group[kept]
+    last = np.r_[group[1:] != group[:-1], True]  # each run's last pair
+    rows = np.concatenate([first, first[last] + 1])
+    run = np.concatenate([group, group[last]])
+    by_row = np.argsort(rows, kind="stable")
+    return rows[by_row], run[by_row]
+
+
 def _sorted_packed(score, keys, offset, key_bits, row_bits):
     """``(order, packed)`` of :func:`packed_order`, ``row_bits`` of row index beside the score.
 
@@ -203,12 +225,8 @@ def _sorted_packed(score, keys, offset, key_bits, row_bits):
             if differ.any():
                 if np.count_nonzero(differ) * 64 > n_rows:
                     return None  # crowded scores
-                equal_previous = np.zeros(n_rows, dtype=bool)
-                equal_previous[same + 1] = True
-                run = np.cumsum(~equal_previous)
-                bad_runs = np.unique(run[same[differ] + 1])
-                rows = np.flatnonzero(np.isin(run, bad_runs))
-                fixed = rows[np.lexsort((-score[order[rows]], run[rows]))]
+                rows, run = _colliding_runs(same, differ)
+                fixed = rows[np.lexsort((-score[order[rows]], run))]
                 order[rows] = order[fixed]
     return order, packed
 

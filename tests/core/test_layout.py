@@ -385,3 +385,47 @@ def test_a_query_scores_the_same_bits_whatever_the_ties_of_other_queries(metric)
                             query_id=np.r_[np.zeros(n), np.ones(20)], metrics=[metric],
                             aggregate=None)[metric]
     assert float(mixed.value[0]) == float(alone.value[0])
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_colliding_runs_are_those_of_a_pass_over_every_row(seed):
+    # the rows of the runs of equal packed values with a differing pair, and
+    # a run number each, against their definition: runs marked on every row
+    from skrank._core._sort import _colliding_runs
+
+    rng = np.random.default_rng(seed)
+    n = 400
+    packed = np.sort(rng.integers(0, 120, size=n))  # runs of 1 to ~10 rows
+    same = np.flatnonzero(packed[1:] == packed[:-1])
+    differ = rng.random(same.shape[0]) < 0.3
+    differ[rng.integers(0, same.shape[0])] = True
+    rows, run = _colliding_runs(same, differ)
+    # the definition: number every row's run, keep the runs of a differing pair
+    run_of_row = np.cumsum(np.r_[True, packed[1:] != packed[:-1]])
+    bad = np.unique(run_of_row[same[differ]])
+    expected = np.flatnonzero(np.isin(run_of_row, bad))
+    np.testing.assert_array_equal(rows, expected)
+    # the same grouping: equal numbers exactly where the definition's are
+    np.testing.assert_array_equal(run[1:] == run[:-1],
+                                  run_of_row[expected][1:] == run_of_row[expected][:-1])
+
+
+def test_colliding_runs_of_three_rows_and_runs_side_by_side_resort():
+    from skrank._core._sort import packed_order
+
+    # triplets whose scores differ only in their last bits, next to each
+    # other in one query, and equal twins: each comes out by descending score
+    base = np.array([0.5, 0.25, 0.125, 0.75])
+    filler = np.random.default_rng(0).random(2000)  # distinct scores: not crowded
+    # the lowest first: the packed sort leaves equal values in row order,
+    # the reverse of the scores' order
+    score = np.concatenate([np.nextafter(base, -1.0), base, np.nextafter(base, 2.0),
+                            np.full(4, 0.3), filler])
+    keys = np.zeros(score.shape[0], dtype=np.int64)
+    keys[12:16] = 1
+    keys[16:] = np.arange(2000) % 7
+    result = packed_order(score, keys, max_key_bits=40)
+    assert result is not None
+    order, _ = result
+    expected = _reference_order(score, keys)
+    np.testing.assert_array_equal(score[order], score[expected])
