@@ -43,11 +43,11 @@ from .._core._validation import (
 )
 from ._gain import (
     _check_gain_range,
-    _cumulative_discount,
     _discount,
     _gain,
     _ideal_dcg_per_query,
 )
+from ._topk_columns import MAX_LENGTH, OneLength, _Rows, binary_ideal_dcg, column_scores
 
 #: the metric stems this path computes
 STEMS = ("ndcg", "dcg")
@@ -59,25 +59,6 @@ class TopQueries(NamedTuple):
     query_ids: np.ndarray
     n_relevant: np.ndarray
     query_weight: np.ndarray
-
-
-class _Rows(NamedTuple):
-    """Rows grouped by query, for :func:`_ideal_dcg_per_query` and the gain check."""
-
-    relevance: np.ndarray  # grouped by query
-    query: np.ndarray  # each row's query (0..n_queries-1)
-    query_start: np.ndarray
-    query_size: np.ndarray
-    n_queries: int
-
-    @property
-    def n_rows(self):
-        return self.relevance.shape[0]
-
-    @property
-    def rank(self):  # the ideal DCG of many grades sorts by relevance (no count)
-        start = np.repeat(self.query_start, self.query_size)
-        return np.arange(1, self.n_rows + 1) - start
 
 
 def applies(requests, query_id, sample_weight, y_true):
@@ -141,6 +122,8 @@ def _grades_carried(score, keys, runs, relevance):
         length = _one_length(runs[0], n_rows)
         found = sorted_with_payload(score, None if length else segment_ids(runs[0], n_rows),
                                     relevance, grade_bits, run_length=length)
+        if found is not None and length is not None and length <= MAX_LENGTH:
+            return OneLength(found[0].reshape(-1, length), grade_bits, relevance)
     else:
         found = sorted_with_payload(score, keys, relevance, grade_bits)
     if found is None:
@@ -232,6 +215,10 @@ def top_layout(y_true, y_score, query_id, binary=False):
             return None
         runs = _grouped_runs(keys)
     carried = _grades_carried(score, keys if runs is None else None, runs, relevance)
+    if isinstance(carried, OneLength):  # queries of one length: position by position
+        query_ids = _labels(labels, keys[runs[0]][runs[1]])
+        warn_if_label_scores(score, relevance, runs[0].shape[0])
+        return carried, None, None, None, runs[1], query_ids
     if carried is not None:
         ranked_score, ranked_relevance, query_start, first_keys, by_key = carried
         if first_keys is None:
@@ -474,17 +461,6 @@ def _whole_gains(relevance, integer_input):
     return integer_input or np.array_equal(relevance, np.floor(relevance))
 
 
-def _binary_ideal_dcg(rows, n_relevant, k, discount):
-    """:func:`_ideal_dcg_per_query` of grades 0 and 1, from each query's relevant count.
-
-    The ideal ranking puts the relevant rows first, each of gain 1 (either
-    gain): the ideal DCG@k is the cumulative discount of the first
-    ``min(n_relevant, k)`` ranks, the very value the count per grade gives.
-    """
-    table = _cumulative_discount(int(min(k, rows.query_size.max())), discount)
-    return table[np.minimum(n_relevant, k).astype(np.intp)]
-
-
 def top_k_scores(y_true, y_score, requests, query_id, binary=False):
     """Key -> (values, undefined, weights, policy, layout) of each request, or None.
 
@@ -494,8 +470,19 @@ def top_k_scores(y_true, y_score, requests, query_id, binary=False):
     if found is None:
         return None
     rows, score, relevance, query_start, by_key, query_ids = found
+    if isinstance(rows, OneLength):
+        out, n_relevant = column_scores(rows, requests)
+    else:
+        out, n_relevant = _window_scores(rows, score, relevance, query_start, requests)
+    if by_key is not None:
+        out = {key: values[by_key] for key, values in out.items()}
+        n_relevant = n_relevant[by_key]
+    return out, TopQueries(query_ids, n_relevant, np.ones(n_relevant.shape[0]))
+
+
+def _window_scores(rows, score, relevance, query_start, requests):
+    """``({key: values per query}, n_relevant)`` from the ranked rows' windows."""
     n_relevant = np.add.reduceat((rows.relevance > 0).astype(np.float64), query_start)
-    layout = TopQueries(query_ids, n_relevant, np.ones(rows.n_queries))
     binary_grades = rows.relevance.max() <= 1.0
     out = {}
     for request in requests:
@@ -507,10 +494,8 @@ def top_k_scores(y_true, y_score, requests, query_id, binary=False):
         if request.spec.stem == "ndcg":
             with np.errstate(invalid="ignore", divide="ignore"):
                 values = values / (
-                    _binary_ideal_dcg(rows, n_relevant, request.k, discount)
+                    binary_ideal_dcg(rows.query_size.max(), n_relevant, request.k, discount)
                     if binary_grades else
                     _ideal_dcg_per_query(rows, k=request.k, gain=gain, discount=discount))
-        out[request.key] = values if by_key is None else values[by_key]
-    if by_key is not None:
-        layout = TopQueries(query_ids, n_relevant[by_key], layout.query_weight)
-    return out, layout
+        out[request.key] = values
+    return out, n_relevant
