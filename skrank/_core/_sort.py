@@ -66,6 +66,28 @@ def key_runs(keys):
     return starts, by_key
 
 
+def key_order(keys):
+    """``np.argsort(keys, kind="stable")`` of integer keys, by one plain sort when it can.
+
+    Each key's offset from the smallest, shifted above the row index, packed
+    into a uint64: sorting those values orders the rows by (key, row), and
+    a plain sort costs about a third of an argsort. Keys whose span leaves
+    no room for the row index are argsorted.
+    """
+    n_rows = keys.shape[0]
+    if keys.dtype.kind not in "iu" or n_rows < 2:
+        return np.argsort(keys, kind="stable")
+    low = keys.min()
+    offset = (keys - low).astype(np.uint64)
+    row_bits = (n_rows - 1).bit_length()
+    if int(offset.max()).bit_length() + row_bits > 64:
+        return np.argsort(keys, kind="stable")
+    offset <<= np.uint64(row_bits)
+    offset |= np.arange(n_rows, dtype=np.uint64)
+    offset.sort()
+    return (offset & np.uint64((1 << row_bits) - 1)).astype(np.intp)
+
+
 def sort_each_run(values, starts):
     """Sort, in place, each run of ``values`` (runs begin at ``starts``, ascending, the first 0).
 

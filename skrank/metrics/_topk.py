@@ -34,7 +34,7 @@ import numpy as np
 
 from .._core._factorize import factorize, string_keys
 from .._core._layout import segment_ids
-from .._core._sort import packed_order, sorted_with_payload
+from .._core._sort import key_order, packed_order, sorted_with_payload
 from .._core._validation import (
     check_relevance,
     check_same_length,
@@ -47,7 +47,13 @@ from ._gain import (
     _gain,
     _ideal_dcg_per_query,
 )
-from ._topk_columns import MAX_LENGTH, OneLength, _Rows, binary_ideal_dcg, column_scores
+from ._topk_columns import (
+    OneLength,
+    _Rows,
+    binary_ideal_dcg,
+    column_scores,
+    sorted_side_by_side,
+)
 
 #: the metric stems this path computes
 STEMS = ("ndcg", "dcg")
@@ -89,14 +95,22 @@ def _grouped_runs(keys):
     head = keys[:_HEAD_ROWS + 1]
     if np.count_nonzero(head[1:] != head[:-1]) * 2 >= head.shape[0]:
         return None  # mostly single rows at the start: shuffled, most likely
-    starts = np.flatnonzero(keys[1:] != keys[:-1]) + 1
-    if (starts.shape[0] + 1) * 2 > n_rows:  # mostly single rows: not worth it
+    new_run = keys[1:] != keys[:-1]
+    n_runs = np.count_nonzero(new_run) + 1
+    if n_runs * 2 > n_rows:  # mostly single rows: not worth it
         return None
-    starts = np.r_[0, starts]
+    length = n_rows // n_runs
+    if length * n_runs == n_rows and new_run[length - 1::length].all():
+        starts = np.arange(0, n_rows, length)  # runs of one length (no other run starts)
+    else:
+        starts = np.r_[0, np.flatnonzero(new_run) + 1]
     run_keys = keys[starts]
     packed = string_keys(run_keys)  # string ids: sorted as integers
-    by_key = np.argsort(run_keys if packed is None else packed[0])  # distinct if grouped
-    ordered = run_keys[by_key] if packed is None else packed[0][by_key]
+    sortable = run_keys if packed is None else packed[0]
+    if (sortable[1:] > sortable[:-1]).all():  # runs in ascending key order already
+        return starts, np.arange(starts.shape[0])
+    by_key = key_order(sortable)  # distinct if grouped
+    ordered = sortable[by_key]
     if (ordered[1:] == ordered[:-1]).any():  # a query in two runs
         return None
     return starts, by_key
@@ -122,8 +136,6 @@ def _grades_carried(score, keys, runs, relevance):
         length = _one_length(runs[0], n_rows)
         found = sorted_with_payload(score, None if length else segment_ids(runs[0], n_rows),
                                     relevance, grade_bits, run_length=length)
-        if found is not None and length is not None and length <= MAX_LENGTH:
-            return OneLength(found[0].reshape(-1, length), grade_bits, relevance)
     else:
         found = sorted_with_payload(score, keys, relevance, grade_bits)
     if found is None:
@@ -197,15 +209,15 @@ def top_layout(y_true, y_score, query_id, binary=False):
     the full layout handles (scores other than float64, ``-inf`` scores,
     fractional grades, keys that do not pack).
     """
-    relevance = check_relevance(y_true, binary=binary)
+    relevance, top = _grades(y_true, binary)
     score = check_score("y_score", y_score)
     if relevance.shape != score.shape:
         return None  # rank_queries words the error
     if (score.dtype != np.float64 or relevance.ndim != 1 or score.shape[0] < 2
-            or np.isneginf(score).any()):
+            or np.isinf(score).any()):  # -inf: check_score refused +inf
         return None  # before the ids' factorisation, which the full path does again
     integer_input = getattr(y_true, "dtype", np.dtype(float)).kind in "biu"
-    if not _whole_gains(relevance, integer_input):
+    if not _whole_gains(relevance, integer_input, top):
         return None
     n_rows = score.shape[0]
     keys, labels, runs = _query_keys(query_id, n_rows)
@@ -214,11 +226,14 @@ def top_layout(y_true, y_score, query_id, binary=False):
         if keys.dtype.kind not in "iu":
             return None
         runs = _grouped_runs(keys)
-    carried = _grades_carried(score, keys if runs is None else None, runs, relevance)
-    if isinstance(carried, OneLength):  # queries of one length: position by position
+    length = None if runs is None else _one_length(runs[0], n_rows)
+    columns = None if length is None else sorted_side_by_side(score, relevance, length, top)
+    if columns is not None:  # queries of one length: position by position
         query_ids = _labels(labels, keys[runs[0]][runs[1]])
         warn_if_label_scores(score, relevance, runs[0].shape[0])
-        return carried, None, None, None, runs[1], query_ids
+        return columns, None, None, None, runs[1], query_ids
+    relevance = relevance.astype(np.float64, copy=False)  # as check_relevance gives them
+    carried = _grades_carried(score, keys if runs is None else None, runs, relevance)
     if carried is not None:
         ranked_score, ranked_relevance, query_start, first_keys, by_key = carried
         if first_keys is None:
@@ -269,6 +284,23 @@ def top_layout(y_true, y_score, query_id, binary=False):
     sizes = np.diff(query_start, append=n_rows)
     rows = _Rows(grouped, query, query_start, sizes, n_queries)
     return rows, ranked_score, ranked_relevance, query_start, by_key, query_ids
+
+
+def _grades(y_true, binary):
+    """``(relevance, top)``: :func:`check_relevance`'s grades and the largest one.
+
+    A plain int64 array is checked by its minimum and kept as it is (whole
+    grades, finite): no float64 copy, no pass for finiteness; the paths
+    other than :func:`sorted_side_by_side` take its float64 copy, which
+    :func:`check_relevance` would have made. Any other input, and a
+    negative grade (whose error :func:`check_relevance` words), goes
+    through :func:`check_relevance`.
+    """
+    if (not binary and type(y_true) is np.ndarray and y_true.dtype == np.int64
+            and y_true.ndim == 1 and y_true.shape[0] and y_true.min() >= 0):
+        return y_true, y_true.max()
+    relevance = check_relevance(y_true, binary=binary)
+    return relevance, (relevance.max() if relevance.size else 0.0)
 
 
 def _query_keys(query_id, n_rows):
@@ -447,15 +479,16 @@ def _past_window(score, relevance, query_start, sizes, edge, width, gain):
     return count, total
 
 
-def _whole_gains(relevance, integer_input):
+def _whole_gains(relevance, integer_input, top):
     """Whether every gain, and every sum of gains, is a whole number held exactly.
 
     Then a tie block's gain sum is exact in any order of its rows, as the
     full layout's (in its canonical order) is: the two give the same bits.
     Whole grades below 2**53 / rows (exponential gains 2**grade - 1 below
-    it too). ``integer_input``: ``y_true`` came as integers (whole already).
+    it too). ``integer_input``: ``y_true`` came as integers (whole already);
+    ``top``: the largest grade.
     """
-    top = float(relevance.max())
+    top = float(top)
     if top + np.log2(relevance.shape[0] + 1.0) >= 52.0:
         return False
     return integer_input or np.array_equal(relevance, np.floor(relevance))
