@@ -70,15 +70,20 @@ class OneLength(NamedTuple):
 def sorted_side_by_side(score, relevance, length, top):
     """:class:`OneLength` of grouped queries of ``length`` rows each, or None.
 
-    Each row's value is its score's float64 bits with the grade in the low
-    bits (when those bits of every score are zeros, as in scores of few
-    mantissa bits: then distinct scores keep distinct high bits, and the
-    grade never moves a row past another score), made to sort as the
-    scores do (a negative score's bits flipped above the grade), then the
-    rows of each query are sorted as a row of a 2-D array: ascending, so
-    the ranked positions are the columns read from the last. None for
-    queries too long (:data:`MAX_LENGTH`), grades of more than 8 bits,
-    scores with a set bit among the grade's, or a ``-inf`` score.
+    Each row's value is its score's float64 bits with the grade in place
+    of the lowest bits, made to sort as the scores do (a negative score's
+    bits flipped above the grade), then the rows of each query are sorted
+    as a row of a 2-D array: ascending, so the ranked positions are the
+    columns read from the last. When those low bits of every score are
+    zeros (scores of few mantissa bits) distinct scores keep distinct high
+    bits, and the grade never moves a row past another score. When some
+    are not (real-valued scores), cutting them keeps the order of scores
+    whose high bits differ: that holds if no two rows of a query, side by
+    side once sorted, share their high bits (then no two share a score
+    either); if two do, they may be a tie or two scores the cut made
+    equal, and None sends the input to the other paths. None as well for
+    queries too long (:data:`MAX_LENGTH`), grades of more than 8 bits, or
+    a ``-inf`` score.
     """
     grade_bits = max(1, int(top).bit_length())
     if grade_bits > 8 or length > MAX_LENGTH:
@@ -93,19 +98,30 @@ def sorted_side_by_side(score, relevance, length, top):
         rows = slice(first, first + step)
         piece, spare = packed[rows], work[:packed[rows].shape[0]]
         np.add(score[rows], 0.0, out=piece.view(np.float64))  # -0.0 as +0.0
-        if np.bitwise_and(piece, mask, out=spare).any():
-            return None
+        cut = np.bitwise_and(piece, mask, out=spare).any()
+        if cut:
+            piece ^= spare  # the low bits cleared
         spare[...] = relevance[rows]
         piece |= spare
         np.right_shift(piece, 63, out=spare)  # all ones where the score is negative
         spare &= between
         piece ^= spare
         piece.reshape(-1, length).sort(axis=1)
+        if cut and _shared_high_bits(piece, spare, mask, length):
+            return None
     packed = packed.reshape(-1, length)
     lowest = packed[:, 0] >> grade_bits  # a -inf score sorts first in its query
     if (lowest == (_NEGATIVE_INFINITY ^ 0x7FFF_FFFF_FFFF_FFFF) >> grade_bits).any():
         return None
     return OneLength(packed.view(np.uint64)[:, ::-1], grade_bits, relevance, int(top))
+
+
+def _shared_high_bits(piece, spare, mask, length):
+    """Whether two neighbours of a sorted query in ``piece`` differ only below ``mask``."""
+    differ = np.bitwise_xor(piece[1:], piece[:-1], out=spare[:-1]).view(np.uint64)
+    shared = differ <= np.uint64(mask)
+    shared[length - 1::length] = False  # the last row of a query and the next query's first
+    return bool(shared.any())
 
 
 #: rows prepared and sorted at a time by :func:`sorted_side_by_side`

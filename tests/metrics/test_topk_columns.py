@@ -125,13 +125,21 @@ def _full_values(y, score, query, k):
     return ndcg_score(y, score, query_id=query, k=k, aggregate=None, no_relevant="zero").value
 
 
-@pytest.mark.parametrize("case", ["real scores", "large grade", "-inf score",
-                                  "float grades", "too long"])
+@pytest.mark.parametrize("case", ["real scores", "real scores tied", "scores a cut merges",
+                                  "large grade", "-inf score", "float grades", "too long"])
 def test_input_the_column_path_leaves(case, monkeypatch):
-    """Scores with bits where the grade would go, large grades, -inf: other paths, same values."""
+    """Tied or merged real-valued scores, large grades, -inf: other paths, same values."""
     y, score, query = _one_length(3, 20, 6)
-    if case == "real scores":
+    taken = case in ("float grades", "real scores")
+    if case == "real scores":  # no tie: the cut bits lose no order
         score = score + np.random.default_rng(0).random(score.shape[0]) * 1e-3
+    elif case == "real scores tied":  # ties of scores with every mantissa bit
+        score = np.round(np.random.default_rng(0).random(score.shape[0]), 1) + 0.1
+    elif case == "scores a cut merges":  # two scores one unit of the last bit apart
+        score = score + np.random.default_rng(0).random(score.shape[0]) * 1e-3
+        score[12] = (score[12:13].view(np.int64) & ~0xFF).view(np.float64)[0]
+        score[13] = np.nextafter(score[12], np.inf)
+        y[12], y[13] = 0, 3
     elif case == "large grade":
         y[4] = 256
     elif case == "-inf score":
@@ -141,11 +149,11 @@ def test_input_the_column_path_leaves(case, monkeypatch):
     elif case == "too long":
         monkeypatch.setattr(_topk_columns, "MAX_LENGTH", 5)
     found = _topk.top_layout(y, score, query)
-    assert (found is not None and isinstance(found[0], _topk_columns.OneLength)) == (
-        case == "float grades")
-    fast = evaluate(y, score, query_id=query, metrics=["ndcg@3"], aggregate=None,
-                    no_relevant="zero")["ndcg@3"]
-    np.testing.assert_array_equal(fast.value, _full_values(y, score, query, 3))
+    assert (found is not None and isinstance(found[0], _topk_columns.OneLength)) == taken
+    for k in (1, 3, 6):
+        fast = evaluate(y, score, query_id=query, metrics=[f"ndcg@{k}"], aggregate=None,
+                        no_relevant="zero")[f"ndcg@{k}"]
+        np.testing.assert_array_equal(fast.value, _full_values(y, score, query, k))
 
 
 @pytest.mark.parametrize("y, message", [
