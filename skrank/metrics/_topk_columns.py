@@ -145,14 +145,16 @@ def grade_counts(columns, n_grades):
     """``(n_queries, n_grades)`` counts of each grade in descending order, grade 0 not counted.
 
     The counts :func:`~skrank.metrics._gain._ideal_dcg_per_query` takes by a
-    bincount of (query, grade).
+    bincount of (query, grade): here the query is the row of the 2-D array.
     """
-    grades = columns.relevance.reshape(columns.packed.shape)
-    n_queries = grades.shape[0]
-    counts = np.zeros((n_grades, n_queries), dtype=np.intp)
-    for grade in range(1, n_grades):
-        counts[n_grades - 1 - grade] = np.count_nonzero(grades == grade, axis=1)
-    return np.ascontiguousarray(counts.T)
+    n_queries, length = columns.packed.shape
+    grades = columns.relevance.reshape(n_queries, length).astype(np.intp, copy=False)
+    codes = (n_grades - 1) - grades  # descending grades
+    codes += (np.arange(n_queries) * n_grades)[:, None]
+    counts = np.bincount(codes.ravel(), minlength=n_queries * n_grades)
+    counts = counts.reshape(n_queries, n_grades)
+    counts[:, -1] = 0  # grade 0 adds no gain, and is not counted
+    return counts
 
 
 def _add(a, b):
