@@ -232,7 +232,7 @@ def top_layout(y_true, y_score, query_id, binary=False):
         query_ids = _labels(labels, keys[runs[0]][runs[1]])
         warn_if_label_scores(score, relevance, runs[0].shape[0])
         return columns, None, None, None, runs[1], query_ids
-    relevance = relevance.astype(np.float64, copy=False)  # as check_relevance gives them
+    grades, relevance = relevance, relevance.astype(np.float64, copy=False)  # as checked
     carried = _grades_carried(score, keys if runs is None else None, runs, relevance)
     if carried is not None:
         ranked_score, ranked_relevance, query_start, first_keys, by_key = carried
@@ -247,6 +247,12 @@ def top_layout(y_true, y_score, query_id, binary=False):
     by_rows = _rows_by_key(keys) if runs is None else None
     if by_rows is not None:  # wide keys: rows grouped first, then ranked within
         rows, query_start, first_keys = by_rows
+        length = _one_length(query_start, n_rows)
+        columns = None if length is None else sorted_side_by_side(
+            score, grades, length, top, rows=rows)
+        if columns is not None:  # queries of one length: position by position
+            warn_if_label_scores(score, relevance, query_start.shape[0])
+            return columns, None, None, None, None, _labels(labels, first_keys)
         query = segment_ids(query_start, n_rows)
         grouped_score = score[rows]  # the only gathers from the input's order
         found = packed_order(grouped_score, query, sorted_keys=False)

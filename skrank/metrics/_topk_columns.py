@@ -67,7 +67,7 @@ class OneLength(NamedTuple):
     top: int  # the largest grade
 
 
-def sorted_side_by_side(score, relevance, length, top):
+def sorted_side_by_side(score, relevance, length, top, rows=None):
     """:class:`OneLength` of grouped queries of ``length`` rows each, or None.
 
     Each row's value is its score's float64 bits with the grade in place
@@ -84,36 +84,59 @@ def sorted_side_by_side(score, relevance, length, top):
     equal, and None sends the input to the other paths. None as well for
     queries too long (:data:`MAX_LENGTH`), grades of more than 8 bits, or
     a ``-inf`` score.
+
+    ``rows``: the input's rows grouped by query (shuffled input): the
+    values are made in the input's order, then gathered once.
     """
     grade_bits = max(1, int(top).bit_length())
     if grade_bits > 8 or length > MAX_LENGTH:
         return None
     mask = (1 << grade_bits) - 1
-    between = np.int64(0x7FFF_FFFF_FFFF_FFFF ^ mask)  # the bits between sign and grade
     n_rows = score.shape[0]
     packed = np.empty(n_rows, dtype=np.int64)
     step = max(1, _PREPARED_ROWS // length) * length
     work = np.empty(min(step, n_rows), dtype=np.int64)
+    cut = False
     for first in range(0, n_rows, step):  # a piece at a time, in the CPU's cache
-        rows = slice(first, first + step)
-        piece, spare = packed[rows], work[:packed[rows].shape[0]]
-        np.add(score[rows], 0.0, out=piece.view(np.float64))  # -0.0 as +0.0
-        cut = np.bitwise_and(piece, mask, out=spare).any()
-        if cut:
-            piece ^= spare  # the low bits cleared
-        spare[...] = relevance[rows]
-        piece |= spare
-        np.right_shift(piece, 63, out=spare)  # all ones where the score is negative
-        spare &= between
-        piece ^= spare
-        piece.reshape(-1, length).sort(axis=1)
-        if cut and _shared_high_bits(piece, spare, mask, length):
-            return None
+        piece = packed[first:first + step]
+        spare = work[:piece.shape[0]]
+        cut_here = _prepare(score[first:first + step], relevance[first:first + step],
+                            piece, spare, mask)
+        cut = cut or cut_here
+        if rows is None:
+            piece.reshape(-1, length).sort(axis=1)
+            if cut_here and _shared_high_bits(piece, spare, mask, length):
+                return None
+    if rows is not None:
+        packed = packed[rows]
+        for first in range(0, n_rows, step):
+            piece = packed[first:first + step]
+            piece.reshape(-1, length).sort(axis=1)
+            if cut and _shared_high_bits(piece, work[:piece.shape[0]], mask, length):
+                return None
     packed = packed.reshape(-1, length)
     lowest = packed[:, 0] >> grade_bits  # a -inf score sorts first in its query
     if (lowest == (_NEGATIVE_INFINITY ^ 0x7FFF_FFFF_FFFF_FFFF) >> grade_bits).any():
         return None
-    return OneLength(packed.view(np.uint64)[:, ::-1], grade_bits, relevance, int(top))
+    return OneLength(packed.view(np.uint64)[:, ::-1], grade_bits, relevance if rows is None
+                     else relevance[rows], int(top))
+
+
+def _prepare(score, relevance, piece, spare, mask):
+    """Write into ``piece`` the scores' sortable bits with the grades below ``mask``.
+
+    Returns whether a score had a set bit there (cut: real-valued scores).
+    """
+    np.add(score, 0.0, out=piece.view(np.float64))  # -0.0 as +0.0
+    cut = bool(np.bitwise_and(piece, mask, out=spare).any())
+    if cut:
+        piece ^= spare  # the low bits cleared
+    spare[...] = relevance
+    piece |= spare
+    np.right_shift(piece, 63, out=spare)  # all ones where the score is negative
+    spare &= np.int64(0x7FFF_FFFF_FFFF_FFFF ^ mask)  # the bits between sign and grade
+    piece ^= spare
+    return cut
 
 
 def _shared_high_bits(piece, spare, mask, length):
@@ -142,7 +165,7 @@ def n_relevant(columns):
 
 
 def grade_counts(columns, n_grades):
-    """``(n_queries, n_grades)`` counts of each grade in descending order, grade 0 not counted.
+    """``(n_queries, n_grades)``: each grade's count, grades descending, 0 not counted.
 
     The counts :func:`~skrank.metrics._gain._ideal_dcg_per_query` takes by a
     bincount of (query, grade): here the query is the row of the 2-D array.
@@ -313,7 +336,8 @@ def column_scores(columns, requests):
                 rows = _Rows(relevance.astype(np.float64, copy=False),
                              np.repeat(np.arange(n_queries), length), starts,
                              np.full(n_queries, length), n_queries)
-                ideal = _ideal_dcg_per_query(rows, k=request.k, gain=gain, discount=discount)
+                ideal = _ideal_dcg_per_query(rows, k=request.k, gain=gain,
+                                             discount=discount)
             with np.errstate(invalid="ignore", divide="ignore"):
                 values = values / ideal
         out[request.key] = values

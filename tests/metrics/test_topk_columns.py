@@ -17,7 +17,10 @@ from skrank.metrics import _topk, _topk_columns
 
 
 def _definition(y, score, query, k, gain="exponential", normalized=True):
-    """Query id -> DCG@k (or nDCG@k), ties averaged: each position holds its block's mean gain."""
+    """Query id -> DCG@k (or nDCG@k), ties averaged.
+
+    Each position holds its tie block's mean gain.
+    """
     out = {}
     for q in np.unique(query):
         rows = np.flatnonzero(query == q)
@@ -30,7 +33,8 @@ def _definition(y, score, query, k, gain="exponential", normalized=True):
             block = ranked_score == ranked_score[position]
             total += ranked_gain[block].mean() / math.log2(position + 2.0)
         if normalized:
-            ideal = sum(g / math.log2(i + 2.0) for i, g in enumerate(np.sort(gains)[::-1][:k]))
+            best = np.sort(gains)[::-1][:k]
+            ideal = sum(g / math.log2(i + 2.0) for i, g in enumerate(best))
             total = total / ideal if ideal > 0 else np.nan
         out[q] = total if (grades > 0).any() else np.nan  # no_relevant="skip"
     return out
@@ -89,10 +93,11 @@ def test_column_path_equals_definition_and_full_layout(length, k, gain, monkeypa
     assert calls == [(40, length)] * 2
 
 
-@pytest.mark.parametrize("grades", [(0, 1), (0, 0, 0, 0, 1), (0, 4, 9), (0, 1, 2, 3, 4, 40)])
+@pytest.mark.parametrize("grades", [(0, 1), (0, 0, 0, 0, 1), (0, 4, 9),
+                                    (0, 1, 2, 3, 4, 40)])
 @pytest.mark.parametrize("k", [2, 5, 10])
 def test_grades_and_small_pieces(grades, k, monkeypatch):
-    """Binary and graded labels, grades of up to 6 bits; pieces of 3 queries (the last shorter)."""
+    """Binary and graded labels, up to 6 bits; pieces of 3 queries (the last shorter)."""
     monkeypatch.setattr(_topk_columns, "_CHUNK", 3)
     monkeypatch.setattr(_topk_columns, "_PREPARED_ROWS", 7 * 6)
     y, score, query = _one_length(len(grades) + k, 31, 6, grades=grades)
@@ -102,7 +107,7 @@ def test_grades_and_small_pieces(grades, k, monkeypatch):
 
 
 def test_edge_cases(monkeypatch):
-    """All-tied queries, all-zero grades, ties of +0.0 and -0.0, negative scores, ids in order."""
+    """All-tied queries, all-zero grades, +0.0 tied with -0.0, negative scores."""
     length = 5
     score = np.array([1.0, 1.0, 1.0, 1.0, 1.0,  # all tied
                       0.0, -0.0, 0.0, -0.5, -0.5,  # +0.0 and -0.0 tie
@@ -122,7 +127,8 @@ def test_edge_cases(monkeypatch):
 
 
 def _full_values(y, score, query, k):
-    return ndcg_score(y, score, query_id=query, k=k, aggregate=None, no_relevant="zero").value
+    return ndcg_score(y, score, query_id=query, k=k, aggregate=None,
+                      no_relevant="zero").value
 
 
 @pytest.mark.parametrize("case", ["real scores", "real scores tied", "scores a cut merges",
@@ -138,7 +144,7 @@ def test_input_the_column_path_leaves(case, monkeypatch):
     elif case == "scores a cut merges":  # two scores one unit of the last bit apart
         score = score + np.random.default_rng(0).random(score.shape[0]) * 1e-3
         score[12] = (score[12:13].view(np.int64) & ~0xFF).view(np.float64)[0]
-        score[13] = np.nextafter(score[12], np.inf)
+        score[13] = np.nextafter(score[12], np.copysign(np.inf, score[12]))  # last bit set
         y[12], y[13] = 0, 3
     elif case == "large grade":
         y[4] = 256
@@ -191,16 +197,18 @@ def test_masked_grades_take_the_checks():
     assert type(fast.value) is type(full.value) and str(fast.value) == str(full.value)
 
 
-@pytest.mark.parametrize("n", list(range(1, 20)) + [63, 64, 65, 127, 128, 129, 130, 257, 300, 1000])
+@pytest.mark.parametrize(
+    "n", list(range(1, 20)) + [63, 64, 65, 127, 128, 129, 130, 257, 300, 1000])
 def test_pairwise_columns_add_as_reduceat(n):
-    """The column sums repeat np.add.reduceat's grouping (its first value, then pairwise)."""
+    """The column sums repeat np.add.reduceat's grouping (first value, then pairwise)."""
     rng = np.random.default_rng(n)
     values = rng.random((50, n)) * 10.0 ** rng.integers(-8, 8, size=(50, n))
     values[:, rng.random(n) < 0.3] = 0.0  # zero columns, passed as None
     columns = [None if not column.any() else column.copy() for column in values.T]
     if columns[0] is None:
         columns[0] = np.zeros(50)
-    found = _topk_columns._add(columns[0], _topk_columns._pairwise_columns(columns, 1, n - 1))
+    rest = _topk_columns._pairwise_columns(columns, 1, n - 1)
+    found = _topk_columns._add(columns[0], rest)
     expected = np.add.reduceat(values.ravel(), np.arange(0, 50 * n, n))
     np.testing.assert_array_equal(np.zeros(50) if found is None else found, expected)
 
@@ -213,3 +221,31 @@ def test_pairwise_columns_add_as_reduceat(n):
 ])
 def test_key_order_is_a_stable_argsort(keys):
     np.testing.assert_array_equal(key_order(keys), np.argsort(keys, kind="stable"))
+
+
+@pytest.mark.parametrize("scores", ["quarters", "real", "real tied", "merged"])
+@pytest.mark.parametrize("k", [1, 4, 10])
+def test_shuffled_rows_with_wide_ids(scores, k, monkeypatch):
+    """Shuffled rows, ids of a wide span: grouped by one sort, then the column path.
+
+    (Scores of few bits sort with their grades and ids in one packed value
+    instead: that path is the other windows'.)
+    """
+    monkeypatch.setattr(_topk_columns, "_PREPARED_ROWS", 7 * 5)  # pieces, the last shorter
+    y, score, query = _one_length(k, 61, 5)
+    query = 10**12 + 7919 * 10**4 * query  # 36 bits: no room for the score beside the row
+    if scores != "quarters":
+        score = score + np.random.default_rng(k).random(score.shape[0]) * 1e-3
+    if scores == "real tied":  # ties of scores with every mantissa bit, in the last piece
+        score[-5:-2] = 0.1
+    elif scores == "merged":  # two scores one unit of the last bit apart
+        score[-3] = (score[-3:-2].view(np.int64) & ~0xFF).view(np.float64)[0]
+        score[-2] = np.nextafter(score[-3], np.copysign(np.inf, score[-3]))  # last bit set
+        y[-3], y[-2] = 0, 3
+    order = np.random.default_rng(k + 1).permutation(score.shape[0])
+    y, score, query = y[order], score[order], query[order]
+    calls = _watch_columns(monkeypatch) if scores == "real" else []
+    _check(y, score, query, k)
+    assert calls == ([(61, 5)] * 2 if scores == "real" else [])
+    found = _topk.top_layout(y, score, query)
+    assert isinstance(found[0], _topk_columns.OneLength) == (scores == "real")
