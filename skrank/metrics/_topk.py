@@ -238,8 +238,7 @@ def top_layout(y_true, y_score, query_id, binary=False):
         ranked_score, ranked_relevance, query_start, first_keys, by_key = carried
         if first_keys is None:
             first_keys = keys[query_start][by_key]
-        query = segment_ids(query_start, n_rows)
-        rows = _Rows(ranked_relevance, query, query_start,
+        rows = _Rows(ranked_relevance, None, query_start,
                      np.diff(query_start, append=n_rows), query_start.shape[0])
         query_ids = _labels(labels, first_keys)
         warn_if_label_scores(score, relevance, rows.n_queries)

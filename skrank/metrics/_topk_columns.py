@@ -25,6 +25,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._core._layout import segment_ids
 from ._gain import (
     _check_gain_range,
     _cumulative_discount,
@@ -39,14 +40,26 @@ from ._gain import (
 MAX_LENGTH = 4096
 
 
-class _Rows(NamedTuple):
-    """Rows grouped by query, for :func:`_ideal_dcg_per_query` and the gain check."""
+class _Rows:
+    """Rows grouped by query, for :func:`_ideal_dcg_per_query` and the gain check.
 
-    relevance: np.ndarray  # grouped by query
-    query: np.ndarray  # each row's query (0..n_queries-1)
-    query_start: np.ndarray
-    query_size: np.ndarray
-    n_queries: int
+    ``query`` (each row's query number) is made when first read: only the
+    ideal DCG of many grades reads it.
+    """
+
+    __slots__ = ("relevance", "query_start", "query_size", "n_queries", "_query")
+
+    def __init__(self, relevance, query, query_start, query_size, n_queries):
+        self.relevance = relevance  # grouped by query
+        self.query_start, self.query_size = query_start, query_size
+        self.n_queries = n_queries
+        self._query = query  # None: made from query_start when read
+
+    @property
+    def query(self):  # each row's query (0..n_queries-1)
+        if self._query is None:
+            self._query = segment_ids(self.query_start, self.n_rows)
+        return self._query
 
     @property
     def n_rows(self):
@@ -333,8 +346,7 @@ def column_scores(columns, requests):
                                                gain=gain, discount=discount)
             else:
                 starts = np.arange(0, relevance.shape[0], length)
-                rows = _Rows(relevance.astype(np.float64, copy=False),
-                             np.repeat(np.arange(n_queries), length), starts,
+                rows = _Rows(relevance.astype(np.float64, copy=False), None, starts,
                              np.full(n_queries, length), n_queries)
                 ideal = _ideal_dcg_per_query(rows, k=request.k, gain=gain,
                                              discount=discount)
