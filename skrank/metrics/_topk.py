@@ -19,10 +19,11 @@ the sum over all the query's rows does (:func:`summed_width`). Tests
 compare the two, and an enumeration of tie orders.
 
 The sort takes the cheapest form the layout allows: grouped rows (each
-query's rows together) are ranked run by run, side by side as the rows of a
-2-D array when every query has the same length; shuffled rows with ids of
-a wide span are grouped by one sort of (id, row) first, then ranked as
-grouped rows. Numpy string ids are factorised only as a last resort:
+query's rows together) are ranked run by run; when every query has the
+same length, side by side as the rows of a 2-D array, and DCG@k is taken
+position by position (:mod:`skrank.metrics._topk_columns`); shuffled rows
+with ids of a wide span are grouped by one sort of (id, row) first, then
+ranked as grouped rows (of one length: position by position as well). Numpy string ids are factorised only as a last resort:
 grouped, only the runs' ids are ordered; shuffled, their varying bits are
 packed into ordered integer keys (:func:`~skrank._core._factorize.string_keys`)
 when they fit in 40 bits.
