@@ -299,10 +299,14 @@ def test_long_queries_give_the_full_layouts_bits(k, scores, tie_means):
         np.testing.assert_array_equal(fast.value, full.value)
 
 
-def test_sorted_with_payload():
+@pytest.mark.parametrize("piece_rows", [None, 7])
+def test_sorted_with_payload(piece_rows, monkeypatch):
     """Rows by (key, descending score) with their payload; None when a score bit is cut."""
+    from skrank._core import _sort
     from skrank._core._sort import sorted_with_payload
 
+    if piece_rows:  # packed a few rows at a time, the last piece shorter
+        monkeypatch.setattr(_sort, "_PIECE_ROWS", piece_rows)
     rng = np.random.default_rng(2)
     keys = rng.integers(-50, 2**20, size=3000)
     score = np.round(rng.standard_normal(3000) * 4) / 4
@@ -312,7 +316,15 @@ def test_sorted_with_payload():
     np.testing.assert_array_equal((packed >> np.uint64(64 - key_bits)).astype(np.int64)
                                   + low, keys[order])
     np.testing.assert_array_equal(packed & np.uint64(7), grade[order])
+    middle = (packed << np.uint64(key_bits)) >> np.uint64(key_bits + 3)  # the scores
+    same_key = keys[order][1:] == keys[order][:-1]
+    assert (middle[1:][same_key] >= middle[:-1][same_key]).all()
+    assert ((middle[1:] == middle[:-1]) == (score[order][1:] == score[order][:-1]))[
+        same_key].all()
     assert sorted_with_payload(rng.standard_normal(3000), keys, grade, 3) is None
+    late = score.copy()
+    late[-1] = 0.75 + 2.0**-45  # a bit the packing would cut, past the first rows
+    assert sorted_with_payload(late, keys, grade, 3) is None
 
 
 def _string_ids(kind, n_queries, rng):
