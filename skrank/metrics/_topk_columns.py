@@ -1,14 +1,15 @@
 """The top-k path for grouped queries all of one length: DCG@k column by column.
 
-When every query has the same number of rows and each query's rows come
-together, :func:`~skrank._core._sort.sorted_with_payload` sorts the queries
-side by side as the rows of a 2-D array, each value a score's image with
-the row's grade in its low bits. Position j of every query is then column
-j of that array: transposed, the window's columns are contiguous arrays
-of one value per query, and the whole DCG@k is a few operations per
-position on arrays that stay in the CPU's cache, with no per-row
-segment bookkeeping (:func:`~skrank.metrics._topk.window_dcg` needs a
-dozen passes over the rows).
+When every query has the same number of rows (each query's rows
+together, or shuffled rows once grouped), :func:`sorted_side_by_side`
+sorts the queries side by side as the rows of a 2-D array, each value a
+score's image with the row's grade in its low bits. Position j of every
+query is then column j of that array: transposed, a few thousand queries
+at a time, the window's columns are short contiguous arrays that stay in
+the CPU's cache, and the whole DCG@k is a few operations per position,
+with no per-row segment bookkeeping
+(:func:`~skrank.metrics._topk.window_dcg` makes a dozen passes over the
+rows, each through memory).
 
 The values are the full layout's to the last bit. A tie block's gain sum
 and row count are whole numbers, exact in any order (the grades are

@@ -249,3 +249,12 @@ def test_shuffled_rows_with_wide_ids(scores, k, monkeypatch):
     assert calls == ([(61, 5)] * 2 if scores == "real" else [])
     found = _topk.top_layout(y, score, query)
     assert isinstance(found[0], _topk_columns.OneLength) == (scores == "real")
+
+
+@pytest.mark.parametrize("grade", [0, 3])
+def test_sorted_side_by_side_refuses_minus_infinity(grade):
+    """A -inf score (ranked last, whatever its grade's bits) sends the input elsewhere."""
+    y, score, query = _one_length(4, 10, 6)
+    assert _topk_columns.sorted_side_by_side(score, y, 6, y.max()) is not None
+    score[20], y[20] = -np.inf, grade
+    assert _topk_columns.sorted_side_by_side(score, y, 6, max(y.max(), grade)) is None
