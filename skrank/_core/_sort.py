@@ -225,12 +225,20 @@ def _sorted_packed(score, keys, offset, key_bits, row_bits):
             if differ.any():
                 if np.count_nonzero(differ) * 64 > n_rows:
                     return None  # crowded scores
-                equal_previous = np.zeros(n_rows, dtype=bool)
-                equal_previous[same + 1] = True
-                run = np.cumsum(~equal_previous)
-                bad_runs = np.unique(run[same[differ] + 1])
-                rows = np.flatnonzero(np.isin(run, bad_runs))
-                fixed = rows[np.lexsort((-score[order[rows]], run[rows]))]
+                # the runs of equal values (positions joined to the previous
+                # one), numbered over their positions only; the runs holding
+                # unequal scores are re-sorted by score
+                joined = np.zeros(n_rows, dtype=bool)
+                joined[same + 1] = True
+                in_run = joined.copy()
+                in_run[same] = True
+                positions = np.flatnonzero(in_run)
+                run = np.cumsum(~joined[positions])
+                bad = np.zeros(int(run[-1]) + 1, dtype=bool)
+                bad[run[np.searchsorted(positions, same[differ] + 1)]] = True
+                keep = bad[run]
+                rows, run = positions[keep], run[keep]
+                fixed = rows[np.lexsort((-score[order[rows]], run))]
                 order[rows] = order[fixed]
     return order, packed
 
