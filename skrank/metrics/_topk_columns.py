@@ -111,6 +111,9 @@ def sorted_side_by_side(score, relevance, length, top, rows=None):
     step = max(1, _PREPARED_ROWS // length) * length
     work = np.empty(min(step, n_rows), dtype=np.int64)
     cut = False
+    if rows is not None and _refused_at_the_head(score, relevance, rows[:step], work,
+                                                 mask, length):
+        return None  # ties of real-valued scores, found before the whole gather
     for first in range(0, n_rows, step):  # a piece at a time, in the CPU's cache
         piece = packed[first:first + step]
         spare = work[:piece.shape[0]]
@@ -134,6 +137,16 @@ def sorted_side_by_side(score, relevance, length, top, rows=None):
         return None
     return OneLength(packed.view(np.uint64)[:, ::-1], grade_bits, relevance if rows is None
                      else relevance[rows], int(top))
+
+
+def _refused_at_the_head(score, relevance, head, work, mask, length):
+    """Whether the first grouped rows (``head``) alone show cut scores sharing high bits."""
+    piece = np.empty(head.shape[0], dtype=np.int64)
+    spare = work[:head.shape[0]]
+    if not _prepare(score[head], relevance[head], piece, spare, mask):
+        return False
+    piece.reshape(-1, length).sort(axis=1)
+    return _shared_high_bits(piece, spare, mask, length)
 
 
 def _prepare(score, relevance, piece, spare, mask):

@@ -258,3 +258,26 @@ def test_sorted_side_by_side_refuses_minus_infinity(grade):
     assert _topk_columns.sorted_side_by_side(score, y, 6, y.max()) is not None
     score[20], y[20] = -np.inf, grade
     assert _topk_columns.sorted_side_by_side(score, y, 6, max(y.max(), grade)) is None
+
+
+def test_shuffled_ties_found_at_the_head_before_the_whole_gather(monkeypatch):
+    """Tied real-valued scores in the first grouped queries: refused after one piece."""
+    monkeypatch.setattr(_topk_columns, "_PREPARED_ROWS", 7 * 5)
+    y, score, query = _one_length(5, 30, 5)
+    score = score + np.random.default_rng(5).random(score.shape[0]) * 1e-3
+    rows = np.argsort(query, kind="stable")  # the rows grouped, as a sort of (id, row)
+    score[rows[:2]] = 0.1  # a tie in the first query
+    pieces = []
+    original = _topk_columns._prepare
+
+    def watch(score, *args):
+        pieces.append(score.shape[0])
+        return original(score, *args)
+
+    monkeypatch.setattr(_topk_columns, "_prepare", watch)
+    assert _topk_columns.sorted_side_by_side(score, y, 5, y.max(), rows=rows) is None
+    assert pieces == [35]  # the head only
+    pieces.clear()
+    score[rows[:2]] = [0.1, 0.2]  # no tie: every piece, after the head
+    assert _topk_columns.sorted_side_by_side(score, y, 5, y.max(), rows=rows) is not None
+    assert pieces == [35, 35, 35, 35, 35, 10]
