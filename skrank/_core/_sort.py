@@ -66,6 +66,28 @@ def key_runs(keys):
     return starts, by_key
 
 
+def key_order(keys):
+    """``np.argsort(keys, kind="stable")`` of integer keys, by one plain sort when it can.
+
+    Each key's offset from the smallest, shifted above the row index, packed
+    into a uint64: sorting those values orders the rows by (key, row), and
+    a plain sort costs about a third of an argsort. Keys whose span leaves
+    no room for the row index are argsorted.
+    """
+    n_rows = keys.shape[0]
+    if keys.dtype.kind not in "iu" or n_rows < 2:
+        return np.argsort(keys, kind="stable")
+    low = keys.min()
+    offset = (keys - low).astype(np.uint64)
+    row_bits = (n_rows - 1).bit_length()
+    if int(offset.max()).bit_length() + row_bits > 64:
+        return np.argsort(keys, kind="stable")
+    offset <<= np.uint64(row_bits)
+    offset |= np.arange(n_rows, dtype=np.uint64)
+    offset.sort()
+    return (offset & np.uint64((1 << row_bits) - 1)).astype(np.intp)
+
+
 def sort_each_run(values, starts):
     """Sort, in place, each run of ``values`` (runs begin at ``starts``, ascending, the first 0).
 
@@ -263,22 +285,38 @@ def sorted_with_payload(score, keys, payload, payload_bits, max_key_bits=40,
     if _cuts_bits(score[:256], payload_bits):  # real-valued scores: told by the first rows
         return None
     low = keys.min()
-    offset = (keys - low).astype(np.uint64)
-    key_bits = int(offset.max()).bit_length()
+    key_bits = (int(keys.max()) - int(low)).bit_length()
     cut = key_bits + payload_bits
     if key_bits > max_key_bits or cut >= 64:
         return None
-    if _cuts_bits(score, cut):
-        return None
-    packed = _descending_bits(score)
-    packed >>= np.uint64(cut)  # nothing lost: the scores' cut bits are all zero
-    packed <<= np.uint64(payload_bits)
-    if key_bits:
-        offset <<= np.uint64(64 - key_bits)
-        packed |= offset
-    packed |= payload.astype(np.uint64)
+    n_rows = score.shape[0]
+    packed = np.empty(n_rows, dtype=np.uint64)
+    spare = np.empty(min(n_rows, _PIECE_ROWS), dtype=np.uint64)
+    for first in range(0, n_rows, _PIECE_ROWS):  # a piece at a time, in the CPU's cache
+        rows = slice(first, first + _PIECE_ROWS)
+        piece = packed[rows]
+        work = spare[:piece.shape[0]]
+        np.add(score[rows], 0.0, out=piece.view(np.float64))  # -0.0 as +0.0
+        if np.bitwise_and(piece, np.uint64((1 << cut) - 1), out=work).any():
+            return None  # a score bit would be cut
+        np.right_shift(piece, np.uint64(63), out=work)  # as _descending_bits
+        work -= np.uint64(1)
+        work >>= np.uint64(1)
+        piece ^= work
+        piece >>= np.uint64(cut)  # nothing lost: the scores' cut bits are all zero
+        piece <<= np.uint64(payload_bits)
+        if key_bits:
+            work[...] = keys[rows] - low
+            work <<= np.uint64(64 - key_bits)
+            piece |= work
+        work[...] = payload[rows]
+        piece |= work
     packed.sort()
     return packed, key_bits, low
+
+
+#: rows :func:`sorted_with_payload` packs at a time (arrays that stay in cache)
+_PIECE_ROWS = 1 << 16
 
 
 def _cuts_bits(score, cut):

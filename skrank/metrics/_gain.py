@@ -103,20 +103,32 @@ def _ideal_dcg_per_query(ranked, *, k, gain, discount="log2"):
         not rows.shape[0] or (grades.min() > 0 and np.array_equal(grades, np.floor(grades)))
     )
     if integral:
-        cumulative = _cumulative_discount(int(cap.max()), discount)
         codes = ranked.query[rows] * n_grades + (n_grades - 1 - grades.astype(np.intp))
         counts = np.bincount(codes, minlength=ranked.n_queries * n_grades)
         counts = counts.reshape(ranked.n_queries, n_grades)  # descending grades
-        end = np.cumsum(counts, axis=1)
-        start = np.minimum(end - counts, cap[:, None])
-        end = np.minimum(end, cap[:, None])
-        gains = _gain(np.arange(n_grades - 1, -1, -1, dtype=np.float64), gain)
-        return (cumulative[end] - cumulative[start]) @ gains
+        return _ideal_dcg_from_counts(counts, cap, gain=gain, discount=discount)
     order = np.lexsort((-relevance, ranked.query))
     contribution = _gain(relevance[order], gain) * _discount(ranked.rank, discount)
     if k is not None:
         contribution = np.where(ranked.rank <= k, contribution, 0.0)
     return segment_sum(contribution, ranked.query_start)
+
+
+def _ideal_dcg_from_counts(counts, cap, *, gain, discount="log2"):
+    """The ideal DCG of each query from its count of each whole grade.
+
+    ``counts``: ``(n_queries, n_grades)``, grades descending (column 0 the
+    top grade, the last column grade 0); ``cap``: each query's cutoff
+    (its size, or k). Each grade fills a run of positions whose discounts
+    come from one cumulative table.
+    """
+    n_grades = counts.shape[1]
+    cumulative = _cumulative_discount(int(cap.max()), discount)
+    end = np.cumsum(counts, axis=1)
+    start = np.minimum(end - counts, cap[:, None])
+    end = np.minimum(end, cap[:, None])
+    gains = _gain(np.arange(n_grades - 1, -1, -1, dtype=np.float64), gain)
+    return (cumulative[end] - cumulative[start]) @ gains
 
 
 def _ndcg_per_query(ranked, *, k, gain, discount="log2"):

@@ -19,10 +19,11 @@ the sum over all the query's rows does (:func:`summed_width`). Tests
 compare the two, and an enumeration of tie orders.
 
 The sort takes the cheapest form the layout allows: grouped rows (each
-query's rows together) are ranked run by run, side by side as the rows of a
-2-D array when every query has the same length; shuffled rows with ids of
-a wide span are grouped by one sort of (id, row) first, then ranked as
-grouped rows. Numpy string ids are factorised only as a last resort:
+query's rows together) are ranked run by run; when every query has the
+same length, side by side as the rows of a 2-D array, and DCG@k is taken
+position by position (:mod:`skrank.metrics._topk_columns`); shuffled rows
+with ids of a wide span are grouped by one sort of (id, row) first, then
+ranked as grouped rows (of one length: position by position as well). Numpy string ids are factorised only as a last resort:
 grouped, only the runs' ids are ordered; shuffled, their varying bits are
 packed into ordered integer keys (:func:`~skrank._core._factorize.string_keys`)
 when they fit in 40 bits.
@@ -34,7 +35,7 @@ import numpy as np
 
 from .._core._factorize import factorize, string_keys
 from .._core._layout import segment_ids
-from .._core._sort import packed_order, sorted_with_payload
+from .._core._sort import key_order, packed_order, sorted_with_payload
 from .._core._validation import (
     check_relevance,
     check_same_length,
@@ -43,10 +44,16 @@ from .._core._validation import (
 )
 from ._gain import (
     _check_gain_range,
-    _cumulative_discount,
     _discount,
     _gain,
     _ideal_dcg_per_query,
+)
+from ._topk_columns import (
+    OneLength,
+    _Rows,
+    binary_ideal_dcg,
+    column_scores,
+    sorted_side_by_side,
 )
 
 #: the metric stems this path computes
@@ -59,25 +66,6 @@ class TopQueries(NamedTuple):
     query_ids: np.ndarray
     n_relevant: np.ndarray
     query_weight: np.ndarray
-
-
-class _Rows(NamedTuple):
-    """Rows grouped by query, for :func:`_ideal_dcg_per_query` and the gain check."""
-
-    relevance: np.ndarray  # grouped by query
-    query: np.ndarray  # each row's query (0..n_queries-1)
-    query_start: np.ndarray
-    query_size: np.ndarray
-    n_queries: int
-
-    @property
-    def n_rows(self):
-        return self.relevance.shape[0]
-
-    @property
-    def rank(self):  # the ideal DCG of many grades sorts by relevance (no count)
-        start = np.repeat(self.query_start, self.query_size)
-        return np.arange(1, self.n_rows + 1) - start
 
 
 def applies(requests, query_id, sample_weight, y_true):
@@ -108,14 +96,22 @@ def _grouped_runs(keys):
     head = keys[:_HEAD_ROWS + 1]
     if np.count_nonzero(head[1:] != head[:-1]) * 2 >= head.shape[0]:
         return None  # mostly single rows at the start: shuffled, most likely
-    starts = np.flatnonzero(keys[1:] != keys[:-1]) + 1
-    if (starts.shape[0] + 1) * 2 > n_rows:  # mostly single rows: not worth it
+    new_run = keys[1:] != keys[:-1]
+    n_runs = np.count_nonzero(new_run) + 1
+    if n_runs * 2 > n_rows:  # mostly single rows: not worth it
         return None
-    starts = np.r_[0, starts]
+    length = n_rows // n_runs
+    if length * n_runs == n_rows and new_run[length - 1::length].all():
+        starts = np.arange(0, n_rows, length)  # runs of one length (no other run starts)
+    else:
+        starts = np.r_[0, np.flatnonzero(new_run) + 1]
     run_keys = keys[starts]
     packed = string_keys(run_keys)  # string ids: sorted as integers
-    by_key = np.argsort(run_keys if packed is None else packed[0])  # distinct if grouped
-    ordered = run_keys[by_key] if packed is None else packed[0][by_key]
+    sortable = run_keys if packed is None else packed[0]
+    if (sortable[1:] > sortable[:-1]).all():  # runs in ascending key order already
+        return starts, np.arange(starts.shape[0])
+    by_key = key_order(sortable)  # distinct if grouped
+    ordered = sortable[by_key]
     if (ordered[1:] == ordered[:-1]).any():  # a query in two runs
         return None
     return starts, by_key
@@ -214,15 +210,15 @@ def top_layout(y_true, y_score, query_id, binary=False):
     the full layout handles (scores other than float64, ``-inf`` scores,
     fractional grades, keys that do not pack).
     """
-    relevance = check_relevance(y_true, binary=binary)
+    relevance, top = _grades(y_true, binary)
     score = check_score("y_score", y_score)
     if relevance.shape != score.shape:
         return None  # rank_queries words the error
     if (score.dtype != np.float64 or relevance.ndim != 1 or score.shape[0] < 2
-            or np.isneginf(score).any()):
+            or np.isinf(score).any()):  # -inf: check_score refused +inf
         return None  # before the ids' factorisation, which the full path does again
     integer_input = getattr(y_true, "dtype", np.dtype(float)).kind in "biu"
-    if not _whole_gains(relevance, integer_input):
+    if not _whole_gains(relevance, integer_input, top):
         return None
     n_rows = score.shape[0]
     keys, labels, runs = _query_keys(query_id, n_rows)
@@ -231,13 +227,19 @@ def top_layout(y_true, y_score, query_id, binary=False):
         if keys.dtype.kind not in "iu":
             return None
         runs = _grouped_runs(keys)
+    length = None if runs is None else _one_length(runs[0], n_rows)
+    columns = None if length is None else sorted_side_by_side(score, relevance, length, top)
+    if columns is not None:  # queries of one length: position by position
+        query_ids = _labels(labels, keys[runs[0]][runs[1]])
+        warn_if_label_scores(score, relevance, runs[0].shape[0])
+        return columns, None, None, None, runs[1], query_ids
+    grades, relevance = relevance, relevance.astype(np.float64, copy=False)  # as checked
     carried = _grades_carried(score, keys if runs is None else None, runs, relevance)
     if carried is not None:
         ranked_score, ranked_relevance, query_start, first_keys, by_key = carried
         if first_keys is None:
             first_keys = keys[query_start][by_key]
-        query = segment_ids(query_start, n_rows)
-        rows = _Rows(ranked_relevance, query, query_start,
+        rows = _Rows(ranked_relevance, None, query_start,
                      np.diff(query_start, append=n_rows), query_start.shape[0])
         query_ids = _labels(labels, first_keys)
         warn_if_label_scores(score, relevance, rows.n_queries)
@@ -245,6 +247,12 @@ def top_layout(y_true, y_score, query_id, binary=False):
     by_rows = _rows_by_key(keys) if runs is None else None
     if by_rows is not None:  # wide keys: rows grouped first, then ranked within
         rows, query_start, first_keys = by_rows
+        length = _one_length(query_start, n_rows)
+        columns = None if length is None else sorted_side_by_side(
+            score, grades, length, top, rows=rows)
+        if columns is not None:  # queries of one length: position by position
+            warn_if_label_scores(score, relevance, query_start.shape[0])
+            return columns, None, None, None, None, _labels(labels, first_keys)
         query = segment_ids(query_start, n_rows)
         grouped_score = score[rows]  # the only gathers from the input's order
         found = packed_order(grouped_score, query, sorted_keys=False)
@@ -282,6 +290,23 @@ def top_layout(y_true, y_score, query_id, binary=False):
     sizes = np.diff(query_start, append=n_rows)
     rows = _Rows(grouped, query, query_start, sizes, n_queries)
     return rows, ranked_score, ranked_relevance, query_start, by_key, query_ids
+
+
+def _grades(y_true, binary):
+    """``(relevance, top)``: :func:`check_relevance`'s grades and the largest one.
+
+    A plain int64 array is checked by its minimum and kept as it is (whole
+    grades, finite): no float64 copy, no pass for finiteness; the paths
+    other than :func:`sorted_side_by_side` take its float64 copy, which
+    :func:`check_relevance` would have made. Any other input, and a
+    negative grade (whose error :func:`check_relevance` words), goes
+    through :func:`check_relevance`.
+    """
+    if (not binary and type(y_true) is np.ndarray and y_true.dtype == np.int64
+            and y_true.ndim == 1 and y_true.shape[0] and y_true.min() >= 0):
+        return y_true, y_true.max()
+    relevance = check_relevance(y_true, binary=binary)
+    return relevance, (relevance.max() if relevance.size else 0.0)
 
 
 def _query_keys(query_id, n_rows):
@@ -460,29 +485,19 @@ def _past_window(score, relevance, query_start, sizes, edge, width, gain):
     return count, total
 
 
-def _whole_gains(relevance, integer_input):
+def _whole_gains(relevance, integer_input, top):
     """Whether every gain, and every sum of gains, is a whole number held exactly.
 
     Then a tie block's gain sum is exact in any order of its rows, as the
     full layout's (in its canonical order) is: the two give the same bits.
     Whole grades below 2**53 / rows (exponential gains 2**grade - 1 below
-    it too). ``integer_input``: ``y_true`` came as integers (whole already).
+    it too). ``integer_input``: ``y_true`` came as integers (whole already);
+    ``top``: the largest grade.
     """
-    top = float(relevance.max())
+    top = float(top)
     if top + np.log2(relevance.shape[0] + 1.0) >= 52.0:
         return False
     return integer_input or np.array_equal(relevance, np.floor(relevance))
-
-
-def _binary_ideal_dcg(rows, n_relevant, k, discount):
-    """:func:`_ideal_dcg_per_query` of grades 0 and 1, from each query's relevant count.
-
-    The ideal ranking puts the relevant rows first, each of gain 1 (either
-    gain): the ideal DCG@k is the cumulative discount of the first
-    ``min(n_relevant, k)`` ranks, the very value the count per grade gives.
-    """
-    table = _cumulative_discount(int(min(k, rows.query_size.max())), discount)
-    return table[np.minimum(n_relevant, k).astype(np.intp)]
 
 
 def top_k_scores(y_true, y_score, requests, query_id, binary=False):
@@ -494,8 +509,19 @@ def top_k_scores(y_true, y_score, requests, query_id, binary=False):
     if found is None:
         return None
     rows, score, relevance, query_start, by_key, query_ids = found
+    if isinstance(rows, OneLength):
+        out, n_relevant = column_scores(rows, requests)
+    else:
+        out, n_relevant = _window_scores(rows, score, relevance, query_start, requests)
+    if by_key is not None:
+        out = {key: values[by_key] for key, values in out.items()}
+        n_relevant = n_relevant[by_key]
+    return out, TopQueries(query_ids, n_relevant, np.ones(n_relevant.shape[0]))
+
+
+def _window_scores(rows, score, relevance, query_start, requests):
+    """``({key: values per query}, n_relevant)`` from the ranked rows' windows."""
     n_relevant = np.add.reduceat((rows.relevance > 0).astype(np.float64), query_start)
-    layout = TopQueries(query_ids, n_relevant, np.ones(rows.n_queries))
     binary_grades = rows.relevance.max() <= 1.0
     out = {}
     for request in requests:
@@ -507,10 +533,8 @@ def top_k_scores(y_true, y_score, requests, query_id, binary=False):
         if request.spec.stem == "ndcg":
             with np.errstate(invalid="ignore", divide="ignore"):
                 values = values / (
-                    _binary_ideal_dcg(rows, n_relevant, request.k, discount)
+                    binary_ideal_dcg(rows.query_size.max(), n_relevant, request.k, discount)
                     if binary_grades else
                     _ideal_dcg_per_query(rows, k=request.k, gain=gain, discount=discount))
-        out[request.key] = values if by_key is None else values[by_key]
-    if by_key is not None:
-        layout = TopQueries(query_ids, n_relevant[by_key], layout.query_weight)
-    return out, layout
+        out[request.key] = values
+    return out, n_relevant

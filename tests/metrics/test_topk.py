@@ -16,7 +16,7 @@ import pytest
 import skrank
 from skrank import dcg_score, evaluate, ndcg_score
 from skrank._core._sort import packed_order
-from skrank.metrics import _evaluate, _topk
+from skrank.metrics import _evaluate, _topk, _topk_columns
 
 
 def _dcg(grades, k, gain):
@@ -299,10 +299,14 @@ def test_long_queries_give_the_full_layouts_bits(k, scores, tie_means):
         np.testing.assert_array_equal(fast.value, full.value)
 
 
-def test_sorted_with_payload():
+@pytest.mark.parametrize("piece_rows", [None, 7])
+def test_sorted_with_payload(piece_rows, monkeypatch):
     """Rows by (key, descending score) with their payload; None when a score bit is cut."""
+    from skrank._core import _sort
     from skrank._core._sort import sorted_with_payload
 
+    if piece_rows:  # packed a few rows at a time, the last piece shorter
+        monkeypatch.setattr(_sort, "_PIECE_ROWS", piece_rows)
     rng = np.random.default_rng(2)
     keys = rng.integers(-50, 2**20, size=3000)
     score = np.round(rng.standard_normal(3000) * 4) / 4
@@ -312,7 +316,15 @@ def test_sorted_with_payload():
     np.testing.assert_array_equal((packed >> np.uint64(64 - key_bits)).astype(np.int64)
                                   + low, keys[order])
     np.testing.assert_array_equal(packed & np.uint64(7), grade[order])
+    middle = (packed << np.uint64(key_bits)) >> np.uint64(key_bits + 3)  # the scores
+    same_key = keys[order][1:] == keys[order][:-1]
+    assert (middle[1:][same_key] >= middle[:-1][same_key]).all()
+    assert ((middle[1:] == middle[:-1]) == (score[order][1:] == score[order][:-1]))[
+        same_key].all()
     assert sorted_with_payload(rng.standard_normal(3000), keys, grade, 3) is None
+    late = score.copy()
+    late[-1] = 0.75 + 2.0**-45  # a bit the packing would cut, past the first rows
+    assert sorted_with_payload(late, keys, grade, 3) is None
 
 
 def _string_ids(kind, n_queries, rng):
@@ -388,7 +400,8 @@ def test_string_ids_give_the_full_layouts_values_and_ids(kind, layout, sort_kind
 
 @pytest.mark.parametrize("length", [1, 3, 10, 100])
 @pytest.mark.parametrize("k", [1, 5, 10, 30])
-def test_queries_of_one_length_sorted_side_by_side(length, k, tie_means, monkeypatch):
+@pytest.mark.parametrize("pieces", ["whole", "small pieces"])
+def test_queries_of_one_length_sorted_side_by_side(length, k, pieces, monkeypatch):
     """Grouped queries of one length: each sorted as a row of a 2-D array, the full layout's bits."""
     rng = np.random.default_rng(length * 100 + k)
     n_queries = 300
@@ -396,14 +409,17 @@ def test_queries_of_one_length_sorted_side_by_side(length, k, tie_means, monkeyp
     y = rng.choice([0, 0, 0, 1, 2, 3], size=query.shape[0])
     score = np.round(rng.standard_normal(query.shape[0]) * 3) / 4  # ties at every cutoff
     y[query == query[0]] = 0  # a query without a relevant row
+    if pieces == "small pieces":  # several pieces, the last one shorter
+        monkeypatch.setattr(_topk_columns, "_CHUNK", 7)
+        monkeypatch.setattr(_topk_columns, "_PREPARED_ROWS", 7 * length)
     lengths = []
-    original = _topk.sorted_with_payload
+    original = _topk.sorted_side_by_side
 
     def watch(*args, **kwargs):
-        lengths.append(kwargs.get("run_length"))
+        lengths.append(args[2])
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(_topk, "sorted_with_payload", watch)
+    monkeypatch.setattr(_topk, "sorted_side_by_side", watch)
     for name, function in (("ndcg", ndcg_score), ("dcg", dcg_score)):
         fast = evaluate(y, score, query_id=query, metrics=[f"{name}@{k}"],
                         aggregate=None, no_relevant="zero")[f"{name}@{k}"]
@@ -411,7 +427,7 @@ def test_queries_of_one_length_sorted_side_by_side(length, k, tie_means, monkeyp
                         no_relevant="zero")
         np.testing.assert_array_equal(np.asarray(fast.query_id), np.asarray(full.query_id))
         np.testing.assert_array_equal(fast.value, full.value)
-    assert lengths == [length if length > 1 else None] * 2  # single rows: not grouped
+    assert lengths == ([length] * 2 if length > 1 else [])  # single rows: not grouped
 
 
 @pytest.mark.parametrize("split", [False, True])
