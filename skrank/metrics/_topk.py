@@ -46,6 +46,7 @@ from ._gain import (
     _check_gain_range,
     _discount,
     _gain,
+    _ideal_dcg_from_counts,
     _ideal_dcg_per_query,
 )
 from ._topk_columns import (
@@ -120,6 +121,9 @@ def _grouped_runs(keys):
 def _grades_carried(score, keys, runs, relevance):
     """The ranked layout from one sort of values carrying each row's grade, or None.
 
+    Returns ``(scores, grades as float64, grades as int64, query_start,
+    first_keys, by_key)``.
+
     Whole grades below 256 ride in the low bits of the packed sort
     (:func:`sorted_with_payload`), when no bit of a score is lost beside
     them and the key: no row index, no gather. The ranked "scores" are the
@@ -142,10 +146,11 @@ def _grades_carried(score, keys, runs, relevance):
     if found is None:
         return None
     packed, key_bits, low = found
-    grade = (packed & np.uint64((1 << grade_bits) - 1)).astype(np.float64)
+    index = (packed & np.uint64((1 << grade_bits) - 1)).view(np.int64)  # the grades
+    grade = index.astype(np.float64)
     packed >>= np.uint64(grade_bits)
     if keys is None:  # the runs, in input order: each run's first key is its id's
-        return packed, grade, runs[0], None, runs[1]
+        return packed, grade, index, runs[0], None, runs[1]
     new_query = np.zeros(n_rows, dtype=bool)
     new_query[0] = True
     if key_bits:
@@ -156,7 +161,7 @@ def _grades_carried(score, keys, runs, relevance):
     if key_bits:
         first_keys = key[query_start].astype(np.int64)
     first_keys += low
-    return packed, grade, query_start, first_keys, None
+    return packed, grade, index, query_start, first_keys, None
 
 
 #: a key span of more bits than this leaves too few bits of score beside the
@@ -236,11 +241,11 @@ def top_layout(y_true, y_score, query_id, binary=False):
     grades, relevance = relevance, relevance.astype(np.float64, copy=False)  # as checked
     carried = _grades_carried(score, keys if runs is None else None, runs, relevance)
     if carried is not None:
-        ranked_score, ranked_relevance, query_start, first_keys, by_key = carried
+        ranked_score, ranked_relevance, index, query_start, first_keys, by_key = carried
         if first_keys is None:
             first_keys = keys[query_start][by_key]
         rows = _Rows(ranked_relevance, None, query_start,
-                     np.diff(query_start, append=n_rows), query_start.shape[0])
+                     np.diff(query_start, append=n_rows), query_start.shape[0], grades=index)
         query_ids = _labels(labels, first_keys)
         warn_if_label_scores(score, relevance, rows.n_queries)
         return rows, ranked_score, ranked_relevance, query_start, by_key, query_ids
@@ -519,9 +524,48 @@ def top_k_scores(y_true, y_score, requests, query_id, binary=False):
     return out, TopQueries(query_ids, n_relevant, np.ones(n_relevant.shape[0]))
 
 
+#: bits of one grade's count in :func:`_grade_counts`' packed sums
+_WORD_BITS = 64
+
+
+def _grade_counts(rows):
+    """Each query's count of each grade, top grade first (0 for grade 0), or None.
+
+    The counts :func:`_ideal_dcg_per_query` takes of whole grades (its
+    ``integral`` case: it counts the nonzero grades only, so grade 0's
+    column is 0), summed in fields of one integer a row: grade g adds
+    ``1 << (g - 1) * bits`` (a table lookup), one ``reduceat`` over the
+    rows, then the fields read apart. ``rows.grades``: the integer grades
+    (None: not known). None too when the fields would not fit in 64 bits
+    or :func:`_ideal_dcg_per_query` would sort instead of counting.
+    """
+    grades = rows.grades
+    if grades is None or not rows.n_rows:
+        return None
+    top = int(rows.relevance.max())
+    n_grades = top + 1
+    if n_grades * rows.n_queries > max(4 * rows.n_rows, 1 << 20):
+        return None  # _ideal_dcg_per_query sorts
+    bits = int(rows.query_size.max()).bit_length()
+    if top * bits > _WORD_BITS:
+        return None
+    table = np.zeros(n_grades, dtype=np.uint64)
+    table[1:] = np.uint64(1) << (np.arange(top, dtype=np.uint64) * np.uint64(bits))
+    words = np.add.reduceat(table[grades], rows.query_start)
+    counts = np.zeros((rows.n_queries, n_grades), dtype=np.intp)
+    mask = np.uint64((1 << bits) - 1)
+    for grade in range(1, n_grades):  # column 0 the top grade
+        counts[:, top - grade] = (words >> np.uint64((grade - 1) * bits)) & mask
+    return counts
+
+
 def _window_scores(rows, score, relevance, query_start, requests):
     """``({key: values per query}, n_relevant)`` from the ranked rows' windows."""
-    n_relevant = np.add.reduceat((rows.relevance > 0).astype(np.float64), query_start)
+    counts = _grade_counts(rows)
+    if counts is None:
+        n_relevant = np.add.reduceat((rows.relevance > 0).astype(np.float64), query_start)
+    else:  # whole numbers: the same sums
+        n_relevant = counts.sum(axis=1).astype(np.float64)
     binary_grades = rows.relevance.max() <= 1.0
     out = {}
     for request in requests:
@@ -535,6 +579,9 @@ def _window_scores(rows, score, relevance, query_start, requests):
                 values = values / (
                     binary_ideal_dcg(rows.query_size.max(), n_relevant, request.k, discount)
                     if binary_grades else
-                    _ideal_dcg_per_query(rows, k=request.k, gain=gain, discount=discount))
+                    _ideal_dcg_per_query(rows, k=request.k, gain=gain, discount=discount)
+                    if counts is None else
+                    _ideal_dcg_from_counts(counts, np.minimum(rows.query_size, request.k),
+                                           gain=gain, discount=discount))
         out[request.key] = values
     return out, n_relevant
