@@ -86,10 +86,11 @@ _HEAD_ROWS = 1 << 12
 
 
 def _grouped_runs(keys):
-    """``(starts, by_key)`` when every query's rows are one run, else None.
+    """``(starts, by_key, run_keys)`` when every query's rows are one run, else None.
 
     ``starts``: each run's first row; ``by_key``: the runs in ascending key
-    order (the order of the full layout's queries). ``keys``: integers, or
+    order (the order of the full layout's queries); ``run_keys``: each
+    run's key, in the runs' order. ``keys``: integers, or
     numpy string ids as they are (no factorisation: the runs' ids only are
     ordered).
     """
@@ -110,12 +111,12 @@ def _grouped_runs(keys):
     packed = string_keys(run_keys)  # string ids: sorted as integers
     sortable = run_keys if packed is None else packed[0]
     if (sortable[1:] > sortable[:-1]).all():  # runs in ascending key order already
-        return starts, np.arange(starts.shape[0])
+        return starts, np.arange(starts.shape[0]), run_keys
     by_key = key_order(sortable)  # distinct if grouped
     ordered = sortable[by_key]
     if (ordered[1:] == ordered[:-1]).any():  # a query in two runs
         return None
-    return starts, by_key
+    return starts, by_key, run_keys
 
 
 def _grades_carried(score, keys, runs, relevance):
@@ -150,7 +151,7 @@ def _grades_carried(score, keys, runs, relevance):
     grade = index.astype(np.float64)
     packed >>= np.uint64(grade_bits)
     if keys is None:  # the runs, in input order: each run's first key is its id's
-        return packed, grade, index, runs[0], None, runs[1]
+        return packed, grade, index, runs[0], runs[2][runs[1]], runs[1]
     new_query = np.zeros(n_rows, dtype=bool)
     new_query[0] = True
     if key_bits:
@@ -235,15 +236,13 @@ def top_layout(y_true, y_score, query_id, binary=False):
     length = None if runs is None else _one_length(runs[0], n_rows)
     columns = None if length is None else sorted_side_by_side(score, relevance, length, top)
     if columns is not None:  # queries of one length: position by position
-        query_ids = _labels(labels, keys[runs[0]][runs[1]])
+        query_ids = _labels(labels, runs[2][runs[1]])
         warn_if_label_scores(score, relevance, runs[0].shape[0])
         return columns, None, None, None, runs[1], query_ids
     grades, relevance = relevance, relevance.astype(np.float64, copy=False)  # as checked
     carried = _grades_carried(score, keys if runs is None else None, runs, relevance)
     if carried is not None:
         ranked_score, ranked_relevance, index, query_start, first_keys, by_key = carried
-        if first_keys is None:
-            first_keys = keys[query_start][by_key]
         rows = _Rows(ranked_relevance, None, query_start,
                      np.diff(query_start, append=n_rows), query_start.shape[0], grades=index)
         query_ids = _labels(labels, first_keys)
@@ -281,13 +280,13 @@ def top_layout(y_true, y_score, query_id, binary=False):
         by_key = None
         query = segment_ids(query_start, n_rows)
     else:
-        query_start, by_key = runs
+        query_start, by_key, run_keys = runs
         query = segment_ids(query_start, n_rows)
         found = packed_order(score, query, sorted_keys=False)
         if found is None:
             return None
         order = found[0]
-        first_keys = keys[query_start][by_key]
+        first_keys = run_keys[by_key]
         grouped, ranked_relevance, ranked_score = relevance, relevance[order], score[order]
     n_queries = query_start.shape[0]
     query_ids = _labels(labels, first_keys)
