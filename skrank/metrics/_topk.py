@@ -119,11 +119,10 @@ def _grouped_runs(keys):
     return starts, by_key, run_keys
 
 
-def _grades_carried(score, keys, runs, relevance):
+def _grades_carried(score, keys, runs, relevance, top):
     """The ranked layout from one sort of values carrying each row's grade, or None.
 
-    Returns ``(scores, grades as float64, grades as int64, query_start,
-    first_keys, by_key)``.
+    Returns ``(scores, grades as int64, query_start, first_keys, by_key)``.
 
     Whole grades below 256 ride in the low bits of the packed sort
     (:func:`sorted_with_payload`), when no bit of a score is lost beside
@@ -131,9 +130,9 @@ def _grades_carried(score, keys, runs, relevance):
     packed values without the grade (equal within a query exactly where
     the scores are), which is all the window compares. ``keys``: the ids'
     keys of shuffled rows, or None with ``runs`` (grouped rows: the runs'
-    numbers are the keys).
+    numbers are the keys). ``relevance``: whole grades, the largest ``top``.
     """
-    top = int(relevance.max())
+    top = int(top)
     grade_bits = max(1, top.bit_length())
     if grade_bits > 8 or (keys is not None and keys.dtype != np.int64):
         return None
@@ -147,11 +146,10 @@ def _grades_carried(score, keys, runs, relevance):
     if found is None:
         return None
     packed, key_bits, low = found
-    index = (packed & np.uint64((1 << grade_bits) - 1)).view(np.int64)  # the grades
-    grade = index.astype(np.float64)
+    grade = (packed & np.uint64((1 << grade_bits) - 1)).view(np.int64)  # no float copy
     packed >>= np.uint64(grade_bits)
     if keys is None:  # the runs, in input order: each run's first key is its id's
-        return packed, grade, index, runs[0], runs[2][runs[1]], runs[1]
+        return packed, grade, runs[0], runs[2][runs[1]], runs[1]
     new_query = np.zeros(n_rows, dtype=bool)
     new_query[0] = True
     if key_bits:
@@ -162,7 +160,7 @@ def _grades_carried(score, keys, runs, relevance):
     if key_bits:
         first_keys = key[query_start].astype(np.int64)
     first_keys += low
-    return packed, grade, index, query_start, first_keys, None
+    return packed, grade, query_start, first_keys, None
 
 
 #: a key span of more bits than this leaves too few bits of score beside the
@@ -239,15 +237,15 @@ def top_layout(y_true, y_score, query_id, binary=False):
         query_ids = _labels(labels, runs[2][runs[1]])
         warn_if_label_scores(score, relevance, runs[0].shape[0])
         return columns, None, None, None, runs[1], query_ids
-    grades, relevance = relevance, relevance.astype(np.float64, copy=False)  # as checked
-    carried = _grades_carried(score, keys if runs is None else None, runs, relevance)
-    if carried is not None:
-        ranked_score, ranked_relevance, index, query_start, first_keys, by_key = carried
-        rows = _Rows(ranked_relevance, None, query_start,
-                     np.diff(query_start, append=n_rows), query_start.shape[0], grades=index)
+    carried = _grades_carried(score, keys if runs is None else None, runs, relevance, top)
+    if carried is not None:  # the ranked grades as integers (window_dcg takes them)
+        ranked_score, ranked_relevance, query_start, first_keys, by_key = carried
+        rows = _Rows(ranked_relevance, None, query_start, np.diff(query_start, append=n_rows),
+                     query_start.shape[0], grades=ranked_relevance)
         query_ids = _labels(labels, first_keys)
         warn_if_label_scores(score, relevance, rows.n_queries)
         return rows, ranked_score, ranked_relevance, query_start, by_key, query_ids
+    grades, relevance = relevance, relevance.astype(np.float64, copy=False)  # as checked
     by_rows = _rows_by_key(keys) if runs is None else None
     if by_rows is not None:  # wide keys: rows grouped first, then ranked within
         rows, query_start, first_keys = by_rows
@@ -353,17 +351,18 @@ def window_dcg(score, relevance, query_start, sizes, k, gain, discount):
     position of a tie block holds the block's mean gain; the block cut by
     the cutoff is followed past it.
     The window (each query's first k positions) is one flat array: tie
-    blocks are its runs of equal scores inside a query.
+    blocks are its runs of equal scores inside a query. ``relevance``:
+    float64, or whole grades as integers (the same gains, made in float64).
     """
     width = int(min(k, sizes.max()))
     if width == sizes.max():  # every query fits the window: all positions
         start, size = query_start, sizes
-        value, gains = score, _gain(relevance, gain)
+        value, gains = score, _gain(relevance.astype(np.float64, copy=False), gain)
     else:
         size = np.minimum(sizes, width)
         start = np.cumsum(size) - size
         rows = np.repeat(query_start - start, size) + np.arange(int(size.sum()))
-        value, gains = score[rows], _gain(relevance[rows], gain)
+        value, gains = score[rows], _gain(relevance[rows].astype(np.float64, copy=False), gain)
     n_window = value.shape[0]
     column = np.arange(n_window) - np.repeat(start, size)
     weight = _discount(np.arange(1, width + 1), discount)[column]
@@ -527,7 +526,7 @@ def top_k_scores(y_true, y_score, requests, query_id, binary=False):
 _WORD_BITS = 64
 
 
-def _grade_counts(rows):
+def _grade_counts(rows, top):
     """Each query's count of each grade, top grade first (0 for grade 0), or None.
 
     The counts :func:`_ideal_dcg_per_query` takes of whole grades (its
@@ -541,7 +540,7 @@ def _grade_counts(rows):
     grades = rows.grades
     if grades is None or not rows.n_rows:
         return None
-    top = int(rows.relevance.max())
+    top = int(top)
     n_grades = top + 1
     if n_grades * rows.n_queries > max(4 * rows.n_rows, 1 << 20):
         return None  # _ideal_dcg_per_query sorts
@@ -560,12 +559,13 @@ def _grade_counts(rows):
 
 def _window_scores(rows, score, relevance, query_start, requests):
     """``({key: values per query}, n_relevant)`` from the ranked rows' windows."""
-    counts = _grade_counts(rows)
+    top = rows.relevance.max()
+    counts = _grade_counts(rows, top)
     if counts is None:
         n_relevant = np.add.reduceat((rows.relevance > 0).astype(np.float64), query_start)
     else:  # whole numbers: the same sums
         n_relevant = counts.sum(axis=1).astype(np.float64)
-    binary_grades = rows.relevance.max() <= 1.0
+    binary_grades = top <= 1.0
     out = {}
     for request in requests:
         options = {**request.spec.defaults, **request.kernel_options}
