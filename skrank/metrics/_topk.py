@@ -442,8 +442,14 @@ def summed_width(sizes, window):
 
 
 def _sum_as_full_query(values, start, size, sizes):
-    """Per-query sums of the window's ``values``, with the full layout's rounding."""
-    width = summed_width(sizes, size)
+    """Per-query sums of the window's ``values``, with the full layout's rounding.
+
+    A query the window holds whole is summed as it is (its summed width is
+    its size): :func:`summed_width` runs on the cut queries only.
+    """
+    cut = np.flatnonzero(size < sizes)
+    width = size.copy()
+    width[cut] = summed_width(sizes[cut], size[cut])
     if np.array_equal(width, size):
         return np.add.reduceat(values, start)
     padded_start = np.cumsum(width) - width

@@ -164,3 +164,10 @@ def test_float_grades_and_relevant_counts_through_the_counted_path():
         fast = evaluate(grades, score, query_id=query, metrics=["ndcg@5"])
         full = evaluate(grades, score, query_id=query, metrics=["ndcg@5", "mrr"])
         assert fast["ndcg@5"] == full["ndcg@5"]
+
+
+def test_summed_width_of_a_whole_query_is_its_size():
+    """What lets _sum_as_full_query skip the queries the window holds whole."""
+    n = np.arange(1, 3000)
+    np.testing.assert_array_equal(_topk.summed_width(n, n), n)
+    assert (_topk.summed_width(n[20:], 10) < n[20:]).any()  # cut queries: shorter
