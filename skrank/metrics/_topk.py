@@ -343,7 +343,18 @@ def _labels(labels, first_keys):
 _TIED_SHARE = 0.5
 
 
-def window_dcg(score, relevance, query_start, sizes, k, gain, discount):
+def _gains(relevance, gain, top):
+    """Each grade's gain, in float64: whole grades as integers (largest ``top``) by a table.
+
+    The table holds the gains of the grades ``0..top`` as float64 values,
+    made by :func:`_gain` itself: each row's gain is the same value.
+    """
+    if relevance.dtype.kind in "iu":
+        return _gain(np.arange(int(top) + 1, dtype=np.float64), gain)[relevance]
+    return _gain(relevance, gain)
+
+
+def window_dcg(score, relevance, query_start, sizes, k, gain, discount, top=None):
     """Expected DCG@k per query (tie orders averaged), from the first k positions.
 
     ``score`` and ``relevance`` are in ranked order: by query, then by
@@ -352,17 +363,18 @@ def window_dcg(score, relevance, query_start, sizes, k, gain, discount):
     the cutoff is followed past it.
     The window (each query's first k positions) is one flat array: tie
     blocks are its runs of equal scores inside a query. ``relevance``:
-    float64, or whole grades as integers (the same gains, made in float64).
+    float64, or whole grades as integers, the largest ``top`` (the same
+    gains, made in float64).
     """
     width = int(min(k, sizes.max()))
     if width == sizes.max():  # every query fits the window: all positions
         start, size = query_start, sizes
-        value, gains = score, _gain(relevance.astype(np.float64, copy=False), gain)
+        value, gains = score, _gains(relevance, gain, top)
     else:
         size = np.minimum(sizes, width)
         start = np.cumsum(size) - size
         rows = np.repeat(query_start - start, size) + np.arange(int(size.sum()))
-        value, gains = score[rows], _gain(relevance[rows].astype(np.float64, copy=False), gain)
+        value, gains = score[rows], _gains(relevance[rows], gain, top)
     n_window = value.shape[0]
     column = np.arange(n_window) - np.repeat(start, size)
     weight = _discount(np.arange(1, width + 1), discount)[column]
@@ -578,7 +590,7 @@ def _window_scores(rows, score, relevance, query_start, requests):
         gain, discount = options["gain"], options["discount"]
         _check_gain_range(rows, gain)
         values = window_dcg(score, relevance, query_start, rows.query_size,
-                            request.k, gain, discount)
+                            request.k, gain, discount, top=top)
         if request.spec.stem == "ndcg":
             with np.errstate(invalid="ignore", divide="ignore"):
                 values = values / (
