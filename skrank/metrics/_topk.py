@@ -457,17 +457,24 @@ def _sum_as_full_query(values, start, size, sizes):
     """Per-query sums of the window's ``values``, with the full layout's rounding.
 
     A query the window holds whole is summed as it is (its summed width is
-    its size): :func:`summed_width` runs on the cut queries only.
+    its size): :func:`summed_width` runs on the cut queries only, and only
+    those whose summed width is longer than the window are summed again,
+    padded with zeros.
     """
+    sums = np.add.reduceat(values, start)
     cut = np.flatnonzero(size < sizes)
-    width = size.copy()
-    width[cut] = summed_width(sizes[cut], size[cut])
-    if np.array_equal(width, size):
-        return np.add.reduceat(values, start)
+    width = summed_width(sizes[cut], size[cut])
+    padded_ones = width != size[cut]
+    cut, width = cut[padded_ones], width[padded_ones]
+    if not cut.shape[0]:
+        return sums
+    size, start = size[cut], start[cut]
     padded_start = np.cumsum(width) - width
     padded = np.zeros(int(width.sum()))
-    padded[np.repeat(padded_start - start, size) + np.arange(values.shape[0])] = values
-    return np.add.reduceat(padded, padded_start)
+    offset = np.arange(int(size.sum())) - np.repeat(np.cumsum(size) - size, size)
+    padded[np.repeat(padded_start, size) + offset] = values[np.repeat(start, size) + offset]
+    sums[cut] = np.add.reduceat(padded, padded_start)
+    return sums
 
 
 def _past_window(score, relevance, query_start, sizes, edge, width, gain):
