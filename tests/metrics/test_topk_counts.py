@@ -171,3 +171,29 @@ def test_summed_width_of_a_whole_query_is_its_size():
     n = np.arange(1, 3000)
     np.testing.assert_array_equal(_topk.summed_width(n, n), n)
     assert (_topk.summed_width(n[20:], 10) < n[20:]).any()  # cut queries: shorter
+
+
+@pytest.mark.parametrize("piece_rows", [1, 7, 64, 1 << 14])
+def test_sorted_with_payload_in_pieces_of_whole_runs(piece_rows, monkeypatch):
+    """Packed and sorted a piece of whole runs at a time: the one sort's values."""
+    from skrank._core import _sort
+    from skrank._core._layout import segment_ids
+
+    monkeypatch.setattr(_sort, "_SORTED_PIECE_ROWS", piece_rows)
+    rng = np.random.default_rng(7)
+    sizes = rng.integers(1, 40, size=300)
+    sizes[[0, 50, 299]] = [1, 900, 200]  # runs longer than a piece
+    starts = np.r_[0, np.cumsum(sizes)[:-1]]
+    n = int(sizes.sum())
+    score = np.round(rng.standard_normal(n) * 4) / 4
+    grade = rng.integers(0, 5, size=n)
+    keys = segment_ids(starts, n)
+    whole = _sort.sorted_with_payload(score, keys, grade, 3)
+    pieces = _sort.sorted_with_payload(score, keys, grade, 3, run_starts=starts)
+    np.testing.assert_array_equal(pieces[0], whole[0])
+    assert pieces[1:] == whole[1:]
+    cuts = _sort._piece_cuts(starts, n)
+    assert cuts[0] == 0 and cuts[-1] == n and set(cuts[1:-1]) <= set(starts.tolist())
+    late = score.copy()
+    late[-1] = 0.75 + 2.0**-45  # a bit the packing would cut, in the last piece
+    assert _sort.sorted_with_payload(late, keys, grade, 3, run_starts=starts) is None
