@@ -553,7 +553,10 @@ _WORD_BITS = 64
 
 
 def _grade_counts(rows, top):
-    """Each query's count of each grade, top grade first (0 for grade 0), or None.
+    """``(counts, n_relevant)``: each query's count of each grade, and of relevant rows.
+
+    ``counts`` has the top grade first (0 for grade 0); None instead of the
+    pair when the counts are not taken here.
 
     The counts :func:`_ideal_dcg_per_query` takes of whole grades (its
     ``integral`` case: it counts the nonzero grades only, so grade 0's
@@ -577,10 +580,13 @@ def _grade_counts(rows, top):
     table[1:] = np.uint64(1) << (np.arange(top, dtype=np.uint64) * np.uint64(bits))
     words = np.add.reduceat(table[grades], rows.query_start)
     counts = np.zeros((rows.n_queries, n_grades), dtype=np.intp)
+    relevant = np.zeros(rows.n_queries, dtype=np.intp)
     mask = np.uint64((1 << bits) - 1)
     for grade in range(1, n_grades):  # column 0 the top grade
-        counts[:, top - grade] = (words >> np.uint64((grade - 1) * bits)) & mask
-    return counts
+        count = (words >> np.uint64((grade - 1) * bits)) & mask
+        counts[:, top - grade] = count
+        relevant += count.view(np.intp)
+    return counts, relevant
 
 
 def _window_scores(rows, score, relevance, query_start, requests):
@@ -590,7 +596,7 @@ def _window_scores(rows, score, relevance, query_start, requests):
     if counts is None:
         n_relevant = np.add.reduceat((rows.relevance > 0).astype(np.float64), query_start)
     else:  # whole numbers: the same sums
-        n_relevant = counts.sum(axis=1).astype(np.float64)
+        counts, n_relevant = counts[0], counts[1].astype(np.float64)
     binary_grades = top <= 1.0
     out = {}
     for request in requests:
