@@ -199,3 +199,36 @@ def test_sorted_with_payload_in_pieces_of_whole_runs(piece_rows, monkeypatch):
     late = score.copy()
     late[-1] = 0.75 + 2.0**-45  # a bit the packing would cut, in the last piece
     assert _sort.sorted_with_payload(late, keys, grade, 3, run_starts=starts) is None
+
+
+@pytest.mark.parametrize("n_queries", [300, 40_000])  # counted, then sorted, by the full path
+@pytest.mark.parametrize("gain", ["exponential", "linear"])
+def test_integer_grades_without_the_counts_equal_the_full_layout(n_queries, gain,
+                                                                 monkeypatch):
+    """Grades up to 33 (fields past 64 bits): the ranked integer grades, ideal as before."""
+    rng = np.random.default_rng(n_queries)
+    sizes = rng.integers(1, 4 if n_queries > 1000 else 30, size=n_queries)
+    query = np.repeat(np.arange(n_queries) * 3 + 1, sizes)
+    y = rng.integers(0, 34, size=query.shape[0])
+    y[query == 1] = 0
+    score = rng.integers(0, 4, size=query.shape[0]) * 0.5
+    y[: n_queries // 2] = 33  # the top grade in many queries
+    calls = []
+    counts = _topk._grade_counts
+
+    def watched(*args):
+        found = counts(*args)
+        calls.append(found)
+        return found
+
+    monkeypatch.setattr(_topk, "_grade_counts", watched)
+    for k in (1, 5):
+        fast = evaluate(y, score, query_id=query, metrics=[f"ndcg@{k}", f"dcg@{k}"],
+                        gain=gain, aggregate=None, no_relevant="zero")
+        full_n = ndcg_score(y, score, query_id=query, k=k, gain=gain, aggregate=None,
+                            no_relevant="zero")
+        full_d = dcg_score(y, score, query_id=query, k=k, gain=gain, aggregate=None,
+                           no_relevant="zero")
+        np.testing.assert_array_equal(fast[f"ndcg@{k}"].value, full_n.value)
+        np.testing.assert_array_equal(fast[f"dcg@{k}"].value, full_d.value)
+    assert calls and all(found is None for found in calls)  # taken, refused the counts
