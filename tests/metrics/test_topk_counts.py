@@ -232,3 +232,15 @@ def test_integer_grades_without_the_counts_equal_the_full_layout(n_queries, gain
         np.testing.assert_array_equal(fast[f"ndcg@{k}"].value, full_n.value)
         np.testing.assert_array_equal(fast[f"dcg@{k}"].value, full_d.value)
     assert calls and all(found is None for found in calls)  # taken, refused the counts
+
+
+def test_taken_strings_equal_the_plain_gather():
+    """String ids gathered as fixed-width bytes: the same ids, dtype and all."""
+    rng = np.random.default_rng(1)
+    ids = np.array([f"q{i:05d}é" * (i % 3 + 1) for i in rng.integers(0, 999, size=500)])
+    index = rng.integers(0, 500, size=300)
+    for case in (ids, ids[::2], ids.astype(">U30"), np.arange(500), np.array(["a", ""])):
+        at = index % case.shape[0]
+        got, expected = _topk._taken(case, at), case[at]
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)
