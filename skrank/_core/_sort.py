@@ -273,10 +273,10 @@ def sorted_with_payload(score, keys, payload, payload_bits, max_key_bits=40,
     runs are sorted side by side as the rows of a 2-D array (a sort of
     short rows is several times faster than one sort of them all).
 
-    ``run_starts``: the rows come in runs beginning there, ``keys`` being
-    the runs' numbers in row order (non-decreasing): the packed values are
-    packed and sorted a piece of whole runs at a time (:func:`_piece_cuts`),
-    which gives the one sort's values.
+    ``run_starts``: the rows come in runs beginning there, each run's key
+    its number (0, 1, ... in row order; ``keys`` is not read): the values
+    are packed and sorted a piece of whole runs at a time
+    (:func:`_piece_cuts`), which gives the one sort's values.
     """
     if run_length is not None:
         if payload_bits >= 64 or _cuts_bits(score, payload_bits):
@@ -289,18 +289,24 @@ def sorted_with_payload(score, keys, payload, payload_bits, max_key_bits=40,
         return packed, 0, 0
     if _cuts_bits(score[:256], payload_bits):  # real-valued scores: told by the first rows
         return None
-    low = keys.min()
-    key_bits = (int(keys.max()) - int(low)).bit_length()
+    n_rows = score.shape[0]
+    if run_starts is None:
+        low = keys.min()
+        key_bits = (int(keys.max()) - int(low)).bit_length()
+        cuts = list(range(0, n_rows, _PIECE_ROWS)) + [n_rows]
+    else:  # the keys are the runs' numbers: made a piece at a time, never read
+        low, key_bits = 0, (run_starts.shape[0] - 1).bit_length()
+        bounds = np.r_[run_starts, n_rows]
+        run_cuts = _piece_cuts(bounds, n_rows)
+        cuts = bounds[run_cuts].tolist()
+        run_sizes = np.diff(bounds)
     cut = key_bits + payload_bits
     if key_bits > max_key_bits or cut >= 64:
         return None
-    n_rows = score.shape[0]
     packed = np.empty(n_rows, dtype=np.uint64)
-    cuts = (list(range(0, n_rows, _PIECE_ROWS)) + [n_rows] if run_starts is None
-            else _piece_cuts(run_starts, n_rows))
     spare = np.empty(max(b - a for a, b in zip(cuts[:-1], cuts[1:])), dtype=np.uint64)
-    for first, last in zip(cuts[:-1], cuts[1:]):  # a piece at a time, in the CPU's cache
-        rows = slice(first, last)
+    for at, (first, last) in enumerate(zip(cuts[:-1], cuts[1:])):  # a piece at a time,
+        rows = slice(first, last)  # in the CPU's cache
         piece = packed[rows]
         work = spare[:piece.shape[0]]
         np.add(score[rows], 0.0, out=piece.view(np.float64))  # -0.0 as +0.0
@@ -312,7 +318,13 @@ def sorted_with_payload(score, keys, payload, payload_bits, max_key_bits=40,
         piece ^= work
         piece >>= np.uint64(cut)  # nothing lost: the scores' cut bits are all zero
         piece <<= np.uint64(payload_bits)
-        if key_bits:
+        if key_bits and run_starts is not None:
+            runs = slice(run_cuts[at], run_cuts[at + 1])
+            work[...] = np.repeat(np.arange(runs.start, runs.stop, dtype=np.uint64),
+                                  run_sizes[runs])
+            work <<= np.uint64(64 - key_bits)
+            piece |= work
+        elif key_bits:
             work[...] = keys[rows] - low
             work <<= np.uint64(64 - key_bits)
             piece |= work
@@ -332,17 +344,17 @@ _PIECE_ROWS = 1 << 16
 _SORTED_PIECE_ROWS = 1 << 14
 
 
-def _piece_cuts(run_starts, n_rows):
-    """Row bounds of pieces of whole runs, about :data:`_SORTED_PIECE_ROWS` rows each.
+def _piece_cuts(bounds, n_rows):
+    """Pieces of whole runs, about :data:`_SORTED_PIECE_ROWS` rows each: their first runs.
 
-    The runs (beginning at ``run_starts``) hold values in ascending ranges
-    that do not overlap (keys in the high bits, non-decreasing from run to
-    run): each piece sorted alone, the whole is sorted. A piece of some
-    thousands of values sorts in the CPU's cache, faster than one sort of all.
+    ``bounds``: the runs' first rows, then ``n_rows``; returns indices into
+    it, from 0 to the last. The runs hold values in ascending ranges that
+    do not overlap (keys in the high bits, ascending from run to run): each
+    piece sorted alone, the whole is sorted. A piece of some thousands of
+    values sorts in the CPU's cache, faster than one sort of all.
     """
-    bounds = np.r_[run_starts, n_rows]
-    cuts = bounds[np.searchsorted(bounds, np.arange(0, n_rows, _SORTED_PIECE_ROWS))]
-    return np.unique(np.r_[cuts, n_rows]).tolist()
+    at = np.searchsorted(bounds, np.arange(0, n_rows, _SORTED_PIECE_ROWS))
+    return np.unique(np.r_[at, bounds.shape[0] - 1]).tolist()
 
 
 def _cuts_bits(score, cut):

@@ -151,8 +151,7 @@ def _grades_carried(score, keys, runs, relevance, top):
     n_rows = score.shape[0]
     if keys is None:  # runs of one length: no key; else each row's run number
         length = _one_length(runs[0], n_rows)
-        found = sorted_with_payload(score, None if length else segment_ids(runs[0], n_rows),
-                                    relevance, grade_bits, run_length=length,
+        found = sorted_with_payload(score, None, relevance, grade_bits, run_length=length,
                                     run_starts=None if length else runs[0])
     else:
         found = sorted_with_payload(score, keys, relevance, grade_bits)

@@ -191,14 +191,14 @@ def test_sorted_with_payload_in_pieces_of_whole_runs(piece_rows, monkeypatch):
     grade = rng.integers(0, 5, size=n)
     keys = segment_ids(starts, n)
     whole = _sort.sorted_with_payload(score, keys, grade, 3)
-    pieces = _sort.sorted_with_payload(score, keys, grade, 3, run_starts=starts)
+    pieces = _sort.sorted_with_payload(score, None, grade, 3, run_starts=starts)
     np.testing.assert_array_equal(pieces[0], whole[0])
     assert pieces[1:] == whole[1:]
-    cuts = _sort._piece_cuts(starts, n)
-    assert cuts[0] == 0 and cuts[-1] == n and set(cuts[1:-1]) <= set(starts.tolist())
+    cuts = _sort._piece_cuts(np.r_[starts, n], n)
+    assert cuts[0] == 0 and cuts[-1] == starts.shape[0] and cuts == sorted(set(cuts))
     late = score.copy()
     late[-1] = 0.75 + 2.0**-45  # a bit the packing would cut, in the last piece
-    assert _sort.sorted_with_payload(late, keys, grade, 3, run_starts=starts) is None
+    assert _sort.sorted_with_payload(late, None, grade, 3, run_starts=starts) is None
 
 
 @pytest.mark.parametrize("n_queries", [300, 40_000])  # counted, then sorted, by the full path
