@@ -254,7 +254,7 @@ def _sorted_packed(score, keys, offset, key_bits, row_bits):
 
 
 def sorted_with_payload(score, keys, payload, payload_bits, max_key_bits=40,
-                        run_length=None, run_starts=None):
+                        run_length=None, run_starts=None, payload_apart=False):
     """Sorted uint64 values of (key, descending score, payload): no row index needed.
 
     ``payload`` (non-negative integers below ``2**payload_bits``) rides in
@@ -277,6 +277,11 @@ def sorted_with_payload(score, keys, payload, payload_bits, max_key_bits=40,
     its number (0, 1, ... in row order; ``keys`` is not read): the values
     are packed and sorted a piece of whole runs at a time
     (:func:`_piece_cuts`), which gives the one sort's values.
+
+    ``payload_apart``: the payloads come apart, as int64 in the sorted
+    order, and the packed values are shifted down past them: returns
+    ``(packed, key_bits, low, payloads)`` (with ``run_starts``, done to
+    each piece as it is sorted, in the CPU's cache).
     """
     if run_length is not None:
         if payload_bits >= 64 or _cuts_bits(score, payload_bits):
@@ -286,6 +291,10 @@ def sorted_with_payload(score, keys, payload, payload_bits, max_key_bits=40,
         packed <<= np.uint64(payload_bits)
         packed |= payload.astype(np.uint64)
         packed.reshape(-1, run_length).sort(axis=1)
+        if payload_apart:
+            apart = (packed & np.uint64((1 << payload_bits) - 1)).view(np.int64)
+            packed >>= np.uint64(payload_bits)
+            return packed, 0, 0, apart
         return packed, 0, 0
     if _cuts_bits(score[:256], payload_bits):  # real-valued scores: told by the first rows
         return None
@@ -304,6 +313,7 @@ def sorted_with_payload(score, keys, payload, payload_bits, max_key_bits=40,
     if key_bits > max_key_bits or cut >= 64:
         return None
     packed = np.empty(n_rows, dtype=np.uint64)
+    apart = np.empty(n_rows, dtype=np.uint64) if payload_apart else None
     spare = np.empty(max(b - a for a, b in zip(cuts[:-1], cuts[1:])), dtype=np.uint64)
     for at, (first, last) in enumerate(zip(cuts[:-1], cuts[1:])):  # a piece at a time,
         rows = slice(first, last)  # in the CPU's cache
@@ -332,8 +342,16 @@ def sorted_with_payload(score, keys, payload, payload_bits, max_key_bits=40,
         piece |= work
         if run_starts is not None:  # whole runs: sorted alone, sorted as a whole
             piece.sort()
+            if payload_apart:
+                np.bitwise_and(piece, np.uint64((1 << payload_bits) - 1), out=apart[rows])
+                piece >>= np.uint64(payload_bits)
     if run_starts is None:
         packed.sort()
+        if payload_apart:
+            np.bitwise_and(packed, np.uint64((1 << payload_bits) - 1), out=apart)
+            packed >>= np.uint64(payload_bits)
+    if payload_apart:
+        return packed, key_bits, low, apart.view(np.int64)
     return packed, key_bits, low
 
 

@@ -152,14 +152,13 @@ def _grades_carried(score, keys, runs, relevance, top):
     if keys is None:  # runs of one length: no key; else each row's run number
         length = _one_length(runs[0], n_rows)
         found = sorted_with_payload(score, None, relevance, grade_bits, run_length=length,
-                                    run_starts=None if length else runs[0])
+                                    run_starts=None if length else runs[0],
+                                    payload_apart=True)
     else:
-        found = sorted_with_payload(score, keys, relevance, grade_bits)
+        found = sorted_with_payload(score, keys, relevance, grade_bits, payload_apart=True)
     if found is None:
         return None
-    packed, key_bits, low = found
-    grade = (packed & np.uint64((1 << grade_bits) - 1)).view(np.int64)  # no float copy
-    packed >>= np.uint64(grade_bits)
+    packed, key_bits, low, grade = found  # the grades as int64: no float copy
     if keys is None:  # the runs, in input order: each run's first key is its id's
         return packed, grade, runs[0], _taken(runs[2], runs[1]), runs[1]
     new_query = np.zeros(n_rows, dtype=bool)

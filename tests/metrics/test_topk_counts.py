@@ -244,3 +244,30 @@ def test_taken_strings_equal_the_plain_gather():
         got, expected = _topk._taken(case, at), case[at]
         assert got.dtype == expected.dtype
         np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("mode", ["keys", "run starts", "run length"])
+def test_sorted_with_payload_apart(mode, monkeypatch):
+    """The payloads apart (int64, sorted order), the values shifted past them: same order."""
+    from skrank._core import _sort
+    from skrank._core._layout import segment_ids
+
+    monkeypatch.setattr(_sort, "_SORTED_PIECE_ROWS", 50)
+    rng = np.random.default_rng(11)
+    sizes = np.full(200, 6) if mode == "run length" else rng.integers(1, 20, size=200)
+    starts = np.r_[0, np.cumsum(sizes)[:-1]]
+    n = int(sizes.sum())
+    score = np.round(rng.standard_normal(n) * 4) / 4
+    grade = rng.integers(0, 8, size=n)
+    keys = segment_ids(starts, n)
+    options = {"keys": {}, "run starts": {"run_starts": starts},
+               "run length": {"run_length": 6}}[mode]
+    given = None if mode != "keys" else keys
+    whole = _sort.sorted_with_payload(score, given, grade, 3, **options)
+    packed, key_bits, low, apart = _sort.sorted_with_payload(score, given, grade, 3,
+                                                             payload_apart=True, **options)
+    assert apart.dtype == np.int64 and (key_bits, low) == whole[1:]
+    np.testing.assert_array_equal(apart, (whole[0] & np.uint64(7)).view(np.int64))
+    np.testing.assert_array_equal(packed, whole[0] >> np.uint64(3))
+    order = np.lexsort((grade, -score, keys))
+    np.testing.assert_array_equal(apart, grade[order])  # by run, descending score, grade
