@@ -5,7 +5,9 @@ A cutoff metric reads a query's first k positions only. Under
 needs, per query, the k best rows in order, their tie blocks, and the tie
 block cut by the cutoff in full (its rows below position k count in its
 mean gain). The ideal DCG@k needs the k largest grades: for whole grades a
-count per query and grade (:func:`_ideal_dcg_per_query`), no sort.
+count per query and grade (:func:`_ideal_dcg_per_query`), no sort; when the
+grades ride through the sort, one sum of per-grade fields a query
+(:func:`_grade_counts`).
 
 Nothing else of the full layout (:func:`rank_queries`: ranks, tie blocks
 and the tie blocks' canonical order over every row) is built: the rows are
