@@ -253,8 +253,9 @@ def top_layout(y_true, y_score, query_id, binary=False):
     carried = _grades_carried(score, keys if runs is None else None, runs, relevance, top)
     if carried is not None:  # the ranked grades as integers (window_dcg takes them)
         ranked_score, ranked_relevance, query_start, first_keys, by_key = carried
-        rows = _Rows(ranked_relevance, None, query_start, np.diff(query_start, append=n_rows),
-                     query_start.shape[0], grades=ranked_relevance)
+        sizes = np.diff(query_start, append=n_rows)
+        rows = _Rows(ranked_relevance, None, query_start, sizes, query_start.shape[0],
+                     grades=ranked_relevance)
         query_ids = _labels(labels, first_keys)
         warn_if_label_scores(score, relevance, rows.n_queries)
         return rows, ranked_score, ranked_relevance, query_start, by_key, query_ids

@@ -71,7 +71,8 @@ def test_grade_counts_refuse_fields_past_64_bits_and_many_grades():
         counts = _topk._grade_counts(rows, top)
         assert (counts is not None) == taken
         if taken:
-            np.testing.assert_array_equal(counts[0], _counted(grades, starts, grades.shape[0]))
+            expected = _counted(grades, starts, grades.shape[0])
+            np.testing.assert_array_equal(counts[0], expected)
             np.testing.assert_array_equal(counts[1], np.add.reduceat(grades > 0, starts))
     many = np.arange(2000, dtype=np.int64) % 1500  # 1500 grades x 2000 queries of one row
     rows_many, _ = _rows(many, np.ones(2000, dtype=int))
