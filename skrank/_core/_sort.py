@@ -254,7 +254,7 @@ def _sorted_packed(score, keys, offset, key_bits, row_bits):
 
 
 def sorted_with_payload(score, keys, payload, payload_bits, max_key_bits=40,
-                        run_length=None):
+                        run_length=None, run_starts=None, payload_apart=False):
     """Sorted uint64 values of (key, descending score, payload): no row index needed.
 
     ``payload`` (non-negative integers below ``2**payload_bits``) rides in
@@ -272,6 +272,16 @@ def sorted_with_payload(score, keys, payload, payload_bits, max_key_bits=40,
     already in key order (``keys`` is not read): no key is packed, and the
     runs are sorted side by side as the rows of a 2-D array (a sort of
     short rows is several times faster than one sort of them all).
+
+    ``run_starts``: the rows come in runs beginning there, each run's key
+    its number (0, 1, ... in row order; ``keys`` is not read): the values
+    are packed and sorted a piece of whole runs at a time
+    (:func:`_piece_cuts`), which gives the one sort's values.
+
+    ``payload_apart``: the payloads come apart, as int64 in the sorted
+    order, and the packed values are shifted down past them: returns
+    ``(packed, key_bits, low, payloads)`` (with ``run_starts``, done to
+    each piece as it is sorted, in the CPU's cache).
     """
     if run_length is not None:
         if payload_bits >= 64 or _cuts_bits(score, payload_bits):
@@ -281,19 +291,32 @@ def sorted_with_payload(score, keys, payload, payload_bits, max_key_bits=40,
         packed <<= np.uint64(payload_bits)
         packed |= payload.astype(np.uint64)
         packed.reshape(-1, run_length).sort(axis=1)
+        if payload_apart:
+            apart = (packed & np.uint64((1 << payload_bits) - 1)).view(np.int64)
+            packed >>= np.uint64(payload_bits)
+            return packed, 0, 0, apart
         return packed, 0, 0
     if _cuts_bits(score[:256], payload_bits):  # real-valued scores: told by the first rows
         return None
-    low = keys.min()
-    key_bits = (int(keys.max()) - int(low)).bit_length()
+    n_rows = score.shape[0]
+    if run_starts is None:
+        low = keys.min()
+        key_bits = (int(keys.max()) - int(low)).bit_length()
+        cuts = list(range(0, n_rows, _PIECE_ROWS)) + [n_rows]
+    else:  # the keys are the runs' numbers: made a piece at a time, never read
+        low, key_bits = 0, (run_starts.shape[0] - 1).bit_length()
+        bounds = np.r_[run_starts, n_rows]
+        run_cuts = _piece_cuts(bounds, n_rows)
+        cuts = bounds[run_cuts].tolist()
+        run_sizes = np.diff(bounds)
     cut = key_bits + payload_bits
     if key_bits > max_key_bits or cut >= 64:
         return None
-    n_rows = score.shape[0]
     packed = np.empty(n_rows, dtype=np.uint64)
-    spare = np.empty(min(n_rows, _PIECE_ROWS), dtype=np.uint64)
-    for first in range(0, n_rows, _PIECE_ROWS):  # a piece at a time, in the CPU's cache
-        rows = slice(first, first + _PIECE_ROWS)
+    apart = np.empty(n_rows, dtype=np.uint64) if payload_apart else None
+    spare = np.empty(max(b - a for a, b in zip(cuts[:-1], cuts[1:])), dtype=np.uint64)
+    for at, (first, last) in enumerate(zip(cuts[:-1], cuts[1:])):  # a piece at a time,
+        rows = slice(first, last)  # in the CPU's cache
         piece = packed[rows]
         work = spare[:piece.shape[0]]
         np.add(score[rows], 0.0, out=piece.view(np.float64))  # -0.0 as +0.0
@@ -305,18 +328,51 @@ def sorted_with_payload(score, keys, payload, payload_bits, max_key_bits=40,
         piece ^= work
         piece >>= np.uint64(cut)  # nothing lost: the scores' cut bits are all zero
         piece <<= np.uint64(payload_bits)
-        if key_bits:
+        if key_bits and run_starts is not None:
+            runs = slice(run_cuts[at], run_cuts[at + 1])
+            work[...] = np.repeat(np.arange(runs.start, runs.stop, dtype=np.uint64),
+                                  run_sizes[runs])
+            work <<= np.uint64(64 - key_bits)
+            piece |= work
+        elif key_bits:
             work[...] = keys[rows] - low
             work <<= np.uint64(64 - key_bits)
             piece |= work
         work[...] = payload[rows]
         piece |= work
-    packed.sort()
+        if run_starts is not None:  # whole runs: sorted alone, sorted as a whole
+            piece.sort()
+            if payload_apart:
+                np.bitwise_and(piece, np.uint64((1 << payload_bits) - 1), out=apart[rows])
+                piece >>= np.uint64(payload_bits)
+    if run_starts is None:
+        packed.sort()
+        if payload_apart:
+            np.bitwise_and(packed, np.uint64((1 << payload_bits) - 1), out=apart)
+            packed >>= np.uint64(payload_bits)
+    if payload_apart:
+        return packed, key_bits, low, apart.view(np.int64)
     return packed, key_bits, low
 
 
 #: rows :func:`sorted_with_payload` packs at a time (arrays that stay in cache)
 _PIECE_ROWS = 1 << 16
+
+#: rows of a piece of whole runs (:func:`_piece_cuts`)
+_SORTED_PIECE_ROWS = 1 << 14
+
+
+def _piece_cuts(bounds, n_rows):
+    """Pieces of whole runs, about :data:`_SORTED_PIECE_ROWS` rows each: their first runs.
+
+    ``bounds``: the runs' first rows, then ``n_rows``; returns indices into
+    it, from 0 to the last. The runs hold values in ascending ranges that
+    do not overlap (keys in the high bits, ascending from run to run): each
+    piece sorted alone, the whole is sorted. A piece of some thousands of
+    values sorts in the CPU's cache, faster than one sort of all.
+    """
+    at = np.searchsorted(bounds, np.arange(0, n_rows, _SORTED_PIECE_ROWS))
+    return np.unique(np.r_[at, bounds.shape[0] - 1]).tolist()
 
 
 def _cuts_bits(score, cut):

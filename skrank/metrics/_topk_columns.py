@@ -48,13 +48,14 @@ class _Rows:
     ideal DCG of many grades reads it.
     """
 
-    __slots__ = ("relevance", "query_start", "query_size", "n_queries", "_query")
+    __slots__ = ("relevance", "query_start", "query_size", "n_queries", "_query", "grades")
 
-    def __init__(self, relevance, query, query_start, query_size, n_queries):
+    def __init__(self, relevance, query, query_start, query_size, n_queries, grades=None):
         self.relevance = relevance  # grouped by query
         self.query_start, self.query_size = query_start, query_size
         self.n_queries = n_queries
         self._query = query  # None: made from query_start when read
+        self.grades = grades  # whole grades as integers, rows as relevance's (or None)
 
     @property
     def query(self):  # each row's query (0..n_queries-1)
