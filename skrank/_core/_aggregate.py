@@ -242,8 +242,9 @@ def aggregate_queries(
     if aggregate is None:
         values = apply_no_relevant(values, undefined, ranked, no_relevant)
         return QueryValues(ranked.query_ids, np.asarray(values, dtype=float), weights)
-    partial = partial_mean(
-        values, weights, undefined=undefined, query_ids=ranked.query_ids,
+    partial = partial_mean(  # the ids name undefined queries in an error only
+        values, weights, undefined=undefined,
+        query_ids=ranked.query_ids if no_relevant == "error" else None,
         no_relevant=no_relevant,
     )
     return finish_mean(partial)

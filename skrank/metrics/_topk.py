@@ -31,7 +31,7 @@ packed into ordered integer keys (:func:`~skrank._core._factorize.string_keys`)
 when they fit in 40 bits.
 """
 
-from typing import NamedTuple
+from functools import partial
 
 import numpy as np
 
@@ -63,12 +63,26 @@ from ._topk_columns import (
 STEMS = ("ndcg", "dcg")
 
 
-class TopQueries(NamedTuple):
-    """What :func:`~skrank._core._aggregate.aggregate_queries` reads of a layout."""
+class TopQueries:
+    """What :func:`~skrank._core._aggregate.aggregate_queries` reads of a layout.
 
-    query_ids: np.ndarray
-    n_relevant: np.ndarray
-    query_weight: np.ndarray
+    ``query_ids`` is made on first reading (from a callable): a mean over
+    the queries does not read it, and the ids of grouped string queries in
+    key order are a gather of 1.4e5 ``U`` items (4 ms) for 2e6 rows.
+    """
+
+    __slots__ = ("_query_ids", "n_relevant", "query_weight")
+
+    def __init__(self, query_ids, n_relevant, query_weight):
+        self._query_ids = query_ids
+        self.n_relevant = n_relevant
+        self.query_weight = query_weight
+
+    @property
+    def query_ids(self):
+        if callable(self._query_ids):
+            self._query_ids = self._query_ids()
+        return self._query_ids
 
 
 def applies(requests, query_id, sample_weight, y_true):
@@ -136,7 +150,8 @@ def _taken(ids, index):
 def _grades_carried(score, keys, runs, relevance, top):
     """The ranked layout from one sort of values carrying each row's grade, or None.
 
-    Returns ``(scores, grades as int64, query_start, first_keys, by_key)``.
+    Returns ``(scores, grades as int64, query_start, first_keys, by_key)``
+    (``first_keys`` as :func:`_labels` reads them).
 
     Whole grades below 256 ride in the low bits of the packed sort
     (:func:`sorted_with_payload`), when no bit of a score is lost beside
@@ -162,7 +177,7 @@ def _grades_carried(score, keys, runs, relevance, top):
         return None
     packed, key_bits, low, grade = found  # the grades as int64: no float copy
     if keys is None:  # the runs, in input order: each run's first key is its id's
-        return packed, grade, runs[0], _taken(runs[2], runs[1]), runs[1]
+        return packed, grade, runs[0], (runs[2], runs[1]), runs[1]
     new_query = np.zeros(n_rows, dtype=bool)
     new_query[0] = True
     if key_bits:
@@ -223,7 +238,8 @@ def top_layout(y_true, y_score, query_id, binary=False):
     Returns ``(rows, score, relevance, query_start, by_key, query_ids)``:
     ``score`` and ``relevance`` in ranked order (by query, descending
     score), ``rows`` grouped by query (for the ideal DCG), ``by_key`` the
-    queries' order by id (None: by id already), or None for input
+    queries' order by id (None: by id already), ``query_ids`` a callable
+    that makes the queries' ids (see :class:`TopQueries`), or None for input
     the full layout handles (scores other than float64, ``-inf`` scores,
     fractional grades, keys that do not pack).
     """
@@ -247,7 +263,7 @@ def top_layout(y_true, y_score, query_id, binary=False):
     length = None if runs is None else _one_length(runs[0], n_rows)
     columns = None if length is None else sorted_side_by_side(score, relevance, length, top)
     if columns is not None:  # queries of one length: position by position
-        query_ids = _labels(labels, _taken(runs[2], runs[1]))
+        query_ids = partial(_labels, labels, (runs[2], runs[1]))
         warn_if_label_scores(score, relevance, runs[0].shape[0])
         return columns, None, None, None, runs[1], query_ids
     carried = _grades_carried(score, keys if runs is None else None, runs, relevance, top)
@@ -256,7 +272,7 @@ def top_layout(y_true, y_score, query_id, binary=False):
         sizes = np.diff(query_start, append=n_rows)
         rows = _Rows(ranked_relevance, None, query_start, sizes, query_start.shape[0],
                      grades=ranked_relevance)
-        query_ids = _labels(labels, first_keys)
+        query_ids = partial(_labels, labels, first_keys)
         warn_if_label_scores(score, relevance, rows.n_queries)
         return rows, ranked_score, ranked_relevance, query_start, by_key, query_ids
     grades, relevance = relevance, relevance.astype(np.float64, copy=False)  # as checked
@@ -268,7 +284,7 @@ def top_layout(y_true, y_score, query_id, binary=False):
             score, grades, length, top, rows=rows)
         if columns is not None:  # queries of one length: position by position
             warn_if_label_scores(score, relevance, query_start.shape[0])
-            return columns, None, None, None, None, _labels(labels, first_keys)
+            return columns, None, None, None, None, partial(_labels, labels, first_keys)
         query = segment_ids(query_start, n_rows)
         grouped_score = score[rows]  # the only gathers from the input's order
         found = packed_order(grouped_score, query, sorted_keys=False)
@@ -298,10 +314,10 @@ def top_layout(y_true, y_score, query_id, binary=False):
         if found is None:
             return None
         order = found[0]
-        first_keys = run_keys[by_key]
+        first_keys = (run_keys, by_key)
         grouped, ranked_relevance, ranked_score = relevance, relevance[order], score[order]
     n_queries = query_start.shape[0]
-    query_ids = _labels(labels, first_keys)
+    query_ids = partial(_labels, labels, first_keys)
     warn_if_label_scores(score, relevance, n_queries)
     sizes = np.diff(query_start, append=n_rows)
     rows = _Rows(grouped, query, query_start, sizes, n_queries)
@@ -346,7 +362,13 @@ def _query_keys(query_id, n_rows):
 
 
 def _labels(labels, first_keys):
-    """Each query's id from its key (see :func:`_query_keys`)."""
+    """Each query's id from its key (see :func:`_query_keys`).
+
+    ``first_keys``: the keys, or ``(run_keys, by_key)``, the runs' keys and
+    the runs in key order (the keys are ``run_keys[by_key]``).
+    """
+    if isinstance(first_keys, tuple):
+        first_keys = _taken(*first_keys)
     if labels is None:
         return first_keys
     return labels(first_keys) if callable(labels) else labels[first_keys]

@@ -515,3 +515,50 @@ def test_binary_grades_ideal_dcg_from_the_relevant_count(layout, gain, discount,
                             discount=discount, aggregate=None,
                             no_relevant="zero")[f"ndcg@{k}"]
         np.testing.assert_array_equal(fast.value, full.value)
+
+
+def _layouts_for_ids(rng):
+    """(name, y, score, query) of each path that makes ids: grouped/shuffled, int/str, one length."""
+    sizes = rng.integers(1, 25, size=120)
+    ints = np.repeat(rng.permutation(120) * 7 + 3, sizes)
+    y = rng.choice([0, 0, 1, 3], size=ints.shape[0])
+    y[ints == ints[5]] = 0  # an undefined query, not the first
+    score = np.round(rng.standard_normal(ints.shape[0]) * 4) / 4
+    strs = np.array([f"id{v:05d}" for v in ints.tolist()])
+    one = np.repeat(rng.permutation(50) * 3 + 1, 8)
+    y_one = rng.choice([0, 1, 2], size=one.shape[0])
+    y_one[one == one[9]] = 0
+    cases = [("grouped int", y, score, ints), ("grouped str", y, score, strs),
+             ("one length", y_one, rng.standard_normal(one.shape[0]), one)]
+    for name, y_, s_, q_ in list(cases):
+        order = rng.permutation(q_.shape[0])
+        cases.append((name.replace("grouped", "shuffled") + " shuffled", y_[order],
+                      s_[order], q_[order]))
+    return cases
+
+
+def test_query_ids_made_only_when_read(monkeypatch):
+    """A mean reads no id (none is made); per-query values and an error name the full layout's."""
+    for name, y, score, query in _layouts_for_ids(np.random.default_rng(8)):
+        assert _topk.top_layout(y, score, query) is not None, name
+        expected = ndcg_score(y, score, query_id=query, k=3, aggregate=None)
+        with pytest.raises(ValueError, match="no relevant row") as full_error:
+            ndcg_score(y, score, query_id=query, k=3, no_relevant="error")
+        with monkeypatch.context() as mp:
+            def refuse(*args, **kwargs):
+                raise AssertionError("query ids made")
+
+            mp.setattr(_topk, "_labels", refuse)
+            for no_relevant in ("skip", "zero"):
+                assert evaluate(y, score, query_id=query, metrics=["ndcg@3"],
+                                no_relevant=no_relevant)["ndcg@3"] == ndcg_score(
+                    y, score, query_id=query, k=3, no_relevant=no_relevant), name
+        fast = evaluate(y, score, query_id=query, metrics=["ndcg@3", "dcg@2"],
+                        aggregate=None)
+        for key in ("ndcg@3", "dcg@2"):
+            np.testing.assert_array_equal(np.asarray(fast[key].query_id),
+                                          np.asarray(expected.query_id))
+        np.testing.assert_array_equal(fast["ndcg@3"].value, expected.value)
+        with pytest.raises(ValueError, match="no relevant row") as fast_error:
+            evaluate(y, score, query_id=query, metrics=["ndcg@3"], no_relevant="error")
+        assert str(fast_error.value) == str(full_error.value), name
