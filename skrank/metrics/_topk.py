@@ -406,13 +406,14 @@ def window_dcg(score, relevance, query_start, sizes, k, gain, discount, top=None
     if width == sizes.max():  # every query fits the window: all positions
         start, size = query_start, sizes
         value, gains = score, _gains(relevance, gain, top)
+        column = _counted(start, size, sizes.sum())
     else:
         size = np.minimum(sizes, width)
         start = np.cumsum(size) - size
-        rows = np.repeat(query_start - start, size) + np.arange(int(size.sum()))
+        rows = _counted(start, size, int(size.sum()), query_start)
         value, gains = score[rows], _gains(relevance[rows], gain, top)
+        column = _counted(start, size, rows.shape[0], out=rows)  # rows read: reused
     n_window = value.shape[0]
-    column = np.arange(n_window) - np.repeat(start, size)
     weight = _discount(np.arange(1, width + 1), discount)[column]
     new = np.empty(n_window, dtype=bool)
     new[0] = True
@@ -438,6 +439,24 @@ def window_dcg(score, relevance, query_start, sizes, k, gain, discount, top=None
         gains = _block_means(gains, new, (start + size - 1)[cut], extra_rows[cut],
                              extra_gain[cut])
     return _sum_as_full_query(gains * weight, start, size, sizes)
+
+
+def _counted(start, size, total, first=None, out=None):
+    """``first[i] + j`` at ``start[i] + j`` for ``j < size[i]`` (``first`` None: ``j``).
+
+    The segments (``size`` >= 1 each) tile ``total`` positions from 0: one
+    cumulative sum of steps of 1 that jump at each segment's start (less
+    than half the time of ``np.repeat`` over 1.4e5 short segments).
+    """
+    step = np.ones(int(total), dtype=np.intp) if out is None else out
+    if out is not None:
+        step.fill(1)
+    step[0] = 0 if first is None else first[0]
+    jump = 1 - size[:-1]
+    if first is not None:
+        jump += first[1:] - first[:-1]
+    step[start[1:]] = jump
+    return np.cumsum(step, out=step)
 
 
 def _block_means(gains, new, cut_at, extra_rows, extra_gain):
@@ -507,8 +526,8 @@ def _sum_as_full_query(values, start, size, sizes):
     size, start = size[cut], start[cut]
     padded_start = np.cumsum(width) - width
     padded = np.zeros(int(width.sum()))
-    offset = np.arange(int(size.sum())) - np.repeat(np.cumsum(size) - size, size)
-    padded[np.repeat(padded_start, size) + offset] = values[np.repeat(start, size) + offset]
+    at, total = np.cumsum(size) - size, int(size.sum())
+    padded[_counted(at, size, total, padded_start)] = values[_counted(at, size, total, start)]
     sums[cut] = np.add.reduceat(padded, padded_start)
     return sums
 

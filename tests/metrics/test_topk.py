@@ -562,3 +562,19 @@ def test_query_ids_made_only_when_read(monkeypatch):
         with pytest.raises(ValueError, match="no relevant row") as fast_error:
             evaluate(y, score, query_id=query, metrics=["ndcg@3"], no_relevant="error")
         assert str(fast_error.value) == str(full_error.value), name
+
+
+def test_counted_positions_of_segments():
+    """``_counted``: each segment's positions counted from its first value, as np.repeat gives them."""
+    rng = np.random.default_rng(4)
+    for sizes in ([1], [3], [1, 1, 1], [5, 1, 2, 10, 1], rng.integers(1, 12, size=500)):
+        size = np.asarray(sizes, dtype=np.intp)
+        start = np.cumsum(size) - size
+        total = int(size.sum())
+        first = rng.integers(0, 1000, size=size.shape[0]).astype(np.intp)
+        within = np.arange(total) - np.repeat(start, size)
+        np.testing.assert_array_equal(_topk._counted(start, size, total), within)
+        np.testing.assert_array_equal(_topk._counted(start, size, total, first),
+                                      np.repeat(first, size) + within)
+        spare = rng.integers(-5, 5, size=total).astype(np.intp)  # any values: overwritten
+        np.testing.assert_array_equal(_topk._counted(start, size, total, out=spare), within)
