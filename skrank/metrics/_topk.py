@@ -390,6 +390,10 @@ def _gains(relevance, gain, top):
     return _gain(relevance, gain)
 
 
+#: one query in this many or more of one row: the window leaves them out
+_SINGLE_SHARE = 4
+
+
 def window_dcg(score, relevance, query_start, sizes, k, gain, discount, top=None):
     """Expected DCG@k per query (tie orders averaged), from the first k positions.
 
@@ -401,8 +405,24 @@ def window_dcg(score, relevance, query_start, sizes, k, gain, discount, top=None
     blocks are its runs of equal scores inside a query. ``relevance``:
     float64, or whole grades as integers, the largest ``top`` (the same
     gains, made in float64).
+
+    When the window is cut (some query is longer than k) and a quarter or
+    more of the queries are one row, those queries' DCG is their row's
+    gain times the first position's weight (1.0): the value the window
+    gives them (a one-row tie block, a sum of one value); the others'
+    windows are made without them.
     """
     width = int(min(k, sizes.max()))
+    if width < sizes.max():
+        single = sizes == 1
+        if np.count_nonzero(single) * _SINGLE_SHARE >= sizes.shape[0]:
+            out = np.empty(sizes.shape[0])
+            ones, others = np.flatnonzero(single), np.flatnonzero(~single)
+            first = _discount(np.arange(1, 2), discount)
+            out[ones] = _gains(relevance[query_start[ones]], gain, top) * first
+            out[others] = window_dcg(score, relevance, query_start[others], sizes[others],
+                                     k, gain, discount, top=top)
+            return out
     if width == sizes.max():  # every query fits the window: all positions
         start, size = query_start, sizes
         value, gains = score, _gains(relevance, gain, top)

@@ -578,3 +578,49 @@ def test_counted_positions_of_segments():
                                       np.repeat(first, size) + within)
         spare = rng.integers(-5, 5, size=total).astype(np.intp)  # any values: overwritten
         np.testing.assert_array_equal(_topk._counted(start, size, total, out=spare), within)
+
+
+@pytest.mark.parametrize("gain", ["exponential", "linear"])
+@pytest.mark.parametrize("discount", ["log2", "position"])
+@pytest.mark.parametrize("grades", ["int", "float"])
+@pytest.mark.parametrize("layout", ["grouped", "shuffled"])
+def test_one_row_queries_left_out_of_the_window(gain, discount, grades, layout, monkeypatch):
+    """Many one-row queries beside longer ones: each one's DCG is its gain, the full layout's bits."""
+    rng = np.random.default_rng(len(gain) * 7 + len(discount))
+    sizes = np.r_[np.ones(60, dtype=int), rng.integers(2, 5, size=20), [6, 7]]
+    sizes = rng.permutation(sizes)
+    query = np.repeat(np.arange(sizes.shape[0]) * 5 + 2, sizes)
+    y = rng.choice([0, 1, 2, 3], size=query.shape[0])
+    y[:sizes[0]] = 0  # the first query without a relevant row
+    y = y.astype(np.float64) if grades == "float" else y
+    score = rng.integers(0, 3, size=query.shape[0]) / 2  # ties everywhere
+    if layout == "shuffled":
+        y, score, query = _shuffled(1, y, score, query)
+    calls = []
+    original = _topk.window_dcg
+
+    def watch(score_, relevance, query_start, sizes_, *args, **kwargs):
+        calls.append(int(np.count_nonzero(sizes_ == 1)))
+        return original(score_, relevance, query_start, sizes_, *args, **kwargs)
+
+    monkeypatch.setattr(_topk, "window_dcg", watch)
+    expected = _brute_force(np.asarray(y, dtype=np.float64), score, query, 3,
+                            gain=gain, normalized=False) if discount == "log2" else None
+    values = {}
+    for share in (4, 0):  # the split, and no split (every query in the window)
+        monkeypatch.setattr(_topk, "_SINGLE_SHARE", share)
+        calls.clear()
+        for name, function in (("ndcg", ndcg_score), ("dcg", dcg_score)):
+            fast = evaluate(y, score, query_id=query, metrics=[f"{name}@3"], gain=gain,
+                            discount=discount, aggregate=None, no_relevant="zero")[f"{name}@3"]
+            full = function(y, score, query_id=query, k=3, gain=gain, discount=discount,
+                            aggregate=None, no_relevant="zero")
+            np.testing.assert_array_equal(fast.value, full.value)
+            values[share, name] = fast.value
+        assert calls == ([60, 0] * 2 if share == 4 else [60] * 2)
+        if expected is not None:
+            dcg = _values(fast)
+            for q, v in expected.items():
+                assert dcg[q] == pytest.approx(v, rel=1e-12, abs=1e-12)
+    for name in ("ndcg", "dcg"):
+        np.testing.assert_array_equal(values[4, name], values[0, name])
