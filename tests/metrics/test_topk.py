@@ -518,7 +518,7 @@ def test_binary_grades_ideal_dcg_from_the_relevant_count(layout, gain, discount,
 
 
 def _layouts_for_ids(rng):
-    """(name, y, score, query) of each path that makes ids: grouped/shuffled, int/str, one length."""
+    """(name, y, score, query) of each path making ids: grouped/shuffled, int/str, one length."""
     sizes = rng.integers(1, 25, size=120)
     ints = np.repeat(rng.permutation(120) * 7 + 3, sizes)
     y = rng.choice([0, 0, 1, 3], size=ints.shape[0])
@@ -565,7 +565,7 @@ def test_query_ids_made_only_when_read(monkeypatch):
 
 
 def test_counted_positions_of_segments():
-    """``_counted``: each segment's positions counted from its first value, as np.repeat gives them."""
+    """``_counted``: each segment's positions from its first value, as np.repeat gives them."""
     rng = np.random.default_rng(4)
     for sizes in ([1], [3], [1, 1, 1], [5, 1, 2, 10, 1], rng.integers(1, 12, size=500)):
         size = np.asarray(sizes, dtype=np.intp)
@@ -585,7 +585,7 @@ def test_counted_positions_of_segments():
 @pytest.mark.parametrize("grades", ["int", "float"])
 @pytest.mark.parametrize("layout", ["grouped", "shuffled"])
 def test_one_row_queries_left_out_of_the_window(gain, discount, grades, layout, monkeypatch):
-    """Many one-row queries beside longer ones: each one's DCG is its gain, the full layout's bits."""
+    """Many one-row queries beside longer ones: each DCG is its gain, the full layout's bits."""
     rng = np.random.default_rng(len(gain) * 7 + len(discount))
     sizes = np.r_[np.ones(60, dtype=int), rng.integers(2, 5, size=20), [6, 7]]
     sizes = rng.permutation(sizes)
