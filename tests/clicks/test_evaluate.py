@@ -46,15 +46,21 @@ def _brute_force(click, score, position, query, theta, stem, k):
     return float(np.mean(values))
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_ties_equal_the_mean_over_all_tie_orders(seed):
+def _small_log(seed):
+    """Four lists of 1-5 rows: (query, position, click, score), scores on 3 levels."""
     rng = np.random.default_rng(seed)
     sizes = rng.integers(1, 6, size=4)
     query = np.repeat(np.arange(4), sizes)
     position = np.concatenate([rng.permutation(s) + 1 for s in sizes])
     click = rng.integers(0, 2, query.shape[0])
+    score = rng.integers(0, 3, query.shape[0]).astype(float)
+    return query, position, click, score
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_ties_equal_the_mean_over_all_tie_orders(seed):
+    query, position, click, score = _small_log(seed)  # scores with many ties
     click[0] = 1  # at least one list with a click (ndcg)
-    score = rng.integers(0, 3, query.shape[0]).astype(float)  # many ties
     theta = np.array([1.0, 0.6, 0.45, 0.3, 0.2])
     metrics = ["dcg@3", "dcg", "precision@2", "arp", "ndcg@3"]
     result = evaluate(click, score, position=position, list_id=query,
@@ -512,12 +518,7 @@ def test_the_inputs_are_left_as_they_were():
 def test_precision_with_no_list_longer_than_k_is_the_definition(seed):
     # lists of 1..5 rows: k at or above the longest takes every row (the sum
     # of the weights), a smaller k cuts the longer lists (the masked sum)
-    rng = np.random.default_rng(seed)
-    sizes = rng.integers(1, 6, size=4)
-    query = np.repeat(np.arange(4), sizes)
-    position = np.concatenate([rng.permutation(s) + 1 for s in sizes])
-    click = rng.integers(0, 2, query.shape[0])
-    score = rng.integers(0, 3, query.shape[0]).astype(float)
+    query, position, click, score = _small_log(seed)
     theta = np.array([1.0, 0.6, 0.45, 0.3, 0.2])
     for k in range(1, 8):
         name = f"precision@{k}"
