@@ -30,8 +30,16 @@ def exact_score_key(score):
 
 def _descending_bits(score):
     """uint64 keys whose ascending order is the descending order of ``score``."""
-    bits = (score + 0.0).view(np.uint64)  # -0.0 becomes +0.0
-    mask = (bits >> np.uint64(63)) - np.uint64(1)  # 0 if negative, else all ones
+    return _flip_descending((score + 0.0).view(np.uint64))  # -0.0 becomes +0.0
+
+
+def _flip_descending(bits, work=None):
+    """:func:`_descending_bits` of float64 ``bits`` (their uint64 view), in place.
+
+    ``work``: a buffer of ``bits``' shape for the mask (else a new array).
+    """
+    mask = np.right_shift(bits, np.uint64(63), out=work)
+    mask -= np.uint64(1)  # 0 if negative, else all ones
     mask >>= np.uint64(1)
     bits ^= mask
     return bits
@@ -322,10 +330,7 @@ def sorted_with_payload(score, keys, payload, payload_bits, max_key_bits=40,
         np.add(score[rows], 0.0, out=piece.view(np.float64))  # -0.0 as +0.0
         if np.bitwise_and(piece, np.uint64((1 << cut) - 1), out=work).any():
             return None  # a score bit would be cut
-        np.right_shift(piece, np.uint64(63), out=work)  # as _descending_bits
-        work -= np.uint64(1)
-        work >>= np.uint64(1)
-        piece ^= work
+        _flip_descending(piece, work)
         piece >>= np.uint64(cut)  # nothing lost: the scores' cut bits are all zero
         piece <<= np.uint64(payload_bits)
         if key_bits and run_starts is not None:
